@@ -1,0 +1,23 @@
+package io.bloomstore.bloom;
+
+import java.io.IOException;
+
+/**
+ * Opens a filter of any kind from its header and payload: the one place that maps a
+ * {@link FilterKind} read from disk to the class that reads it.
+ */
+final class FilterCodecs {
+    private FilterCodecs() {
+    }
+
+    static MembershipFilter open(FilterHeader h, FilterPayload payload) throws IOException {
+        switch (h.kind()) {
+            case BLOOM:
+                return BloomFilter.open(h, payload);
+            case BLOCKED_BLOOM:
+                return BlockedBloomFilter.open(h, payload);
+            default:
+                throw new IllegalArgumentException("filter kind " + h.kind().cliName() + " cannot be read by this build");
+        }
+    }
+}

@@ -1,0 +1,369 @@
+package io.bloomstore.bloom;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+import io.bloomstore.bloom.storage.BitStore;
+import io.bloomstore.bloom.storage.MappedBitStore;
+import io.bloomstore.bloom.storage.Storage;
+
+/**
+ * Reads and writes filter files. The format is specified in docs/format/filter.md:
+ * <pre>
+ *   FilterFile = Header, Payload, Trailer
+ *   Header     = Magic "BSFL", Version u16, Kind u8, HashStrategy u8, K i32, Aux i32, M i64,
+ *                N i64, Seed i64, PayloadLength i64, Aux2 i64, Reserved u32, HeaderCRC32C u32
+ *   Trailer    = PayloadCRC32C u32, Magic "BSFL"
+ * </pre>
+ * All integers little-endian; the header is 64 bytes, so the payload starts cache-line
+ * and word aligned in a mapping.
+ *
+ * <p>{@link #open(Path)} maps the payload read-only: nothing is copied onto the heap,
+ * and {@link MembershipFilter#close()} unmaps it. It checks the header, the length and, unless
+ * told not to, the payload checksum (streamed through a small buffer, so the heap stays flat).
+ *
+ * <p>Thread safety: stateless; each call works on its own file.
+ */
+public final class FilterFile {
+    /** "BSFL" read as a little-endian int. */
+    public static final int MAGIC = 0x4C465342;
+    public static final int FORMAT_VERSION = 1;
+    public static final int HEADER_BYTES = 64;
+    public static final int TRAILER_BYTES = 8;
+    private static final int HEADER_CRC_OFFSET = 60;
+    private static final int IO_BUFFER = 1 << 20;
+
+    private FilterFile() {
+    }
+
+    /** Writes the filter to {@code path} atomically (temporary file, fsync, rename). */
+    public static void write(MembershipFilter filter, Path path) throws IOException {
+        Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            write(filter, ch);
+            ch.force(true);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        try {
+            Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    /** Writes header, payload and trailer to a channel; returns the bytes written. */
+    public static long write(MembershipFilter filter, WritableByteChannel out) throws IOException {
+        FilterHeader h = filter.header();
+        ByteBuffer header = encodeHeader(h, FORMAT_VERSION);
+        writeFully(out, header);
+        ChannelPayloadWriter payload = new ChannelPayloadWriter(out);
+        filter.writePayload(payload);
+        payload.flush();
+        if (payload.written != h.payloadLength()) {
+            throw new IllegalStateException(filter.kind() + " wrote " + payload.written
+                    + " payload bytes but declared " + h.payloadLength());
+        }
+        ByteBuffer trailer = ByteBuffer.allocate(TRAILER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        trailer.putInt((int) payload.crc.getValue()).putInt(MAGIC).flip();
+        writeFully(out, trailer);
+        return HEADER_BYTES + h.payloadLength() + TRAILER_BYTES;
+    }
+
+    /** Encodes a header with the given format version (tests use other versions). */
+    static ByteBuffer encodeHeader(FilterHeader h, int version) {
+        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(MAGIC).putShort((short) version).put((byte) h.kind().id()).put((byte) h.hashStrategy().id())
+                .putInt(h.k()).putInt(h.aux()).putLong(h.m()).putLong(h.n()).putLong(h.seed())
+                .putLong(h.payloadLength()).putLong(h.aux2()).putInt(0);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, HEADER_CRC_OFFSET);
+        b.putInt((int) crc.getValue());
+        return b.flip();
+    }
+
+    /** Maps a filter file, verifying header, length and payload checksum. */
+    public static MembershipFilter open(Path path) throws IOException {
+        return open(path, true);
+    }
+
+    /**
+     * Maps a filter file read-only. With {@code verifyPayload} false only the header and the
+     * length are checked, so opening costs the same whatever the filter's size.
+     */
+    public static MembershipFilter open(Path path, boolean verifyPayload) throws IOException {
+        FilterHeader h;
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            h = readAndCheck(path, ch, verifyPayload);
+        }
+        return construct(h, new MappedPayload(path, h.payloadLength()), path);
+    }
+
+    /** Reads a filter from any channel into memory of the given kind (no mapping). */
+    public static MembershipFilter load(Path name, SeekableByteChannel ch, Storage storage) throws IOException {
+        FilterHeader h = readAndCheck(name, ch, true);
+        return construct(h, new LoadedPayload(name, ch, h.payloadLength(), storage), name);
+    }
+
+    /** Reads and checks the header and the file's length; does not read the payload. */
+    public static FilterHeader readHeader(Path path) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            return readAndCheck(path, ch, false);
+        }
+    }
+
+    /** Checks every checksum of a filter file; returns its header. */
+    public static FilterHeader verify(Path path) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            return readAndCheck(path, ch, true);
+        }
+    }
+
+    private static MembershipFilter construct(FilterHeader h, FilterPayload payload, Path path) throws IOException {
+        try {
+            return FilterCodecs.open(h, payload);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptionException(path, 0, "impossible filter parameters: " + e.getMessage(), e);
+        }
+    }
+
+    private static FilterHeader readAndCheck(Path path, SeekableByteChannel ch, boolean verifyPayload) throws IOException {
+        long size = ch.size();
+        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ch.position(0);
+        readFully(ch, b);
+        b.flip();
+        if (b.remaining() < 4 || b.getInt(0) != MAGIC) {
+            throw new NotAFilterFileException(path);
+        }
+        if (b.remaining() < HEADER_BYTES) {
+            throw new CorruptionException(path, size, "truncated header: file has " + size + " bytes, header needs "
+                    + HEADER_BYTES);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, HEADER_CRC_OFFSET);
+        int storedCrc = b.getInt(HEADER_CRC_OFFSET);
+        if ((int) crc.getValue() != storedCrc) {
+            throw CorruptionException.mismatch(path, HEADER_CRC_OFFSET, "header CRC32C",
+                    storedCrc & 0xFFFFFFFFL, crc.getValue());
+        }
+        int version = Short.toUnsignedInt(b.getShort(4));
+        if (version != FORMAT_VERSION) {
+            throw new FormatVersionException(path, "filter", version, FORMAT_VERSION);
+        }
+        FilterKind kind;
+        HashStrategy strategy;
+        try {
+            kind = FilterKind.byId(Byte.toUnsignedInt(b.get(6)));
+            strategy = HashStrategy.byId(Byte.toUnsignedInt(b.get(7)));
+        } catch (IllegalArgumentException e) {
+            throw new CorruptionException(path, 6, e.getMessage());
+        }
+        FilterHeader h = new FilterHeader(kind, strategy, b.getInt(8), b.getInt(12), b.getLong(16), b.getLong(24),
+                b.getLong(32), b.getLong(40), b.getLong(48));
+        long payloadLength = h.payloadLength();
+        if (payloadLength < 0 || payloadLength % 8 != 0) {
+            throw new CorruptionException(path, 40, "impossible payload length " + payloadLength);
+        }
+        long expected = HEADER_BYTES + payloadLength + TRAILER_BYTES;
+        if (size != expected) {
+            throw new CorruptionException(path, Math.min(size, expected), (size < expected ? "truncated" : "trailing bytes")
+                    + ": header declares " + expected + " bytes, file has " + size);
+        }
+        ByteBuffer trailer = ByteBuffer.allocate(TRAILER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ch.position(HEADER_BYTES + payloadLength);
+        readFully(ch, trailer);
+        if (trailer.getInt(4) != MAGIC) {
+            throw CorruptionException.mismatch(path, HEADER_BYTES + payloadLength + 4, "trailer magic",
+                    MAGIC, trailer.getInt(4) & 0xFFFFFFFFL);
+        }
+        if (verifyPayload) {
+            long actual = payloadCrc(ch, payloadLength);
+            int stored = trailer.getInt(0);
+            if ((int) actual != stored) {
+                throw CorruptionException.mismatch(path, HEADER_BYTES + payloadLength, "payload CRC32C (payload at "
+                        + HEADER_BYTES + ".." + (HEADER_BYTES + payloadLength) + ")", stored & 0xFFFFFFFFL, actual);
+            }
+        }
+        return h;
+    }
+
+    private static long payloadCrc(SeekableByteChannel ch, long length) throws IOException {
+        CRC32C crc = new CRC32C();
+        ByteBuffer buf = ByteBuffer.allocateDirect((int) Math.min(IO_BUFFER, Math.max(8, length)));
+        ch.position(HEADER_BYTES);
+        long left = length;
+        while (left > 0) {
+            buf.clear();
+            if (left < buf.capacity()) {
+                buf.limit((int) left);
+            }
+            int r = ch.read(buf);
+            if (r < 0) {
+                throw new IOException("unexpected end of file");
+            }
+            buf.flip();
+            crc.update(buf);
+            left -= r;
+        }
+        return crc.getValue();
+    }
+
+    private static void readFully(SeekableByteChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b) < 0) {
+                break;
+            }
+        }
+    }
+
+    private static void writeFully(WritableByteChannel out, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            out.write(b);
+        }
+    }
+
+    /** Buffers payload words little-endian and computes their CRC32C on the way out. */
+    private static final class ChannelPayloadWriter implements PayloadWriter {
+        private final WritableByteChannel out;
+        private final ByteBuffer buf = ByteBuffer.allocate(64 * 1024).order(ByteOrder.LITTLE_ENDIAN);
+        private final CRC32C crc = new CRC32C();
+        private long written;
+
+        ChannelPayloadWriter(WritableByteChannel out) {
+            this.out = out;
+        }
+
+        @Override
+        public void writeLong(long value) throws IOException {
+            if (buf.remaining() < Long.BYTES) {
+                flush();
+            }
+            buf.putLong(value);
+        }
+
+        @Override
+        public void writeBytes(byte[] bytes, int offset, int length) throws IOException {
+            while (length > 0) {
+                if (!buf.hasRemaining()) {
+                    flush();
+                }
+                int n = Math.min(length, buf.remaining());
+                buf.put(bytes, offset, n);
+                offset += n;
+                length -= n;
+            }
+        }
+
+        void flush() throws IOException {
+            buf.flip();
+            crc.update(buf.array(), buf.arrayOffset(), buf.limit());
+            written += buf.limit();
+            writeFully(out, buf);
+            buf.clear();
+        }
+    }
+
+    /** Payload regions mapped straight from the file. */
+    private static final class MappedPayload implements FilterPayload {
+        private final Path path;
+        private final long length;
+
+        MappedPayload(Path path, long length) {
+            this.path = path;
+            this.length = length;
+        }
+
+        @Override
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public BitStore words(long offset, long wordCount) throws IOException {
+            checkRange(path, length, offset, wordCount * Long.BYTES);
+            return MappedBitStore.open(path, HEADER_BYTES + offset, wordCount, true);
+        }
+
+        @Override
+        public long readLong(long offset) throws IOException {
+            checkRange(path, length, offset, Long.BYTES);
+            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+                ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                ch.position(HEADER_BYTES + offset);
+                readFully(ch, b);
+                return b.getLong(0);
+            } catch (NoSuchFileException e) {
+                throw e;
+            }
+        }
+    }
+
+    /** Payload regions copied from a channel into heap or native memory. */
+    private static final class LoadedPayload implements FilterPayload {
+        private final Path name;
+        private final SeekableByteChannel ch;
+        private final long length;
+        private final Storage storage;
+
+        LoadedPayload(Path name, SeekableByteChannel ch, long length, Storage storage) {
+            this.name = name;
+            this.ch = ch;
+            this.length = length;
+            this.storage = storage;
+        }
+
+        @Override
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public BitStore words(long offset, long wordCount) throws IOException {
+            checkRange(name, length, offset, wordCount * Long.BYTES);
+            BitStore store = storage.allocate(wordCount);
+            ByteBuffer buf = ByteBuffer.allocate(64 * 1024).order(ByteOrder.LITTLE_ENDIAN);
+            ch.position(HEADER_BYTES + offset);
+            long w = 0;
+            while (w < wordCount) {
+                buf.clear();
+                buf.limit((int) Math.min(buf.capacity(), (wordCount - w) * Long.BYTES));
+                readFully(ch, buf);
+                buf.flip();
+                while (buf.remaining() >= Long.BYTES) {
+                    store.setWord(w++, buf.getLong());
+                }
+            }
+            return store;
+        }
+
+        @Override
+        public long readLong(long offset) throws IOException {
+            checkRange(name, length, offset, Long.BYTES);
+            ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            ch.position(HEADER_BYTES + offset);
+            readFully(ch, b);
+            return b.getLong(0);
+        }
+    }
+
+    private static void checkRange(Path path, long length, long offset, long bytes) throws CorruptionException {
+        if (offset < 0 || bytes < 0 || offset + bytes > length) {
+            throw new CorruptionException(path, HEADER_BYTES + offset, "filter region of " + bytes
+                    + " bytes runs past the payload of " + length + " bytes");
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.bloomstore.bloom;
+
+import io.bloomstore.bloom.storage.Storage;
+
+/**
+ * Factories for every {@link FilterKind}, so callers (the engine, the command line) pick a
+ * kind by value. All filters built here hash keys with {@link #hash(byte[])} (XXH3, seed 0),
+ * so one hash of a key serves every filter it is checked against.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class Filters {
+    public static final HashStrategy DEFAULT_STRATEGY = HashStrategy.XXH3_64;
+    public static final long DEFAULT_SEED = 0L;
+    private static final net.openhft.hashing.LongHashFunction HASH = DEFAULT_STRATEGY.function(DEFAULT_SEED);
+
+    private Filters() {
+    }
+
+    /** The hash every filter built here expects in {@code addHash}/{@code mightContainHash}. */
+    public static long hash(byte[] key) {
+        return HASH.hashBytes(key);
+    }
+
+    /** Whether the kind can be built one key at a time (static kinds need every key at once). */
+    public static boolean isIncremental(FilterKind kind) {
+        return kind != FilterKind.BINARY_FUSE;
+    }
+
+    /**
+     * An empty filter for about {@code expectedKeys} keys at false-positive rate {@code fpr}.
+     * REQUIRES: {@link #isIncremental(FilterKind)}.
+     */
+    public static MembershipFilter create(FilterKind kind, long expectedKeys, double fpr, Storage storage) {
+        BloomMath.checkPositive("expected keys", expectedKeys);
+        BloomMath.checkRate(fpr);
+        switch (kind) {
+            case BLOOM:
+                return BloomFilter.create(expectedKeys, fpr, storage);
+            case BLOCKED_BLOOM:
+                return BlockedBloomFilter.create(expectedKeys, fpr, storage);
+            default:
+                throw new IllegalArgumentException("filter kind " + kind.cliName() + " is not available in this build");
+        }
+    }
+
+    /**
+     * A filter holding exactly the given key hashes (from {@link #hash(byte[])}), sized at
+     * {@code bitsPerKey} bits per key (Bloom kinds) or at the rate those bits buy a Bloom
+     * filter (other kinds). Works for every kind; this is how an SSTable builds its filter.
+     */
+    public static MembershipFilter build(FilterKind kind, double bitsPerKey, long[] hashes, int count, Storage storage) {
+        if (!(bitsPerKey > 0)) {
+            throw new IllegalArgumentException("bits per key must be positive: " + bitsPerKey);
+        }
+        long n = Math.max(1, count);
+        switch (kind) {
+            case BLOOM: {
+                long m = Math.max(64, (long) Math.ceil(bitsPerKey * n));
+                BloomFilter f = BloomFilter.create(m, BloomMath.optimalK(bitsPerKey), DEFAULT_STRATEGY, DEFAULT_SEED, storage);
+                addAll(f, hashes, count);
+                return f;
+            }
+            case BLOCKED_BLOOM: {
+                long m = Math.max(BlockedBloomFilter.BLOCK_BITS, (long) Math.ceil(bitsPerKey * n));
+                BlockedBloomFilter f = BlockedBloomFilter.create(m, BloomMath.optimalK(bitsPerKey), DEFAULT_STRATEGY,
+                        DEFAULT_SEED, storage);
+                addAll(f, hashes, count);
+                return f;
+            }
+            default:
+                throw new IllegalArgumentException("filter kind " + kind.cliName() + " is not available in this build");
+        }
+    }
+
+    private static void addAll(MembershipFilter f, long[] hashes, int count) {
+        for (int i = 0; i < count; i++) {
+            f.addHash(hashes[i]);
+        }
+    }
+}

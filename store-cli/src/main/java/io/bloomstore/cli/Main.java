@@ -1,0 +1,19 @@
+package io.bloomstore.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code bloomstore} command: entry point of {@code bloomstore.jar}. */
+@Command(name = "bloomstore", mixinStandardHelpOptions = true, version = "BloomStore 0.1.0",
+        description = "Embedded LSM key-value store with off-heap, memory-mapped filters.")
+public final class Main implements Runnable {
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Main()).execute(args));
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+}

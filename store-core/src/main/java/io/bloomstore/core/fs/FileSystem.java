@@ -1,0 +1,55 @@
+package io.bloomstore.core.fs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The one interface under all of the engine's file I/O, so tests can swap in an in-memory
+ * file system or one that injects faults (lost unsynced data, torn writes, full disk).
+ *
+ * <p>Implementations: {@link LocalFileSystem} (the real one) and {@link MemoryFileSystem}
+ * (tests). Thread safety: implementations are safe for concurrent use; the files they return
+ * document their own.
+ */
+public interface FileSystem {
+
+    /** Creates (or truncates) a file for sequential writing. */
+    WritableFile create(Path path) throws IOException;
+
+    /** Opens an existing file for positional reads. */
+    RandomReadFile openRead(Path path) throws IOException;
+
+    boolean exists(Path path);
+
+    /** Size in bytes of an existing file. */
+    long size(Path path) throws IOException;
+
+    /** Deletes a file; no error when it does not exist. */
+    void delete(Path path) throws IOException;
+
+    /** Renames atomically, replacing the target. */
+    void rename(Path source, Path target) throws IOException;
+
+    /** Names of the entries of a directory (not paths), in no particular order. */
+    List<String> list(Path dir) throws IOException;
+
+    void createDirectories(Path dir) throws IOException;
+
+    /** Makes renames and creations in the directory durable. */
+    void syncDirectory(Path dir) throws IOException;
+
+    /**
+     * Takes an exclusive lock on a file (created if needed) that holds while the returned
+     * handle is open. Fails with {@link LockedException} when another process or another
+     * holder in this JVM has it.
+     */
+    Closeable lock(Path path) throws IOException;
+
+    /**
+     * Whether files of this file system can be memory-mapped by path (the real one only);
+     * when false, filters are loaded into memory instead.
+     */
+    boolean supportsMapping();
+}
