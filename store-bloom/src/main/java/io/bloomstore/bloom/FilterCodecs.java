@@ -16,6 +16,14 @@ final class FilterCodecs {
                 return BloomFilter.open(h, payload);
             case BLOCKED_BLOOM:
                 return BlockedBloomFilter.open(h, payload);
+            case COUNTING_BLOOM:
+                return CountingBloomFilter.open(h, payload);
+            case SCALABLE_BLOOM:
+                return ScalableBloomFilter.open(h, payload);
+            case CUCKOO:
+                return CuckooFilter.open(h, payload);
+            case BINARY_FUSE:
+                return BinaryFuseFilter.open(h, payload);
             default:
                 throw new IllegalArgumentException("filter kind " + h.kind().cliName() + " cannot be read by this build");
         }

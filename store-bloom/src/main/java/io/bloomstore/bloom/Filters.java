@@ -39,6 +39,12 @@ public final class Filters {
                 return BloomFilter.create(expectedKeys, fpr, storage);
             case BLOCKED_BLOOM:
                 return BlockedBloomFilter.create(expectedKeys, fpr, storage);
+            case COUNTING_BLOOM:
+                return CountingBloomFilter.create(expectedKeys, fpr, storage);
+            case SCALABLE_BLOOM:
+                return ScalableBloomFilter.create(expectedKeys, fpr, storage);
+            case CUCKOO:
+                return CuckooFilter.create(expectedKeys, fpr, storage);
             default:
                 throw new IllegalArgumentException("filter kind " + kind.cliName() + " is not available in this build");
         }
@@ -68,8 +74,44 @@ public final class Filters {
                 addAll(f, hashes, count);
                 return f;
             }
+            case COUNTING_BLOOM:
+            case SCALABLE_BLOOM: {
+                MembershipFilter f = create(kind, n, BloomMath.fprAtOptimalK(bitsPerKey), storage);
+                addAll(f, hashes, count);
+                return f;
+            }
+            case CUCKOO:
+                return buildCuckoo(n, BloomMath.fprAtOptimalK(bitsPerKey), hashes, count, storage);
+            case BINARY_FUSE:
+                return BinaryFuseFilter.build(hashes, count, fuseFingerprintBits(bitsPerKey), storage);
             default:
                 throw new IllegalArgumentException("filter kind " + kind.cliName() + " is not available in this build");
+        }
+    }
+
+    /**
+     * Fingerprint width of a static filter for a Bloom budget: 8 bits while the Bloom filter's
+     * rate at {@code bitsPerKey} is above 2^−8, else 16.
+     */
+    static int fuseFingerprintBits(double bitsPerKey) {
+        return BloomMath.fprAtOptimalK(bitsPerKey) >= 1.0 / 256 ? 8 : 16;
+    }
+
+    /** Builds a cuckoo filter; if an insert fails the table is doubled and rebuilt, so no key is lost. */
+    private static MembershipFilter buildCuckoo(long n, double fpr, long[] hashes, int count, Storage storage) {
+        CuckooFilter f = CuckooFilter.create(n, fpr, storage);
+        while (true) {
+            int i = 0;
+            while (i < count && f.addHash(hashes[i])) {
+                i++;
+            }
+            if (i == count) {
+                return f;
+            }
+            long buckets = f.capacity() / CuckooFilter.BUCKET_SIZE * 2;
+            int bits = f.fingerprintBits();
+            f.close();
+            f = CuckooFilter.create(buckets, bits, storage);
         }
     }
 
