@@ -37,7 +37,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Random seed (default ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--heavy", defaultValue = "50", description = "Distinct repeated addresses making up 20% of the stream (default ${DEFAULT-VALUE}).")
+    @Option(names = "--heavy", defaultValue = "50", description = "Distinct repeated addresses making up 20%% of the stream (default ${DEFAULT-VALUE}).")
     int heavy;
 
     @Option(names = "--hashes", defaultValue = "3", description = "Probes of the selective counting filter (default ${DEFAULT-VALUE}).")
