@@ -8,9 +8,10 @@ import io.bloomstore.bloom.storage.Storage;
 
 /**
  * A cuckoo filter (Fan, Andersen, Kaminsky &amp; Mitzenmacher, CoNEXT 2014): f-bit fingerprints
- * (8..16) in a cuckoo hash table of 2^j buckets of {@link #BUCKET_SIZE} slots. A key's
- * fingerprint may live in bucket i1 = low bits of its hash or i2 = i1 XOR hash(fingerprint)
- * (partial-key cuckoo hashing: either bucket and the fingerprint give the other), so a query
+ * (8..16) in a cuckoo hash table of B buckets of {@link #BUCKET_SIZE} slots. A key's
+ * fingerprint may live in bucket i1 = hash reduced onto [0, B) or i2 = (H(fingerprint) − i1) mod B
+ * (partial-key cuckoo hashing: either bucket and the fingerprint give the other; the subtraction
+ * instead of the paper's XOR lets B be any size, not only a power of two), so a query
  * reads two buckets and deletes are exact for inserted keys. False-positive rate ≤ 2b/2^f.
  *
  * <p>Insertion moves at most {@link #MAX_KICKS} fingerprints along an eviction chain. When the
@@ -24,7 +25,7 @@ import io.bloomstore.bloom.storage.Storage;
  * that key).
  *
  * <p>Header use (docs/format/filter.md): {@code k} = slots per bucket (4), {@code aux} =
- * fingerprint bits f, {@code m} = bucket count (a power of two), {@code n} = fingerprints
+ * fingerprint bits f, {@code m} = bucket count, {@code n} = fingerprints
  * stored, {@code aux2} = eviction seed; payload = ⌈m·4·f/64⌉ words, slot s of bucket i at bit
  * (4i + s)·f, fingerprints packed little-endian across word boundaries, 0 = empty slot.
  *
@@ -64,18 +65,17 @@ public final class CuckooFilter implements MembershipFilter {
 
     /**
      * A filter for {@code expectedKeys} keys at rate {@code fpr}: f = ⌈log2(2b/fpr)⌉ bits
-     * (clamped to 8..16) and enough buckets to hold the keys at 90% load or less.
+     * (clamped to 8..16) and enough buckets to hold the keys at 94% load or less.
      */
     public static CuckooFilter create(long expectedKeys, double fpr, Storage storage) {
         BloomMath.checkPositive("expected keys", expectedKeys);
         BloomMath.checkRate(fpr);
         int f = (int) Math.ceil(Math.log(2.0 * BUCKET_SIZE / fpr) / Math.log(2));
         f = Math.max(MIN_FINGERPRINT_BITS, Math.min(MAX_FINGERPRINT_BITS, f));
-        long needed = (long) Math.ceil(expectedKeys / (BUCKET_SIZE * 0.9));
-        return create(Long.highestOneBit(Math.max(1, needed - 1)) << 1, f, storage);
+        return create((long) Math.ceil(expectedKeys / (BUCKET_SIZE * 0.94)), f, storage);
     }
 
-    /** A filter of {@code buckets} buckets (a power of two) and {@code fingerprintBits}-bit fingerprints. */
+    /** A filter of {@code buckets} buckets and {@code fingerprintBits}-bit fingerprints. */
     public static CuckooFilter create(long buckets, int fingerprintBits, Storage storage) {
         checkShape(buckets, BUCKET_SIZE, fingerprintBits);
         Objects.requireNonNull(storage, "storage");
@@ -90,8 +90,8 @@ public final class CuckooFilter implements MembershipFilter {
     }
 
     private static void checkShape(long buckets, int bucketSize, int fpBits) {
-        if (buckets < 1 || Long.bitCount(buckets) != 1 || buckets > (1L << 40)) {
-            throw new IllegalArgumentException("bucket count must be a power of two, got " + buckets);
+        if (buckets < 1 || buckets > (1L << 40)) {
+            throw new IllegalArgumentException("bucket count must be 1..2^40, got " + buckets);
         }
         if (bucketSize != BUCKET_SIZE) {
             throw new IllegalArgumentException("bucket size must be " + BUCKET_SIZE + ", got " + bucketSize);
@@ -116,16 +116,17 @@ public final class CuckooFilter implements MembershipFilter {
     }
 
     private long fingerprint(long hash) {
-        long fp = (hash >>> 32) & fpMask;
+        // Low bits: the bucket comes from the high bits (reduce), so the two stay independent.
+        long fp = hash & fpMask;
         return fp == 0 ? 1 : fp;
     }
 
     private long index(long hash) {
-        return hash & (buckets - 1);
+        return Probes.reduce(hash, buckets);
     }
 
     private long alternate(long bucket, long fp) {
-        return (bucket ^ ((fp * MIX) >>> 17)) & (buckets - 1);
+        return Math.floorMod(((fp * MIX) >>> 17) - bucket, buckets);
     }
 
     @Override

@@ -97,7 +97,7 @@ public final class Filters {
         return BloomMath.fprAtOptimalK(bitsPerKey) >= 1.0 / 256 ? 8 : 16;
     }
 
-    /** Builds a cuckoo filter; if an insert fails the table is doubled and rebuilt, so no key is lost. */
+    /** Builds a cuckoo filter; if an insert fails the table grows by an eighth and is rebuilt, so no key is lost. */
     private static MembershipFilter buildCuckoo(long n, double fpr, long[] hashes, int count, Storage storage) {
         CuckooFilter f = CuckooFilter.create(n, fpr, storage);
         while (true) {
@@ -108,7 +108,7 @@ public final class Filters {
             if (i == count) {
                 return f;
             }
-            long buckets = f.capacity() / CuckooFilter.BUCKET_SIZE * 2;
+            long buckets = f.capacity() / CuckooFilter.BUCKET_SIZE * 9 / 8 + 1;
             int bits = f.fingerprintBits();
             f.close();
             f = CuckooFilter.create(buckets, bits, storage);

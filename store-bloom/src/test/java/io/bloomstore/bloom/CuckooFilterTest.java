@@ -20,7 +20,7 @@ class CuckooFilterTest {
         System.out.println("CuckooFilterTest seed " + SEED);
         for (int bits : new int[] {8, 12, 16}) {
             Random rnd = new Random(SEED);
-            try (CuckooFilter f = CuckooFilter.create(1 << 14, bits, Storage.NATIVE)) {
+            try (CuckooFilter f = CuckooFilter.create(10_000, bits, Storage.NATIVE)) {
                 List<Long> in = new ArrayList<>();
                 long h;
                 while (f.addHash(h = rnd.nextLong())) {
