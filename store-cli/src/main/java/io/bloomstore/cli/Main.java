@@ -5,6 +5,7 @@ import picocli.CommandLine.Command;
 
 /** The {@code bloomstore} command: entry point of {@code bloomstore.jar}. */
 @Command(name = "bloomstore", mixinStandardHelpOptions = true, version = "BloomStore 0.1.0",
+        subcommands = {io.bloomstore.cli.bench.BenchCommand.class},
         description = "Embedded LSM key-value store with off-heap, memory-mapped filters.")
 public final class Main implements Runnable {
 

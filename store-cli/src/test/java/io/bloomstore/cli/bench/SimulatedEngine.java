@@ -4,6 +4,7 @@ import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.MembershipFilter;
 import io.bloomstore.bloom.storage.Storage;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -102,7 +103,7 @@ final class SimulatedEngine implements BenchEngine {
     @Override
     public int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) {
         NavigableMap<byte[], byte[]> merged = new TreeMap<>(Arrays::compareUnsigned);
-        List<NavigableMap<byte[], byte[]>> sources = new java.util.ArrayList<>();
+        List<NavigableMap<byte[], byte[]>> sources = new ArrayList<>();
         sources.add(memtable);
         tables.forEach(t -> sources.add(t.rows));
         for (int i = sources.size() - 1; i >= 0; i--) {
