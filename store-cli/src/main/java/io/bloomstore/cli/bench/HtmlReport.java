@@ -129,7 +129,8 @@ public final class HtmlReport {
 
     private static List<SvgChart.Point> fprPoints(BenchConfig config, List<String> engines, List<WorkloadResult> results) {
         List<SvgChart.Point> points = new ArrayList<>();
-        for (String e : engines) {
+        for (int i = 0; i < engines.size(); i++) {
+            String e = engines.get(i);
             EngineCounters sum = null;
             for (WorkloadResult r : results) {
                 if (r.engine().equals(e) && !r.workload().isFill()) {
@@ -137,7 +138,7 @@ public final class HtmlReport {
                 }
             }
             if (sum != null && !Double.isNaN(sum.measuredFpr())) {
-                points.add(new SvgChart.Point(e, config.bitsPerKey(), sum.measuredFpr()));
+                points.add(new SvgChart.Point(e, config.bitsPerKey(), sum.measuredFpr(), i));
             }
         }
         return points;

@@ -16,14 +16,14 @@ final class SvgChart {
     private static final int HEIGHT = 320;
     private static final int LEFT = 80;
     private static final int RIGHT = 20;
-    private static final int TOP = 40;
+    private static final int TOP = 50;
     private static final int BOTTOM = 50;
 
     private SvgChart() {
     }
 
-    /** Measured point of the FPR chart. */
-    record Point(String label, double bitsPerKey, double fpr) {
+    /** Measured point of the FPR chart, drawn in {@code PALETTE[colour]} like its engine's bars. */
+    record Point(String label, double bitsPerKey, double fpr, int colour) {
     }
 
     /**
@@ -110,7 +110,7 @@ final class SvgChart {
             double y = TOP + plotH * Math.min(1, Math.log10(Math.max(p.fpr(), 1e-6)) / minExp);
             s.append(String.format(Locale.ROOT,
                     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"><title>%s</title></circle>%n", x, y,
-                    PALETTE[i % PALETTE.length], HtmlReport.escape(p.label() + ": " + format(p.fpr()))));
+                    PALETTE[p.colour() % PALETTE.length], HtmlReport.escape(p.label() + ": " + format(p.fpr()))));
             text(s, x + 8, y - 6 - 12 * i, "start", 11, p.label() + " " + format(p.fpr()));
         }
         axes(s, "false-positive rate");
@@ -124,7 +124,7 @@ final class SvgChart {
         s.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                 + "viewBox=\"0 0 %d %d\" role=\"img\">%n", WIDTH, HEIGHT, WIDTH, HEIGHT));
         s.append("<title>").append(HtmlReport.escape(title)).append("</title>\n");
-        text(s, LEFT, 20, "start", 14, title);
+        text(s, LEFT, 18, "start", 14, title);
         return s;
     }
 
@@ -136,12 +136,18 @@ final class SvgChart {
                 (TOP + HEIGHT - BOTTOM) / 2, (TOP + HEIGHT - BOTTOM) / 2, HtmlReport.escape(yLabel)));
     }
 
+    /** A legend in one row at the top right, above the plot, so it never covers a bar. */
     private static void legend(StringBuilder s, List<String> names, String[] colours) {
+        double width = 0;
+        for (String n : names) {
+            width += 22 + 6.5 * n.length();
+        }
+        double x = Math.max(LEFT, WIDTH - RIGHT - width);
         for (int i = 0; i < names.size(); i++) {
-            double y = TOP + 4 + 16 * i;
-            s.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>%n",
-                    WIDTH - RIGHT - 250, y, colours[i % colours.length]));
-            text(s, WIDTH - RIGHT - 235, y + 9, "start", 11, names.get(i));
+            s.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"27\" width=\"10\" height=\"10\" fill=\"%s\"/>%n",
+                    x, colours[i % colours.length]));
+            text(s, x + 14, 36, "start", 11, names.get(i));
+            x += 22 + 6.5 * names.get(i).length();
         }
     }
 
