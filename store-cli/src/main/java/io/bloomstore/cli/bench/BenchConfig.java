@@ -64,11 +64,6 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
                 8L << 20, 4L << 20, Compression.LZ4, 0.5, 10, 42);
     }
 
-    public BenchConfig withKeys(int newKeys) {
-        return new BenchConfig(newKeys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
-                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed);
-    }
-
     public BenchConfig withReads(long newReads) {
         return new BenchConfig(keys, keySize, valueSize, threads, newReads, durationSeconds, bitsPerKey, filterKind,
                 blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed);

@@ -67,7 +67,7 @@ public final class BenchRunner {
             for (Workload w : workloads) {
                 if (w.isFill()) {
                     engine = reopenEmpty(engine, name, dir);
-                    results.add(measure(name, engine, w, "fill"));
+                    results.add(measure(name, engine, w, w.cliName()));
                     loaded = true;
                     continue;
                 }
@@ -77,7 +77,7 @@ public final class BenchRunner {
                     loaded = true;
                 }
                 engine.prepareForReads();
-                results.add(measure(name, engine, w, "read"));
+                results.add(measure(name, engine, w, w.cliName()));
             }
         } finally {
             if (engine != null) {
@@ -98,14 +98,15 @@ public final class BenchRunner {
         return engine;
     }
 
-    private WorkloadResult measure(String name, BenchEngine engine, Workload w, String phase) throws IOException {
+    /** Runs {@code w} on all threads and measures it; {@code task} labels its progress bar. */
+    private WorkloadResult measure(String name, BenchEngine engine, Workload w, String task) throws IOException {
         long totalOps = w.isFill() ? config.keys() : config.reads();
         int threads = config.threads();
         EngineCounters before = engine.counters();
         Optional<ProcIo> ioBefore = ProcIo.read();
         AtomicBoolean stopWriter = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(threads + (w == Workload.READWHILEWRITING ? 1 : 0));
-        try (ProgressBar bar = progressBar(name + " " + ("load".equals(phase) ? "load" : w.cliName()), totalOps)) {
+        try (ProgressBar bar = progressBar(name + " " + task, totalOps)) {
             long start = System.nanoTime();
             long deadline = !w.isFill() && config.durationSeconds() > 0
                     ? start + config.durationSeconds() * 1_000_000_000L : Long.MAX_VALUE;
