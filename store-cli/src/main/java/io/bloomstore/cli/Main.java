@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 /** The {@code bloomstore} command: entry point of {@code bloomstore.jar}. */
 @Command(name = "bloomstore", mixinStandardHelpOptions = true, version = "BloomStore 0.1.0",
         description = "Embedded LSM key-value store with off-heap, memory-mapped filters.",
-        subcommands = {ExperimentCommand.class, FilterParadoxCommand.class})
+        subcommands = {ExperimentCommand.class, FilterParadoxCommand.class, io.bloomstore.cli.bench.BenchCommand.class})
 public final class Main implements Runnable {
 
     public static void main(String[] args) {

@@ -1,0 +1,105 @@
+package io.bloomstore.cli.bench;
+
+import io.bloomstore.bloom.BlockedBloomFilter;
+import io.bloomstore.bloom.BloomMath;
+import io.bloomstore.bloom.FilterKind;
+
+/**
+ * Immutable settings of one benchmark run, the same for every engine so that the engines do
+ * the same work with the same resources: key count and sizes, threads, operations per read
+ * workload, filter bits per key and kind, block cache and memtable sizes, compression.
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param keys            keys loaded by a fill workload (and looked up by the reads)
+ * @param keySize         bytes per key, at least {@link KeySpace#MIN_KEY_SIZE}
+ * @param valueSize       bytes per value
+ * @param threads         worker threads per workload (readwhilewriting adds one writer)
+ * @param reads           operations per read workload, shared among the threads
+ * @param durationSeconds time cap per workload in seconds, 0 for none
+ * @param bitsPerKey      filter bits per key
+ * @param filterKind      filter kind for BloomStore (RocksDB always uses its own Bloom filter)
+ * @param blockCacheBytes data-block cache size, the same for every engine
+ * @param memtableBytes   memtable size before a flush to a table, the same for every engine
+ * @param compression     data-block compression, the same for every engine
+ * @param missingFraction fraction of absent keys in readmixed
+ * @param scanLength      entries read after each seek in seekrandom
+ * @param seed            seed of every random choice (key order, lookups, values)
+ */
+public record BenchConfig(int keys, int keySize, int valueSize, int threads, long reads, long durationSeconds,
+        double bitsPerKey, FilterKind filterKind, long blockCacheBytes, long memtableBytes,
+        Compression compression, double missingFraction, int scanLength, long seed) {
+
+    /** Block compression applied by every engine. */
+    public enum Compression { NONE, LZ4 }
+
+    public BenchConfig {
+        requirePositive("keys", keys);
+        if (keySize < KeySpace.MIN_KEY_SIZE) {
+            throw new IllegalArgumentException("key size must be at least " + KeySpace.MIN_KEY_SIZE + " bytes: " + keySize);
+        }
+        requirePositive("value size", valueSize);
+        requirePositive("threads", threads);
+        requirePositive("reads", reads);
+        if (durationSeconds < 0) {
+            throw new IllegalArgumentException("duration must not be negative: " + durationSeconds);
+        }
+        if (!(bitsPerKey > 0 && bitsPerKey <= 64)) {
+            throw new IllegalArgumentException("bits per key must be in (0, 64]: " + bitsPerKey);
+        }
+        requirePositive("block cache bytes", blockCacheBytes);
+        requirePositive("memtable bytes", memtableBytes);
+        if (!(missingFraction >= 0 && missingFraction <= 1)) {
+            throw new IllegalArgumentException("missing fraction must be in [0, 1]: " + missingFraction);
+        }
+        requirePositive("scan length", scanLength);
+        if (filterKind == null || compression == null) {
+            throw new IllegalArgumentException("filter kind and compression are required");
+        }
+    }
+
+    /** The defaults of {@code bloomstore bench}. */
+    public static BenchConfig defaults() {
+        return new BenchConfig(1_000_000, 16, 100, 1, 200_000, 0, 10, FilterKind.BLOOM,
+                8L << 20, 4L << 20, Compression.LZ4, 0.5, 10, 42);
+    }
+
+    public BenchConfig withReads(long newReads) {
+        return new BenchConfig(keys, keySize, valueSize, threads, newReads, durationSeconds, bitsPerKey, filterKind,
+                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed);
+    }
+
+    public BenchConfig withMemtableBytes(long newMemtableBytes) {
+        return new BenchConfig(keys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
+                blockCacheBytes, newMemtableBytes, compression, missingFraction, scanLength, seed);
+    }
+
+    /** Theoretical false-positive rate of a standard Bloom filter with this many bits per key, at the optimal k. */
+    public static double bloomFpr(double bitsPerKey) {
+        return BloomMath.fpr(scaledBits(bitsPerKey), THEORY_KEYS, BloomMath.optimalK(bitsPerKey));
+    }
+
+    /** Theoretical rate of a Bloom filter blocked into 512-bit cache lines, at the optimal k. */
+    public static double blockedBloomFpr(double bitsPerKey) {
+        return BloomMath.blockedFpr(scaledBits(bitsPerKey), THEORY_KEYS, BloomMath.optimalK(bitsPerKey),
+                BlockedBloomFilter.BLOCK_BITS);
+    }
+
+    /** Theoretical rate of the configured filter kind at the configured bits per key. */
+    public double theoreticalFpr() {
+        return filterKind == FilterKind.BLOCKED_BLOOM ? blockedBloomFpr(bitsPerKey) : bloomFpr(bitsPerKey);
+    }
+
+    /** Key count the theory is evaluated at: large enough that rounding of m does not matter. */
+    private static final long THEORY_KEYS = 1_000_000;
+
+    private static long scaledBits(double bitsPerKey) {
+        return Math.round(bitsPerKey * THEORY_KEYS);
+    }
+
+    private static void requirePositive(String what, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(what + " must be positive: " + value);
+        }
+    }
+}

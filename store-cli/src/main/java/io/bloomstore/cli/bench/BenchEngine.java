@@ -1,0 +1,49 @@
+package io.bloomstore.cli.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * One key-value engine as the benchmark drives it: BloomStore with or without filters, or
+ * RocksDB as the baseline. The harness owns the key and value buffers, so an engine whose
+ * API allows it can serve a lookup without allocating.
+ *
+ * <p>Thread safety: after {@link #open} returns, {@link #put}, {@link #get} and
+ * {@link #seekScan} may be called from several threads at once; {@link #open},
+ * {@link #prepareForReads} and {@link #close} are called by one thread while no other
+ * call is running. {@link #counters()} may be called at any time.
+ */
+public interface BenchEngine extends AutoCloseable {
+
+    /** Value {@link #get} returns for a key that is not in the store. */
+    int NOT_FOUND = -1;
+
+    /** Opens (creating) the store in the empty directory {@code dir}, configured by {@code config}. */
+    void open(Path dir, BenchConfig config) throws IOException;
+
+    void put(byte[] key, byte[] value) throws IOException;
+
+    /**
+     * Looks {@code key} up, copying as much of its value as fits into {@code valueBuffer}.
+     * Returns the value's full length, or {@link #NOT_FOUND}.
+     */
+    int get(byte[] key, byte[] valueBuffer) throws IOException;
+
+    /**
+     * Positions at the first key ≥ {@code startKey} and reads up to {@code count} entries
+     * forward, copying them into the given buffers. Returns the number of entries read.
+     */
+    int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) throws IOException;
+
+    /**
+     * Moves everything written so far out of the memtable into tables and waits for the
+     * background work this triggers, so the read workloads that follow measure table reads.
+     */
+    void prepareForReads() throws IOException;
+
+    /** The engine's counters since {@link #open}; the harness subtracts two snapshots. */
+    EngineCounters counters();
+
+    @Override
+    void close() throws IOException;
+}

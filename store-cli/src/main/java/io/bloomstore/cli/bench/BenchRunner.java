@@ -1,0 +1,288 @@
+package io.bloomstore.cli.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+
+/**
+ * Runs the workloads on each engine in turn, in a directory of its own, and measures them.
+ * A fill starts from an empty store; before the first read workload the store is loaded (by
+ * the last fill, or by an untimed random fill when no fill was asked for) and
+ * {@link BenchEngine#prepareForReads} moves everything into tables. Every engine does the
+ * same operations on the same keys: all random choices come from the configured seed.
+ *
+ * <p>Thread safety: one {@link #run} at a time; it starts and joins its own worker threads.
+ */
+public final class BenchRunner {
+    private static final int PROGRESS_STEP = 1024;
+    private static final int CLOCK_CHECK_MASK = 255;
+
+    private final BenchConfig config;
+    private final EngineFactory factory;
+    private final PrintStream progressOut;
+    private final KeySpace keySpace;
+    private final ValueSource values;
+    private int[] randomOrder;
+
+    /** {@code progressOut} receives progress bars; null for none. */
+    public BenchRunner(BenchConfig config, EngineFactory factory, PrintStream progressOut) {
+        this.config = config;
+        this.factory = factory;
+        this.progressOut = progressOut;
+        this.keySpace = new KeySpace(config.keys(), config.keySize());
+        this.values = new ValueSource(config.valueSize(), config.seed());
+    }
+
+    /** Runs every workload on every engine (both in the given order of engines, workload order of {@link Workload}). */
+    public List<WorkloadResult> run(List<String> engines, List<Workload> workloads, Path dataRoot) throws IOException {
+        List<Workload> ordered = workloads.stream().distinct().sorted(Comparator.naturalOrder()).toList();
+        List<WorkloadResult> results = new ArrayList<>();
+        for (String name : engines) {
+            results.addAll(runEngine(name, ordered, dataRoot.resolve(name)));
+        }
+        return results;
+    }
+
+    private List<WorkloadResult> runEngine(String name, List<Workload> workloads, Path dir) throws IOException {
+        List<WorkloadResult> results = new ArrayList<>();
+        BenchEngine engine = null;
+        boolean loaded = false;
+        try {
+            for (Workload w : workloads) {
+                if (w.isFill()) {
+                    engine = reopenEmpty(engine, name, dir);
+                    results.add(measure(name, engine, w, w.cliName()));
+                    loaded = true;
+                    continue;
+                }
+                if (!loaded) {
+                    engine = reopenEmpty(engine, name, dir);
+                    measure(name, engine, Workload.FILLRANDOM, "load");
+                    loaded = true;
+                }
+                engine.prepareForReads();
+                results.add(measure(name, engine, w, w.cliName()));
+            }
+        } finally {
+            if (engine != null) {
+                engine.close();
+            }
+        }
+        return results;
+    }
+
+    private BenchEngine reopenEmpty(BenchEngine previous, String name, Path dir) throws IOException {
+        if (previous != null) {
+            previous.close();
+        }
+        deleteRecursively(dir);
+        Files.createDirectories(dir);
+        BenchEngine engine = factory.create(name);
+        engine.open(dir, config);
+        return engine;
+    }
+
+    /** Runs {@code w} on all threads and measures it; {@code task} labels its progress bar. */
+    private WorkloadResult measure(String name, BenchEngine engine, Workload w, String task) throws IOException {
+        long totalOps = w.isFill() ? config.keys() : config.reads();
+        int threads = config.threads();
+        EngineCounters before = engine.counters();
+        Optional<ProcIo> ioBefore = ProcIo.read();
+        AtomicBoolean stopWriter = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(threads + (w == Workload.READWHILEWRITING ? 1 : 0));
+        try (ProgressBar bar = progressBar(name + " " + task, totalOps)) {
+            long start = System.nanoTime();
+            long deadline = !w.isFill() && config.durationSeconds() > 0
+                    ? start + config.durationSeconds() * 1_000_000_000L : Long.MAX_VALUE;
+            List<Future<WorkerOutcome>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                long share = totalOps / threads + (t < totalOps % threads ? 1 : 0);
+                long first = t * (totalOps / threads) + Math.min(t, totalOps % threads);
+                Worker worker = new Worker(engine, w, t, first, share, deadline, bar);
+                futures.add(pool.submit(worker::run));
+            }
+            Future<?> writer = w == Workload.READWHILEWRITING
+                    ? pool.submit(() -> overwriteUntil(engine, stopWriter)) : null;
+            LatencyHistogram latency = new LatencyHistogram();
+            long ops = 0;
+            long found = 0;
+            for (Future<WorkerOutcome> f : futures) {
+                WorkerOutcome outcome = join(f);
+                latency.merge(outcome.latency);
+                ops += outcome.ops;
+                found += outcome.found;
+            }
+            stopWriter.set(true);
+            if (writer != null) {
+                join(writer);
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            EngineCounters delta = engine.counters().minus(before);
+            Optional<ProcIo> io = ioBefore.flatMap(b -> ProcIo.read().map(a -> a.minus(b)));
+            return new WorkloadResult(name, w, ops, seconds, latency.micros(0.50), latency.micros(0.99),
+                    latency.micros(0.999), found, delta, io);
+        } finally {
+            stopWriter.set(true);
+            pool.shutdownNow();
+        }
+    }
+
+    private Void overwriteUntil(BenchEngine engine, AtomicBoolean stop) throws IOException {
+        SplittableRandom random = new SplittableRandom(config.seed() ^ 0x5EEDL);
+        byte[] key = keySpace.newKeyBuffer();
+        byte[] value = values.newValueBuffer();
+        while (!stop.get()) {
+            keySpace.present(random.nextInt(keySpace.keys()), key);
+            values.fill(random, value);
+            engine.put(key, value);
+        }
+        return null;
+    }
+
+    private int[] randomOrder() {
+        if (randomOrder == null) {
+            randomOrder = keySpace.shuffledIndices(config.seed());
+        }
+        return randomOrder;
+    }
+
+    private ProgressBar progressBar(String task, long total) {
+        ProgressBarBuilder builder = new ProgressBarBuilder().setTaskName(task).setInitialMax(total)
+                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).showSpeed();
+        if (progressOut != null) {
+            builder.setConsumer(new ConsoleProgressBarConsumer(progressOut));
+        } else {
+            builder.setConsumer(new SilentConsumer());
+        }
+        return builder.build();
+    }
+
+    private static <T> T join(Future<T> future) throws IOException {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("benchmark interrupted", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IOException(cause);
+        }
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    /** Operations, found keys and latencies of one worker thread. */
+    private record WorkerOutcome(long ops, long found, LatencyHistogram latency) {
+    }
+
+    /** One thread's share of a workload: operations {@code first .. first + count - 1}. */
+    private final class Worker {
+        private final BenchEngine engine;
+        private final Workload workload;
+        private final long first;
+        private final long count;
+        private final long deadline;
+        private final ProgressBar bar;
+        private final SplittableRandom random;
+        private final byte[] key = keySpace.newKeyBuffer();
+        private final byte[] scanKey = keySpace.newKeyBuffer();
+        private final byte[] value = values.newValueBuffer();
+
+        Worker(BenchEngine engine, Workload workload, int thread, long first, long count, long deadline, ProgressBar bar) {
+            this.engine = engine;
+            this.workload = workload;
+            this.first = first;
+            this.count = count;
+            this.deadline = deadline;
+            this.bar = bar;
+            this.random = new SplittableRandom(config.seed() * 1_000_003L + workload.ordinal() * 1009L + thread);
+        }
+
+        WorkerOutcome run() throws IOException {
+            LatencyHistogram latency = new LatencyHistogram();
+            long found = 0;
+            long done = 0;
+            int[] order = workload == Workload.FILLRANDOM ? randomOrder() : null;
+            while (done < count) {
+                long op = first + done;
+                boolean hit;
+                long t0 = System.nanoTime();
+                switch (workload) {
+                    case FILLSEQ -> hit = write((int) op);
+                    case FILLRANDOM -> hit = write(order[(int) op]);
+                    case READRANDOM, READWHILEWRITING -> hit = lookup(false);
+                    case READMISSING -> hit = lookup(true);
+                    case READMIXED -> hit = lookup(random.nextDouble() < config.missingFraction());
+                    case SEEKRANDOM -> hit = seek();
+                    default -> throw new IllegalStateException("no operation for " + workload);
+                }
+                latency.record(System.nanoTime() - t0);
+                if (hit) {
+                    found++;
+                }
+                done++;
+                if ((done & (PROGRESS_STEP - 1)) == 0) {
+                    bar.stepBy(PROGRESS_STEP);
+                }
+                if ((done & CLOCK_CHECK_MASK) == 0 && System.nanoTime() > deadline) {
+                    break;
+                }
+            }
+            bar.stepBy(done & (PROGRESS_STEP - 1));
+            return new WorkerOutcome(done, found, latency);
+        }
+
+        private boolean write(int index) throws IOException {
+            keySpace.present(index, key);
+            values.fill(random, value);
+            engine.put(key, value);
+            return true;
+        }
+
+        private boolean lookup(boolean missing) throws IOException {
+            int index = random.nextInt(keySpace.keys());
+            if (missing) {
+                keySpace.missing(index, key);
+            } else {
+                keySpace.present(index, key);
+            }
+            return engine.get(key, value) != BenchEngine.NOT_FOUND;
+        }
+
+        private boolean seek() throws IOException {
+            keySpace.present(random.nextInt(keySpace.keys()), key);
+            return engine.seekScan(key, config.scanLength(), scanKey, value) > 0;
+        }
+    }
+}

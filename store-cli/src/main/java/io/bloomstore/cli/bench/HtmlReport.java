@@ -1,0 +1,184 @@
+package io.bloomstore.cli.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Writes a run as one self-contained HTML file ({@code --report FILE.html}): inline CSS,
+ * charts as inline SVG, no scripts and no network fetches. The markup is XHTML, so the file
+ * also parses as XML. Sections, each {@code <section class="chart">} holding one chart:
+ * throughput, disk reads per lookup, measured FPR against theory, disk accesses saved;
+ * then the full results table and the definitions of its columns.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class HtmlReport {
+    private static final String CSS = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}"
+            + "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
+            + "th{background:#f0f0f0}td.l,th.l{text-align:left}section{margin:2em 0}.note{color:#555;font-size:13px}";
+
+    private HtmlReport() {
+    }
+
+    public static void write(Path file, BenchConfig config, MachineInfo machine, List<WorkloadResult> results)
+            throws IOException {
+        Files.writeString(file, render(config, machine, results), StandardCharsets.UTF_8);
+    }
+
+    static String render(BenchConfig config, MachineInfo machine, List<WorkloadResult> results) {
+        Headline headline = new Headline(results);
+        List<String> engines = headline.engines();
+        StringBuilder h = new StringBuilder();
+        h.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n")
+                .append("<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"UTF-8\"/>\n")
+                .append("<title>BloomStore benchmark</title>\n<style>").append(CSS).append("</style>\n</head>\n<body>\n")
+                .append("<h1>BloomStore benchmark</h1>\n");
+        h.append("<p class=\"note\">").append(escape(machine.describe())).append("<br/>")
+                .append(escape(String.format(Locale.ROOT,
+                        "%,d keys of %d bytes, values of %d bytes, %d thread(s), %,d operations per read workload, "
+                                + "%s filter at %.1f bits/key (theory FPR %.4f), block cache %d MiB, memtable %d MiB, "
+                                + "compression %s, seed %d",
+                        config.keys(), config.keySize(), config.valueSize(), config.threads(), config.reads(),
+                        config.filterKind().cliName(), config.bitsPerKey(), config.theoreticalFpr(),
+                        config.blockCacheBytes() >> 20, config.memtableBytes() >> 20,
+                        config.compression().name().toLowerCase(Locale.ROOT), config.seed())))
+                .append("</p>\n");
+        headlineList(h, headline);
+
+        List<Workload> all = workloads(results, false);
+        List<Workload> lookups = workloads(results, true);
+        List<Workload> reads = all.stream().filter(w -> !w.isFill()).toList();
+        chartSection(h, "throughput", "Throughput", "Operations per second, per engine and workload.",
+                SvgChart.bars("Throughput (ops/s)", "ops/s", names(all), engines,
+                        values(headline, engines, all, WorkloadResult::opsPerSec)));
+        chartSection(h, "disk-reads", "Disk reads per lookup",
+                "Data blocks read from table files per point lookup (block-cache misses). An engine with filters "
+                        + "reads about FPR × tables consulted for a missing key; without filters, one block per table.",
+                SvgChart.bars("Data-block reads per lookup", "reads per lookup", names(lookups), engines,
+                        values(headline, engines, lookups, WorkloadResult::dataBlockReadsPerOp)));
+        chartSection(h, "fpr", "Measured false-positive rate against theory",
+                "Each point is an engine's measured FPR over all its read workloads, at the configured bits per key.",
+                SvgChart.fprCurve("False-positive rate vs bits per key", fprPoints(config, engines, results)));
+        chartSection(h, "saved", "Disk accesses saved",
+                "Filter negatives: tables the filter ruled out, each one data-block read that never happened.",
+                SvgChart.bars("Disk accesses saved (filter negatives)", "accesses saved", names(reads), engines,
+                        values(headline, engines, reads, r -> (double) r.diskAccessesSaved())));
+        resultsTable(h, results);
+        return h.append("</body>\n</html>\n").toString();
+    }
+
+    private static void headlineList(StringBuilder h, Headline headline) {
+        h.append("<section id=\"headline\">\n<h2>Headline</h2>\n<ul>\n");
+        for (String e : headline.engines()) {
+            h.append("<li>").append(escape(e)).append(": ")
+                    .append(String.format(Locale.ROOT, "%,d disk accesses saved", headline.diskAccessesSaved(e)));
+            headline.readsPerMissingLookup(e).ifPresent(v ->
+                    h.append(String.format(Locale.ROOT, ", %.4f data-block reads per missing lookup", v)));
+            headline.ratios().getOrDefault(e, Map.of()).forEach((w, v) ->
+                    h.append(String.format(Locale.ROOT, ", %s %.2f× %s", w.cliName(), v, Headline.BASELINE)));
+            h.append("</li>\n");
+        }
+        h.append("</ul>\n</section>\n");
+    }
+
+    private static void chartSection(StringBuilder h, String id, String heading, String note, String svg) {
+        h.append("<section class=\"chart\" id=\"").append(id).append("\">\n<h2>").append(escape(heading))
+                .append("</h2>\n<p class=\"note\">").append(escape(note)).append("</p>\n").append(svg)
+                .append("</section>\n");
+    }
+
+    private static void resultsTable(StringBuilder h, List<WorkloadResult> results) {
+        h.append("<section id=\"results\">\n<h2>All results</h2>\n<table>\n<tr>");
+        for (String c : new String[] {"engine", "workload", "ops", "ops/s", "p50 µs", "p99 µs", "p99.9 µs",
+                "blocks/op", "tables/op", "saved", "FPR measured/configured", "OS read calls", "OS bytes read"}) {
+            h.append("<th>").append(escape(c)).append("</th>");
+        }
+        h.append("</tr>\n");
+        for (WorkloadResult r : results) {
+            h.append("<tr><td class=\"l\">").append(escape(r.engine())).append("</td><td class=\"l\">")
+                    .append(r.workload().cliName()).append("</td>");
+            cell(h, String.format(Locale.ROOT, "%,d", r.ops()));
+            cell(h, String.format(Locale.ROOT, "%,.0f", r.opsPerSec()));
+            cell(h, String.format(Locale.ROOT, "%.1f", r.p50Micros()));
+            cell(h, String.format(Locale.ROOT, "%.1f", r.p99Micros()));
+            cell(h, String.format(Locale.ROOT, "%.1f", r.p999Micros()));
+            cell(h, String.format(Locale.ROOT, "%.4f", r.dataBlockReadsPerOp()));
+            cell(h, String.format(Locale.ROOT, "%.2f", r.tablesConsultedPerOp()));
+            cell(h, String.format(Locale.ROOT, "%,d", r.diskAccessesSaved()));
+            cell(h, ResultTable.fpr(r));
+            cell(h, r.osIo().map(io -> String.format(Locale.ROOT, "%,d", io.readSyscalls())).orElse("n/a"));
+            cell(h, r.osIo().map(io -> String.format(Locale.ROOT, "%,d", io.storageReadBytes())).orElse("n/a"));
+            h.append("</tr>\n");
+        }
+        h.append("</table>\n<p class=\"note\">blocks/op: data blocks read from table files per operation "
+                + "(block-cache misses). tables/op: tables whose key range held the key. saved: filter negatives. "
+                + "OS columns: /proc/self/io deltas for the whole process (read system calls; bytes fetched from "
+                + "storage, i.e. page-cache misses), background work included.</p>\n</section>\n");
+    }
+
+    private static void cell(StringBuilder h, String text) {
+        h.append("<td>").append(escape(text)).append("</td>");
+    }
+
+    private static List<SvgChart.Point> fprPoints(BenchConfig config, List<String> engines, List<WorkloadResult> results) {
+        List<SvgChart.Point> points = new ArrayList<>();
+        for (int i = 0; i < engines.size(); i++) {
+            String e = engines.get(i);
+            EngineCounters sum = null;
+            for (WorkloadResult r : results) {
+                if (r.engine().equals(e) && !r.workload().isFill()) {
+                    sum = sum == null ? r.counters() : sum.plus(r.counters());
+                }
+            }
+            if (sum != null && !Double.isNaN(sum.measuredFpr())) {
+                points.add(new SvgChart.Point(e, config.bitsPerKey(), sum.measuredFpr(), i));
+            }
+        }
+        return points;
+    }
+
+    private static List<Workload> workloads(List<WorkloadResult> results, boolean pointLookupsOnly) {
+        return results.stream().map(WorkloadResult::workload).distinct().sorted()
+                .filter(w -> !pointLookupsOnly || w.isPointLookup()).toList();
+    }
+
+    private static List<String> names(List<Workload> workloads) {
+        return workloads.stream().map(Workload::cliName).toList();
+    }
+
+    private static double[][] values(Headline headline, List<String> engines, List<Workload> workloads,
+            ToDoubleFunction<WorkloadResult> metric) {
+        double[][] v = new double[engines.size()][workloads.size()];
+        for (int e = 0; e < engines.size(); e++) {
+            for (int w = 0; w < workloads.size(); w++) {
+                WorkloadResult r = headline.find(engines.get(e), workloads.get(w));
+                v[e][w] = r == null ? Double.NaN : metric.applyAsDouble(r);
+            }
+        }
+        return v;
+    }
+
+    /** Escapes text for XML content and attribute values. */
+    static String escape(String s) {
+        StringBuilder out = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '&' -> out.append("&amp;");
+                case '<' -> out.append("&lt;");
+                case '>' -> out.append("&gt;");
+                case '"' -> out.append("&quot;");
+                case '\'' -> out.append("&#39;");
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,192 @@
+package io.bloomstore.cli.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.RocksObject;
+import org.rocksdb.Statistics;
+import org.rocksdb.TickerType;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The baseline: RocksDB through rocksdbjni, configured like BloomStore for the run — a
+ * full (whole-key) Bloom filter of the configured bits per key on every table, an LRU data
+ * block cache of the configured size, the configured compression and memtable size —
+ * and read through preallocated buffers ({@code get(ReadOptions, byte[], byte[])}).
+ *
+ * <p>Counters come from RocksDB's statistics tickers:
+ * <pre>
+ *   gets                 NUMBER_KEYS_READ
+ *   tablesConsulted      BLOOM_FILTER_USEFUL + BLOOM_FILTER_FULL_POSITIVE (tables whose filter was asked)
+ *   dataBlockReads       BLOCK_CACHE_DATA_MISS
+ *   bytesRead            LAST_LEVEL_READ_BYTES + NON_LAST_LEVEL_READ_BYTES (table file bytes, compaction included)
+ *   filterNegatives      BLOOM_FILTER_USEFUL
+ *   filterPositives      BLOOM_FILTER_FULL_POSITIVE
+ *   filterTruePositives  BLOOM_FILTER_FULL_TRUE_POSITIVE
+ *   blockCacheHits       BLOCK_CACHE_DATA_HIT
+ *   configuredFpr        theory for a Bloom filter blocked in 512-bit cache lines (RocksDB's FastLocalBloom)
+ * </pre>
+ *
+ * <p>Thread safety: as {@link BenchEngine} requires; RocksDB's reads and writes are thread-safe.
+ */
+public final class RocksDbEngine implements BenchEngine {
+    public static final String NAME = "rocksdb";
+    /** How long {@link #prepareForReads} waits for background compactions before going on. */
+    private static final long SETTLE_TIMEOUT_MILLIS = 10 * 60 * 1000;
+
+    private final List<RocksObject> resources = new ArrayList<>();
+    private Statistics statistics;
+    private RocksDB db;
+    private WriteOptions writeOptions;
+    private ReadOptions readOptions;
+    private double configuredFpr;
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    @Override
+    public void open(Path dir, BenchConfig config) throws IOException {
+        if (db != null) {
+            throw new IllegalStateException("already open");
+        }
+        statistics = keep(new Statistics());
+        BlockBasedTableConfig table = new BlockBasedTableConfig()
+                .setFilterPolicy(keep(new BloomFilter(config.bitsPerKey())))
+                .setWholeKeyFiltering(true)
+                .setBlockCache(keep(new LRUCache(config.blockCacheBytes())));
+        Options options = keep(new Options())
+                .setCreateIfMissing(true)
+                .setStatistics(statistics)
+                .setCompressionType(config.compression() == BenchConfig.Compression.LZ4
+                        ? CompressionType.LZ4_COMPRESSION : CompressionType.NO_COMPRESSION)
+                .setWriteBufferSize(config.memtableBytes())
+                .setMaxBackgroundJobs(2)
+                .setTableFormatConfig(table);
+        writeOptions = keep(new WriteOptions());
+        readOptions = keep(new ReadOptions());
+        configuredFpr = BenchConfig.blockedBloomFpr(config.bitsPerKey());
+        try {
+            db = RocksDB.open(options, dir.toString());
+        } catch (RocksDBException e) {
+            closeResources();
+            throw new IOException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) throws IOException {
+        try {
+            db.put(writeOptions, key, value);
+        } catch (RocksDBException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public int get(byte[] key, byte[] valueBuffer) throws IOException {
+        try {
+            int length = db.get(readOptions, key, valueBuffer);
+            return length == RocksDB.NOT_FOUND ? NOT_FOUND : length;
+        } catch (RocksDBException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) throws IOException {
+        try (RocksIterator it = db.newIterator(readOptions)) {
+            int read = 0;
+            for (it.seek(startKey); it.isValid() && read < count; it.next()) {
+                it.key(keyBuffer);
+                it.value(valueBuffer);
+                read++;
+            }
+            it.status();
+            return read;
+        } catch (RocksDBException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void prepareForReads() throws IOException {
+        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(flush);
+            long deadline = System.currentTimeMillis() + SETTLE_TIMEOUT_MILLIS;
+            while (busy() && System.currentTimeMillis() < deadline) {
+                Thread.sleep(50);
+            }
+        } catch (RocksDBException e) {
+            throw new IOException(e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for compactions", e);
+        }
+    }
+
+    private boolean busy() throws RocksDBException {
+        return db.getLongProperty("rocksdb.compaction-pending") > 0
+                || db.getLongProperty("rocksdb.num-running-compactions") > 0
+                || db.getLongProperty("rocksdb.num-running-flushes") > 0
+                || db.getLongProperty("rocksdb.mem-table-flush-pending") > 0;
+    }
+
+    @Override
+    public EngineCounters counters() {
+        long useful = tick(TickerType.BLOOM_FILTER_USEFUL);
+        long positive = tick(TickerType.BLOOM_FILTER_FULL_POSITIVE);
+        return new EngineCounters(
+                tick(TickerType.NUMBER_KEYS_READ),
+                useful + positive,
+                tick(TickerType.BLOCK_CACHE_DATA_MISS),
+                tick(TickerType.LAST_LEVEL_READ_BYTES) + tick(TickerType.NON_LAST_LEVEL_READ_BYTES),
+                useful,
+                positive,
+                tick(TickerType.BLOOM_FILTER_FULL_TRUE_POSITIVE),
+                tick(TickerType.BLOCK_CACHE_DATA_HIT),
+                configuredFpr);
+    }
+
+    private long tick(TickerType ticker) {
+        return statistics == null ? 0 : statistics.getTickerCount(ticker);
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            if (db != null) {
+                db.closeE();
+            }
+        } catch (RocksDBException e) {
+            throw new IOException(e.getMessage(), e);
+        } finally {
+            db = null;
+            closeResources();
+        }
+    }
+
+    private <T extends RocksObject> T keep(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    private void closeResources() {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+        resources.clear();
+        statistics = null;
+    }
+}

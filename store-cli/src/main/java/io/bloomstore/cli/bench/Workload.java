@@ -1,0 +1,58 @@
+package io.bloomstore.cli.bench;
+
+import java.util.Locale;
+
+/**
+ * The workloads, named and defined as in RocksDB's db_bench. They run in declaration order:
+ * each fill starts from an empty store, the reads run on what the last fill left, and
+ * readwhilewriting runs last because its writer leaves data in the memtable.
+ *
+ * <p>Thread safety: immutable.
+ */
+public enum Workload {
+    /** Writes every key once, in ascending key order. */
+    FILLSEQ(Kind.FILL),
+    /** Writes every key once, in random order. */
+    FILLRANDOM(Kind.FILL),
+    /** Point lookups of random loaded keys: every lookup finds its key. */
+    READRANDOM(Kind.READ),
+    /** Point lookups of keys never written, from the interleaved missing key space. */
+    READMISSING(Kind.READ),
+    /** Point lookups of which a chosen fraction ({@code --missing-fraction}) is absent. */
+    READMIXED(Kind.READ),
+    /** A seek to a random loaded key, then a short forward scan. */
+    SEEKRANDOM(Kind.READ),
+    /** readrandom on every thread while one more thread overwrites random keys. */
+    READWHILEWRITING(Kind.READ);
+
+    /** Whether a workload loads a fresh store or reads the loaded one. */
+    public enum Kind { FILL, READ }
+
+    private final Kind kind;
+
+    Workload(Kind kind) {
+        this.kind = kind;
+    }
+
+    public boolean isFill() {
+        return kind == Kind.FILL;
+    }
+
+    /** Whether the workload's operations are point lookups (it has a per-lookup read count). */
+    public boolean isPointLookup() {
+        return this == READRANDOM || this == READMISSING || this == READMIXED || this == READWHILEWRITING;
+    }
+
+    public String cliName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static Workload byCliName(String name) {
+        for (Workload w : values()) {
+            if (w.cliName().equalsIgnoreCase(name.trim())) {
+                return w;
+            }
+        }
+        throw new IllegalArgumentException("unknown workload '" + name + "'");
+    }
+}

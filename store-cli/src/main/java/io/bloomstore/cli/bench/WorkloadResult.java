@@ -1,0 +1,44 @@
+package io.bloomstore.cli.bench;
+
+import java.util.Optional;
+
+/**
+ * What one engine did in one workload: operations, time, latency percentiles, the engine's
+ * counter deltas and the operating system's read counts over the same interval.
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param found    point lookups (or seeks) that found a key
+ * @param osIo     /proc/self/io deltas, empty where the OS does not provide them
+ */
+public record WorkloadResult(String engine, Workload workload, long ops, double seconds,
+        double p50Micros, double p99Micros, double p999Micros, long found,
+        EngineCounters counters, Optional<ProcIo> osIo) {
+
+    public double opsPerSec() {
+        return seconds > 0 ? ops / seconds : 0;
+    }
+
+    /** Data blocks read from table files per operation (block-cache misses per op). */
+    public double dataBlockReadsPerOp() {
+        return perOp(counters.dataBlockReads());
+    }
+
+    /** Tables whose key range held the looked-up key, per operation. */
+    public double tablesConsultedPerOp() {
+        return perOp(counters.tablesConsulted());
+    }
+
+    /** Filter negatives: table reads the filters made unnecessary. */
+    public long diskAccessesSaved() {
+        return counters.filterNegatives();
+    }
+
+    public double measuredFpr() {
+        return counters.measuredFpr();
+    }
+
+    private double perOp(long count) {
+        return ops == 0 ? 0 : (double) count / ops;
+    }
+}

@@ -1,0 +1,117 @@
+package io.bloomstore.cli.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+import picocli.CommandLine;
+
+/** The command end to end on the simulated engines and RocksDB: console, JSON and HTML outputs. */
+class BenchCommandTest {
+    private static final List<String> ENGINES = List.of("sim", "sim-nofilter", RocksDbEngine.NAME);
+
+    @TempDir
+    Path dir;
+
+    private static EngineFactory factory() {
+        return SimulatedEngine.factory().register(RocksDbEngine.NAME, RocksDbEngine::new);
+    }
+
+    private String run(String... args) {
+        StringWriter out = new StringWriter();
+        CommandLine cmd = new CommandLine(new BenchCommand(factory()));
+        cmd.setOut(new PrintWriter(out));
+        cmd.setErr(new PrintWriter(out));
+        int code = cmd.execute(args);
+        assertEquals(0, code, out.toString());
+        return out.toString();
+    }
+
+    @Test
+    void writesCompleteJsonAndAWellFormedReport() throws Exception {
+        Path json = dir.resolve("bench.json");
+        Path html = dir.resolve("bench.html");
+        Path data = dir.resolve("data");
+        String console = run("--keys", "5000", "--reads", "2000", "--memtable-mb", "1", "--no-progress",
+                "--data", data.toString(), "--json", json.toString(), "--report", html.toString());
+        assertTrue(console.contains("readmissing") && console.contains("Throughput ratio to rocksdb"), console);
+        assertFalse(Files.exists(data.resolve("sim")), "stores are removed without --keep");
+
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        JsonNode results = root.get("results");
+        assertEquals(ENGINES.size() * Workload.values().length, results.size());
+        Set<String> seen = new HashSet<>();
+        for (JsonNode r : results) {
+            for (String field : List.of("engine", "workload", "ops", "opsPerSec", "p50Micros", "p99Micros",
+                    "p999Micros", "dataBlockReadsPerOp", "diskAccessesSaved", "measuredFpr", "configuredFpr",
+                    "osReadSyscalls")) {
+                assertTrue(r.has(field), "result lacks " + field + ": " + r);
+            }
+            assertTrue(r.get("ops").asLong() > 0 && r.get("opsPerSec").asDouble() > 0, r.toString());
+            seen.add(r.get("engine").asText() + "/" + r.get("workload").asText());
+        }
+        assertEquals(results.size(), seen.size(), "one result per engine and workload");
+        assertEquals(5000, root.at("/config/keys").asInt());
+        assertTrue(root.at("/machine/cores").asInt() > 0 && root.at("/machine/jvm").isTextual()
+                && root.at("/machine/os").isTextual());
+        assertTrue(root.at("/headline/opsPerSecRatioToRocksdb/sim/readmissing").isNumber());
+        assertTrue(root.at("/headline/readsPerMissingLookup/sim-nofilter").asDouble() >= 1);
+
+        Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(html.toFile());
+        NodeList sections = doc.getElementsByTagName("section");
+        Set<String> charts = new HashSet<>();
+        for (int i = 0; i < sections.getLength(); i++) {
+            Element s = (Element) sections.item(i);
+            if (s.getAttribute("class").equals("chart")) {
+                assertEquals(1, s.getElementsByTagName("svg").getLength(), "one chart in " + s.getAttribute("id"));
+                charts.add(s.getAttribute("id"));
+            }
+        }
+        assertEquals(Set.of("throughput", "disk-reads", "fpr", "saved"), charts);
+        String text = Files.readString(html);
+        assertFalse(text.contains("http://") && text.replace("http://www.w3.org/", "").contains("http://"),
+                "the report fetches nothing");
+        assertFalse(text.contains("<script"), "the report runs no script");
+    }
+
+    @Test
+    void keepLeavesTheStoresAndRefusesToReuseThem() {
+        Path data = dir.resolve("kept");
+        run("--engines", RocksDbEngine.NAME, "--workloads", "readrandom", "--keys", "1000", "--reads", "100",
+                "--no-progress", "--data", data.toString(), "--keep");
+        assertTrue(Files.isDirectory(data.resolve(RocksDbEngine.NAME)));
+        StringWriter err = new StringWriter();
+        CommandLine cmd = new CommandLine(new BenchCommand(factory()));
+        cmd.setErr(new PrintWriter(err));
+        int code = cmd.execute("--engines", RocksDbEngine.NAME, "--keys", "1000", "--reads", "100", "--no-progress",
+                "--data", data.toString());
+        assertEquals(2, code, err.toString());
+    }
+
+    @Test
+    void rejectsUnknownEnginesAndWorkloads() {
+        for (String[] args : List.of(new String[] {"--engines", "nosuch"}, new String[] {"--workloads", "nosuch"},
+                new String[] {"--compression", "zip"}, new String[] {"--keys", "0"})) {
+            StringWriter err = new StringWriter();
+            CommandLine cmd = new CommandLine(new BenchCommand(factory()));
+            cmd.setErr(new PrintWriter(err));
+            assertEquals(2, cmd.execute(args), String.join(" ", args));
+            assertTrue(err.toString().contains("nosuch") || err.toString().length() > 0);
+        }
+    }
+}
