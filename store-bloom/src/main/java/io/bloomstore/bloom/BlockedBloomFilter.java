@@ -73,6 +73,10 @@ public final class BlockedBloomFilter implements MembershipFilter {
             throw new IllegalArgumentException("bad blocked filter shape m=" + header.m() + " k=" + header.k());
         }
         long blocks = header.m() / BLOCK_BITS;
+        if (payload.length() != blocks * WORDS_PER_BLOCK * Long.BYTES) {
+            throw new IllegalArgumentException("payload of " + payload.length() + " bytes does not hold m=" + header.m()
+                    + " bits exactly");
+        }
         BitStore bits = payload.words(0, blocks * WORDS_PER_BLOCK);
         return new BlockedBloomFilter(bits, blocks, header.k(), header.hashStrategy(), header.seed(), header.n());
     }
