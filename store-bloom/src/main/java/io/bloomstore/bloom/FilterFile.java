@@ -174,9 +174,13 @@ public final class FilterFile {
         HashStrategy strategy;
         try {
             kind = FilterKind.byId(Byte.toUnsignedInt(b.get(6)));
-            strategy = HashStrategy.byId(Byte.toUnsignedInt(b.get(7)));
         } catch (IllegalArgumentException e) {
             throw new CorruptionException(path, 6, e.getMessage());
+        }
+        try {
+            strategy = HashStrategy.byId(Byte.toUnsignedInt(b.get(7)));
+        } catch (IllegalArgumentException e) {
+            throw new CorruptionException(path, 7, e.getMessage());
         }
         FilterHeader h = new FilterHeader(kind, strategy, b.getInt(8), b.getInt(12), b.getLong(16), b.getLong(24),
                 b.getLong(32), b.getLong(40), b.getLong(48));

@@ -116,6 +116,24 @@ class FilterFileCorruptionTest {
     }
 
     @Test
+    void unknownKindOrHashStrategyWithAValidHeaderCrc() throws IOException {
+        FilterHeader h = FilterFile.readHeader(good);
+        for (int pos : new int[] {6, 7}) {
+            byte[] copy = bytes.clone();
+            ByteBuffer header = FilterFile.encodeHeader(h, FilterFile.FORMAT_VERSION);
+            header.put(pos, (byte) 200);
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            crc.update(header.array(), 0, 60);
+            header.putInt(60, (int) crc.getValue());
+            header.get(copy, 0, FilterFile.HEADER_BYTES);
+            Path p = damaged("id-" + pos, copy);
+            CorruptionException e = assertCorrupt(p);
+            assertEquals(pos, e.offset());
+            assertTrue(e.getMessage().contains("unknown"), e.getMessage());
+        }
+    }
+
+    @Test
     void textFileIsNotAFilter() throws IOException {
         Path p = dir.resolve("keys.txt");
         Files.writeString(p, "alpha\nbeta\ngamma\n");
