@@ -8,7 +8,10 @@ import io.bloomstore.bloom.storage.Storage;
 /**
  * A cache-line-blocked Bloom filter (Putze, Sanders &amp; Singler): the bit array is cut into
  * 512-bit blocks (one 64-byte cache line) and all k probes of a key fall inside the one block
- * its hash picks, so a query costs one cache miss however large k is. The price is a slightly
+ * its hash picks, so a query costs one cache miss however large k is. The block comes from the
+ * high bits of the key's hash; the probes inside it are 9-bit fields of
+ * {@link Probes#mix mixed} copies of the hash, 7 per copy. (Double hashing inside a block,
+ * a + i·b mod 512, has too few distinct patterns: it measured 25% above theory.) The price is a slightly
  * higher false-positive rate than the standard filter at the same memory
  * ({@link BloomMath#blockedFpr}); false negatives still never happen.
  *
@@ -21,6 +24,10 @@ public final class BlockedBloomFilter implements MembershipFilter {
     /** Bits per block: one 64-byte cache line. */
     public static final int BLOCK_BITS = 512;
     private static final int WORDS_PER_BLOCK = BLOCK_BITS / 64;
+    /** Bits that address one bit of a block. */
+    private static final int PROBE_BITS = 9;
+    /** Probes cut from one mixed 64-bit value (7 × 9 = 63 bits) before mixing again. */
+    private static final int PROBES_PER_MIX = 64 / PROBE_BITS;
 
     private final BitStore bits;
     private final long blocks;
@@ -66,6 +73,10 @@ public final class BlockedBloomFilter implements MembershipFilter {
             throw new IllegalArgumentException("bad blocked filter shape m=" + header.m() + " k=" + header.k());
         }
         long blocks = header.m() / BLOCK_BITS;
+        if (payload.length() != blocks * WORDS_PER_BLOCK * Long.BYTES) {
+            throw new IllegalArgumentException("payload of " + payload.length() + " bytes does not hold m=" + header.m()
+                    + " bits exactly");
+        }
         BitStore bits = payload.words(0, blocks * WORDS_PER_BLOCK);
         return new BlockedBloomFilter(bits, blocks, header.k(), header.hashStrategy(), header.seed(), header.n());
     }
@@ -83,14 +94,15 @@ public final class BlockedBloomFilter implements MembershipFilter {
     @Override
     public boolean addHash(long hash) {
         long base = Probes.reduce(hash, blocks) * WORDS_PER_BLOCK;
-        long h2 = Probes.second(hash);
-        int a = (int) h2;
-        int b = (int) (h2 >>> 32) | 1;
+        long x = 0;
         for (int i = 0; i < k; i++) {
-            int bit = a & (BLOCK_BITS - 1);
+            if (i % PROBES_PER_MIX == 0) {
+                x = Probes.mix(hash + i * Probes.GOLDEN);
+            }
+            int bit = (int) x & (BLOCK_BITS - 1);
             long w = base + (bit >>> 6);
             bits.setWord(w, bits.getWord(w) | (1L << bit));
-            a += b;
+            x >>>= PROBE_BITS;
         }
         count++;
         return true;
@@ -99,15 +111,16 @@ public final class BlockedBloomFilter implements MembershipFilter {
     @Override
     public boolean mightContainHash(long hash) {
         long base = Probes.reduce(hash, blocks) * WORDS_PER_BLOCK;
-        long h2 = Probes.second(hash);
-        int a = (int) h2;
-        int b = (int) (h2 >>> 32) | 1;
+        long x = 0;
         for (int i = 0; i < k; i++) {
-            int bit = a & (BLOCK_BITS - 1);
+            if (i % PROBES_PER_MIX == 0) {
+                x = Probes.mix(hash + i * Probes.GOLDEN);
+            }
+            int bit = (int) x & (BLOCK_BITS - 1);
             if ((bits.getWord(base + (bit >>> 6)) & (1L << bit)) == 0) {
                 return false;
             }
-            a += b;
+            x >>>= PROBE_BITS;
         }
         return true;
     }

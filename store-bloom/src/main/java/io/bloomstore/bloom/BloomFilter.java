@@ -69,8 +69,14 @@ public final class BloomFilter implements MembershipFilter {
      * as the seeds' examples write them. Use {@link #addHash}/{@link #mightContainHash} with x.
      */
     public static BloomFilter withHashFunctions(long m, LongUnaryOperator... functions) {
+        return withHashFunctions(m, Storage.HEAP, functions);
+    }
+
+    /** As {@link #withHashFunctions(long, LongUnaryOperator...)}, with the bits in {@code storage}. */
+    public static BloomFilter withHashFunctions(long m, Storage storage, LongUnaryOperator... functions) {
         checkShape(m, functions.length);
-        return new BloomFilter(Storage.HEAP.allocate(BitStore.wordsFor(m)), m, functions.length,
+        Objects.requireNonNull(storage, "storage");
+        return new BloomFilter(storage.allocate(BitStore.wordsFor(m)), m, functions.length,
                 HashStrategy.CUSTOM, 0L, 0, functions.clone());
     }
 
@@ -79,6 +85,10 @@ public final class BloomFilter implements MembershipFilter {
         checkShape(header.m(), header.k());
         if (header.hashStrategy() == HashStrategy.CUSTOM) {
             throw new IllegalArgumentException("a filter built from caller-supplied hash functions cannot be reopened");
+        }
+        if (payload.length() != BitStore.wordsFor(header.m()) * Long.BYTES) {
+            throw new IllegalArgumentException("payload of " + payload.length() + " bytes does not hold m=" + header.m()
+                    + " bits exactly");
         }
         BitStore bits = payload.words(0, BitStore.wordsFor(header.m()));
         return new BloomFilter(bits, header.m(), header.k(), header.hashStrategy(), header.seed(), header.n(), null);

@@ -8,7 +8,6 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -146,7 +145,14 @@ public final class FilterFile {
         ch.position(0);
         readFully(ch, b);
         b.flip();
-        if (b.remaining() < 4 || b.getInt(0) != MAGIC) {
+        if (b.remaining() < 4) {
+            if (isMagicPrefix(b)) {
+                throw new CorruptionException(path, size, "truncated: file has " + size
+                        + " bytes, a filter file at least " + (HEADER_BYTES + TRAILER_BYTES));
+            }
+            throw new NotAFilterFileException(path);
+        }
+        if (b.getInt(0) != MAGIC) {
             throw new NotAFilterFileException(path);
         }
         if (b.remaining() < HEADER_BYTES) {
@@ -168,9 +174,13 @@ public final class FilterFile {
         HashStrategy strategy;
         try {
             kind = FilterKind.byId(Byte.toUnsignedInt(b.get(6)));
-            strategy = HashStrategy.byId(Byte.toUnsignedInt(b.get(7)));
         } catch (IllegalArgumentException e) {
             throw new CorruptionException(path, 6, e.getMessage());
+        }
+        try {
+            strategy = HashStrategy.byId(Byte.toUnsignedInt(b.get(7)));
+        } catch (IllegalArgumentException e) {
+            throw new CorruptionException(path, 7, e.getMessage());
         }
         FilterHeader h = new FilterHeader(kind, strategy, b.getInt(8), b.getInt(12), b.getLong(16), b.getLong(24),
                 b.getLong(32), b.getLong(40), b.getLong(48));
@@ -199,6 +209,16 @@ public final class FilterFile {
             }
         }
         return h;
+    }
+
+    /** Whether the few bytes of a file shorter than the magic (none included) start it. */
+    private static boolean isMagicPrefix(ByteBuffer b) {
+        for (int i = 0; i < b.remaining(); i++) {
+            if (b.get(i) != (byte) (MAGIC >>> (8 * i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static long payloadCrc(SeekableByteChannel ch, long length) throws IOException {
@@ -306,8 +326,6 @@ public final class FilterFile {
                 ch.position(HEADER_BYTES + offset);
                 readFully(ch, b);
                 return b.getLong(0);
-            } catch (NoSuchFileException e) {
-                throw e;
             }
         }
     }

@@ -1,22 +1,90 @@
 package io.bloomstore.cli;
 
+import java.io.InputStream;
+import java.io.PrintWriter;
+
+import io.bloomstore.cli.bench.BenchCommand;
 import io.bloomstore.cli.family.ExperimentCommand;
-import io.bloomstore.cli.family.FilterParadoxCommand;
+import io.bloomstore.cli.filter.FilterCommand;
+import io.bloomstore.cli.jmh.JmhCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
-/** The {@code bloomstore} command: entry point of {@code bloomstore.jar}. */
+/**
+ * The {@code bloomstore} command: entry point of {@code bloomstore.jar}.
+ *
+ * <p>Errors: every command reports a failure as one line on stderr starting with
+ * {@code bloomstore: } and exits with a code that says what kind of failure it was; the
+ * stack trace is printed only with the global {@code --verbose}. The codes
+ * ({@link ExitCodes}):
+ * <pre>
+ *   0  OK          1  NOT_FOUND (a key absent or not found)   2  USAGE (bad arguments or numbers)
+ *   3  IO (missing file, permission, disk)   4  CORRUPTION   5  FORMAT (not a BloomStore file,
+ *   other format version)   6  LOCKED (store open elsewhere)   70  INTERNAL (a bug)
+ * </pre>
+ * {@link ErrorHandler} maps exception kinds to those codes: {@link CliException} carries its
+ * own, {@code CorruptionException} is 4, {@code NotAFilterFileException} and
+ * {@code FormatVersionException} 5, {@code LockedException} 6, other {@code IOException}s 3,
+ * {@code IllegalArgumentException} 2, anything else 70. New commands throw those and get the
+ * scheme for free; they register here as subcommands.
+ *
+ * <p>Thread safety: one instance per invocation.
+ */
 @Command(name = "bloomstore", mixinStandardHelpOptions = true, version = "BloomStore 0.1.0",
         description = "Embedded LSM key-value store with off-heap, memory-mapped filters.",
-        subcommands = {ExperimentCommand.class, FilterParadoxCommand.class, io.bloomstore.cli.bench.BenchCommand.class})
+        subcommands = {FilterCommand.class, BenchCommand.class, ExperimentCommand.class, JmhCommand.class},
+        footer = {"", "Exit codes: 0 ok, 1 key absent or not found, 2 usage, 3 I/O or missing file, 4 corruption,",
+            "5 not a BloomStore file or other format version, 6 store locked, 70 internal error."})
 public final class Main implements Runnable {
+    private final InputStream stdin;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces with errors.")
+    private boolean verbose;
+
+    public Main() {
+        this(System.in);
+    }
+
+    /** A command reading keys (for {@code -}) from {@code stdin}. */
+    public Main(InputStream stdin) {
+        this.stdin = stdin;
+    }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Main()).execute(args));
+        System.exit(commandLine(new Main()).execute(args));
+    }
+
+    /** The configured command line: subcommands, error handling and exit codes. */
+    public static CommandLine commandLine(Main main) {
+        ErrorHandler handler = new ErrorHandler(main);
+        return new CommandLine(main)
+                .setExecutionExceptionHandler(handler)
+                .setParameterExceptionHandler(handler);
+    }
+
+    /** As {@link #commandLine(Main)}, writing to the given streams (tests capture them). */
+    public static CommandLine commandLine(Main main, PrintWriter out, PrintWriter err) {
+        return commandLine(main).setOut(out).setErr(err);
+    }
+
+    public boolean verbose() {
+        return verbose;
+    }
+
+    public InputStream stdin() {
+        return stdin;
     }
 
     @Override
     public void run() {
-        new CommandLine(this).usage(System.out);
+        throw new ParameterException(spec.commandLine(), "missing command");
     }
 }

@@ -1,0 +1,88 @@
+package io.bloomstore.cli.filter;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.bloomstore.bloom.FilterFile;
+import io.bloomstore.bloom.FilterHeader;
+import io.bloomstore.bloom.MembershipFilter;
+import io.bloomstore.cli.ExitCodes;
+import io.bloomstore.cli.Json;
+import io.bloomstore.cli.Units;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bloomstore filter info}: a filter file's header (docs/format/filter.md), size,
+ * bits per key and expected false-positive rate, after checking every checksum.
+ *
+ * <p>Thread safety: one instance per invocation.
+ */
+@Command(name = "info", mixinStandardHelpOptions = true,
+        description = "Print a filter file's header, size and expected false-positive rate (checks its checksums).")
+public final class FilterInfoCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "F", description = "Filter file.")
+    private Path file;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    private boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        FilterHeader h = FilterFile.verify(file);
+        double expectedFpr;
+        try (MembershipFilter filter = FilterFile.open(file, false)) {
+            expectedFpr = filter.expectedFpp();
+        }
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("file", file.toString());
+        info.put("fileBytes", Files.size(file));
+        info.put("formatVersion", FilterFile.FORMAT_VERSION);
+        info.put("kind", h.kind().cliName());
+        info.put("hashStrategy", h.hashStrategy().name());
+        info.put("seed", h.seed());
+        info.put("k", h.k());
+        info.put("aux", h.aux());
+        info.put("m", h.m());
+        info.put("n", h.n());
+        info.put("payloadBytes", h.payloadLength());
+        info.put("aux2", h.aux2());
+        info.put("bitsPerKey", h.n() == 0 ? null : (double) h.payloadLength() * 8 / h.n());
+        info.put("expectedFpr", expectedFpr);
+        info.put("checksums", "ok");
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(Json.write(info));
+        } else {
+            out.printf(Locale.ROOT, "%s: %s filter, format version %d, %s%n", file, h.kind().cliName(),
+                    FilterFile.FORMAT_VERSION, Units.bytes(Files.size(file)));
+            out.printf(Locale.ROOT, "  hash           %s, seed %d%n", h.hashStrategy(), h.seed());
+            out.printf(Locale.ROOT, "  k              %d%n", h.k());
+            out.printf(Locale.ROOT, "  m              %s%n", Units.count(h.m()));
+            out.printf(Locale.ROOT, "  n (keys)       %s%n", Units.count(h.n()));
+            if (h.aux() != 0 || h.aux2() != 0) {
+                out.printf(Locale.ROOT, "  aux, aux2      %d, %d%n", h.aux(), h.aux2());
+            }
+            out.printf(Locale.ROOT, "  payload        %s bytes%n", Units.count(h.payloadLength()));
+            if (h.n() > 0) {
+                out.printf(Locale.ROOT, "  bits per key   %.3f%n", (double) h.payloadLength() * 8 / h.n());
+            }
+            out.printf(Locale.ROOT, "  expected FPR   %s (%.3g)%n", Units.percent(expectedFpr), expectedFpr);
+            out.printf(Locale.ROOT, "  checksums      ok%n");
+        }
+        out.flush();
+        return ExitCodes.OK;
+    }
+}

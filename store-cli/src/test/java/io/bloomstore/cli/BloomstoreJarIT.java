@@ -1,0 +1,85 @@
+package io.bloomstore.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The real {@code bloomstore.jar} under plain {@code java -jar}, no JVM flags: the manifest
+ * must carry what Chronicle Bytes needs, and the JMH benchmark list must be packed.
+ * Runs in {@code verify} (failsafe), after the jar is shaded in {@code package}.
+ */
+class BloomstoreJarIT {
+    private static final Path JAR = Path.of(System.getProperty("bloomstore.jar", "target/bloomstore.jar"));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void filterPlan() throws Exception {
+        Run r = run("filter", "plan", "--n", "1000", "--fpr", "0.01");
+        assertEquals(0, r.code, r.err);
+        assertTrue(r.out.contains("k (probes)     7"), r.out);
+        JsonNode j = new ObjectMapper().readTree(run("filter", "plan", "--n", "1000", "--fpr", "0.01", "--json").out);
+        assertEquals(9586, j.get("m").asLong());
+    }
+
+    @Test
+    void mappedFilterUnderPlainJavaJar() throws Exception {
+        Path keys = dir.resolve("keys.txt");
+        Files.write(keys, List.of("alpha", "beta", "gamma"), StandardCharsets.UTF_8);
+        Path f = dir.resolve("f.bsf");
+        Run created = run("filter", "create", "--from", keys.toString(), "--out", f.toString());
+        assertEquals(0, created.code, created.err);
+        Run check = run("filter", "check", f.toString(), "beta", "delta");
+        assertEquals(ExitCodes.NOT_FOUND, check.code, check.err);
+        assertEquals("maybe  beta\nabsent delta\n", check.out);
+        assertEquals("", check.err, "no warnings from the JVM or Chronicle");
+    }
+
+    @Test
+    void errorsUnderPlainJavaJar() throws Exception {
+        Run r = run("filter", "info", dir.resolve("missing.bsf").toString());
+        assertEquals(ExitCodes.IO, r.code);
+        assertEquals("bloomstore: no such file: " + dir.resolve("missing.bsf") + "\n", r.err);
+    }
+
+    @Test
+    void benchmarksArePacked() throws Exception {
+        try (JarFile jar = new JarFile(JAR.toFile())) {
+            assertTrue(jar.getEntry("META-INF/BenchmarkList") != null, "JMH benchmark list in the jar");
+        }
+        Run list = run("jmh", "-l");
+        assertEquals(0, list.code, list.err);
+        assertTrue(list.out.contains("io.bloomstore.cli.jmh.FilterQueryBenchmark.mightContain"), list.out);
+        assertTrue(list.out.contains("io.bloomstore.cli.jmh.FilterAddBenchmark.add"), list.out);
+    }
+
+    private record Run(int code, String out, String err) {
+    }
+
+    private Run run(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", JAR.toString()));
+        command.addAll(List.of(args));
+        Path out = dir.resolve("out.txt");
+        Path err = dir.resolve("err.txt");
+        Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "bloomstore did not finish: " + command);
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+}
