@@ -35,7 +35,7 @@ public record TableProperties(long entries, long dataBlocks, long dataSize, long
                               long filterKeys, long filterFileSize, double bitsPerKey, FilterKind filterKind,
                               Compression compression, int blockSize, int restartInterval, byte[] smallestUserKey,
                               byte[] largestUserKey) {
-    private static final int FIXED_BYTES = 80;
+    private static final int FIXED_BYTES = 76;
 
     byte[] encode() {
         ByteBuffer b = ByteBuffer.allocate(FIXED_BYTES + 4 + smallestUserKey.length + 4 + largestUserKey.length)
