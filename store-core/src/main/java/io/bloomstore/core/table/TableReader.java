@@ -257,6 +257,14 @@ public final class TableReader implements Closeable {
         return filter == null ? 0 : props.filterFileSize();
     }
 
+    /**
+     * The false-positive rate the filter expects for the keys it holds (the configured rate the
+     * measured one is compared with); 0 without filter.
+     */
+    public double filterExpectedFpr() {
+        return filter == null ? 0 : filter.expectedFpp();
+    }
+
     /** The filter sidecar's header, or null when the table has none. */
     public FilterHeader filterHeader() {
         return filter == null ? null : filter.header();
