@@ -145,6 +145,14 @@ public class MemoryFileSystem implements FileSystem {
         locks.clear();
     }
 
+    /**
+     * Simulates the crash of the process only: locks are released, but every byte written stays
+     * (the operating system had it), synced or not.
+     */
+    public void crashProcess() {
+        locks.clear();
+    }
+
     /** A copy of a file's current bytes (synced or not), for tests that inspect or damage files. */
     public byte[] contents(Path path) throws IOException {
         return file(path).snapshot();
