@@ -30,10 +30,11 @@ import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.stats.StoreCounters;
 
 /**
- * Damaged table files: every flipped byte of a table (all of its metadata, a seeded sample of
- * its data blocks) and of its filter sidecar is reported as a {@link CorruptionException} by
- * open or by {@link TableReader#verify()}, and until then no lookup returns a wrong value;
- * truncated, extended and missing files are refused on open.
+ * Damaged table files: a flipped byte anywhere in a table (every byte of its properties and
+ * footer, seeded samples of its index and data blocks) or in its filter sidecar (every header and
+ * trailer byte, a sample of the payload) is reported as a {@link CorruptionException} by open or
+ * by {@link TableReader#verify()}, and until then no lookup returns a wrong value; truncated,
+ * extended and missing files are refused on open.
  */
 class TableCorruptionTest {
     private static final FileSystem FS = LocalFileSystem.INSTANCE;
@@ -75,11 +76,18 @@ class TableCorruptionTest {
         try (TableReader t = open(OPTS)) {
             props = t.properties();
         }
+        // Every byte of the properties block and the footer; seeded samples of the index and data.
+        int indexStart = (int) (props.dataSize() + props.encode().length + BlockCodec.TRAILER_BYTES);
+        int footerStart = table.length - Footer.BYTES;
         TreeSet<Integer> positions = new TreeSet<>();
-        for (int p = (int) props.dataSize(); p < table.length; p++) {
+        for (int p = (int) props.dataSize(); p < indexStart; p++) {
             positions.add(p);
         }
-        for (int i = 0; i < 300; i++) {
+        for (int p = footerStart; p < table.length; p++) {
+            positions.add(p);
+        }
+        for (int i = 0; i < 250; i++) {
+            positions.add(indexStart + rnd.nextInt(footerStart - indexStart));
             positions.add(rnd.nextInt((int) props.dataSize()));
         }
         for (int p : positions) {
