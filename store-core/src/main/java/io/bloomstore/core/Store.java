@@ -1,0 +1,94 @@
+package io.bloomstore.core;
+
+import io.bloomstore.core.db.DbImpl;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.LocalFileSystem;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * An embedded, ordered key-value store: BloomStore's public API. Keys and values are byte arrays;
+ * keys are ordered as unsigned bytes. Writes go to a write-ahead log and a memtable; full
+ * memtables are flushed in the background to SSTables, each with an off-heap filter consulted
+ * before any of the table's data is read. See {@code docs/architecture.md}.
+ *
+ * <p>Errors: {@link IllegalArgumentException} for bad arguments (null or empty key, key or value
+ * over the configured maximum, a directory that is not a store); {@link IllegalStateException}
+ * for use after {@link #close()}; {@link io.bloomstore.bloom.CorruptionException} (an {@link
+ * IOException}) for damaged files; {@link io.bloomstore.core.fs.LockedException} when the store is
+ * already open elsewhere; other {@link IOException}s for I/O failures. After a failed background
+ * flush or WAL write the store refuses further writes with that error.
+ *
+ * <p>Thread safety: safe for concurrent use by any number of threads; concurrent writers are
+ * committed in groups (one WAL write and at most one sync per group).
+ */
+public interface Store extends AutoCloseable {
+
+    /** Opens (creating if missing) the store in {@code dir} with default options. */
+    static Store open(Path dir) throws IOException {
+        return open(dir, StoreOptions.defaults());
+    }
+
+    /**
+     * Opens the store in {@code dir}, recovering writes that were not yet flushed from the WAL.
+     *
+     * @throws IllegalArgumentException when {@code dir} is missing and {@code createIfMissing} is
+     *         false, or exists and is not empty but holds no store
+     */
+    static Store open(Path dir, StoreOptions options) throws IOException {
+        return open(LocalFileSystem.INSTANCE, dir, options);
+    }
+
+    /** Opens a store through another file system (an in-memory or fault-injecting one in tests). */
+    static Store open(FileSystem fs, Path dir, StoreOptions options) throws IOException {
+        return DbImpl.open(fs, dir, options);
+    }
+
+    void put(byte[] key, byte[] value) throws IOException;
+
+    void put(byte[] key, byte[] value, WriteOptions options) throws IOException;
+
+    /** Deletes a key (writes a tombstone); deleting an absent key is not an error. */
+    void delete(byte[] key) throws IOException;
+
+    void delete(byte[] key, WriteOptions options) throws IOException;
+
+    /** Applies all of the batch's operations atomically. */
+    void write(WriteBatch batch, WriteOptions options) throws IOException;
+
+    /** The key's value, or null when it is absent or deleted. */
+    byte[] get(byte[] key) throws IOException;
+
+    byte[] get(byte[] key, ReadOptions options) throws IOException;
+
+    /**
+     * Keys in [{@code from}, {@code to}) in ascending order; a null bound is open. Close the
+     * iterator when done.
+     */
+    StoreIterator iterator(byte[] from, byte[] to);
+
+    StoreIterator iterator(byte[] from, byte[] to, ReadOptions options);
+
+    /** Keys in [{@code from}, {@code to}) in descending order; a null bound is open. */
+    StoreIterator reverseIterator(byte[] from, byte[] to);
+
+    StoreIterator reverseIterator(byte[] from, byte[] to, ReadOptions options);
+
+    /** A consistent view of the store as of now, for {@link ReadOptions#at(Snapshot)}. */
+    Snapshot snapshot();
+
+    /** Writes the memtable to a table and returns once it, and every earlier memtable, is on disk. */
+    void flush() throws IOException;
+
+    /** A copy of the statistics as of now. */
+    StoreStats stats();
+
+    StoreOptions options();
+
+    /**
+     * Waits for running flushes, syncs the WAL and releases the directory lock. Writes still in
+     * the memtable stay in the WAL and are recovered by the next open. Idempotent.
+     */
+    @Override
+    void close() throws IOException;
+}

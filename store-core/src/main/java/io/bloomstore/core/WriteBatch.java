@@ -1,0 +1,92 @@
+package io.bloomstore.core;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A group of puts and deletes applied atomically by {@link Store#write}: after a crash either all
+ * of them are visible or none. Later operations on the same key win over earlier ones. The batch
+ * copies nothing: do not modify key or value arrays after adding them. A batch can be reused after
+ * {@link #clear()}.
+ *
+ * <p>The batch is one WAL record; its encoding is in {@code docs/format/wal.md}.
+ *
+ * <p>Thread safety: not thread-safe; build it on one thread, then hand it to the store.
+ */
+public final class WriteBatch {
+    /** Receives a batch's operations in the order they were added. */
+    public interface Handler {
+        void put(byte[] key, byte[] value);
+
+        void delete(byte[] key);
+    }
+
+    private final List<byte[]> keys = new ArrayList<>();
+    /** The value for a put; null marks a delete. */
+    private final List<byte[]> values = new ArrayList<>();
+    private long approximateBytes;
+
+    public WriteBatch put(byte[] key, byte[] value) {
+        if (value == null) {
+            throw new IllegalArgumentException("value must not be null (use delete)");
+        }
+        checkKey(key);
+        keys.add(key);
+        values.add(value);
+        approximateBytes += key.length + value.length + 8;
+        return this;
+    }
+
+    public WriteBatch delete(byte[] key) {
+        checkKey(key);
+        keys.add(key);
+        values.add(null);
+        approximateBytes += key.length + 8;
+        return this;
+    }
+
+    /** Number of operations. */
+    public int count() {
+        return keys.size();
+    }
+
+    /** Key and value bytes plus a small per-operation overhead. */
+    public long approximateBytes() {
+        return approximateBytes;
+    }
+
+    public void clear() {
+        keys.clear();
+        values.clear();
+        approximateBytes = 0;
+    }
+
+    /** Calls the handler for each operation, in order. */
+    public void forEach(Handler handler) {
+        for (int i = 0; i < keys.size(); i++) {
+            byte[] v = values.get(i);
+            if (v == null) {
+                handler.delete(keys.get(i));
+            } else {
+                handler.put(keys.get(i), v);
+            }
+        }
+    }
+
+    private static void checkKey(byte[] key) {
+        if (key == null || key.length == 0) {
+            throw new IllegalArgumentException("key must not be null or empty");
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("WriteBatch[");
+        for (int i = 0; i < keys.size() && i < 8; i++) {
+            sb.append(i == 0 ? "" : ", ").append(values.get(i) == null ? "delete " : "put ")
+                    .append(Arrays.toString(keys.get(i)));
+        }
+        return sb.append(keys.size() > 8 ? ", ...]" : "]").toString();
+    }
+}

@@ -1,0 +1,43 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.Snapshot;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A snapshot: a sequence number, registered with its store while open so that the store knows
+ * the oldest version a reader may still need.
+ *
+ * <p>Thread safety: safe to share.
+ */
+final class SnapshotImpl implements Snapshot {
+    private final long sequence;
+    private final Set<SnapshotImpl> live;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    SnapshotImpl(long sequence, Set<SnapshotImpl> live) {
+        this.sequence = sequence;
+        this.live = live;
+        live.add(this);
+    }
+
+    @Override
+    public long sequence() {
+        if (closed.get()) {
+            throw new IllegalStateException("snapshot is closed");
+        }
+        return sequence;
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            live.remove(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Snapshot@" + sequence;
+    }
+}

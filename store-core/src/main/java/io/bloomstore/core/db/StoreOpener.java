@@ -1,0 +1,99 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.cache.BlockCache;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.FileNames;
+import io.bloomstore.core.manifest.VersionSet;
+import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.wal.LogFormat;
+import io.bloomstore.core.wal.LogWriter;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Opens a store: checks the directory, takes the LOCK, then recovers — CURRENT → MANIFEST →
+ * version (tables opened, filters mapped) → WAL segments newer than the manifest's log number
+ * replayed and written as a level-0 table → a fresh WAL. See {@code docs/architecture.md}.
+ *
+ * <p>Thread safety: stateless; each open runs on the caller's thread.
+ */
+final class StoreOpener {
+
+    private StoreOpener() {
+    }
+
+    static Store open(FileSystem fs, Path dir, StoreOptions options) throws IOException {
+        if (fs == null || dir == null || options == null) {
+            throw new IllegalArgumentException("file system, directory and options must not be null");
+        }
+        if (!fs.exists(dir)) {
+            if (!options.createIfMissing()) {
+                throw new IllegalArgumentException("no store at " + dir
+                        + ": the directory does not exist (createIfMissing is false)");
+            }
+            fs.createDirectories(dir);
+        }
+        boolean isStore = fs.exists(dir.resolve(FileNames.CURRENT));
+        if (!isStore) {
+            List<String> other = new ArrayList<>(fs.list(dir));
+            other.remove(FileNames.LOCK);
+            if (!other.isEmpty()) {
+                Collections.sort(other);
+                throw new IllegalArgumentException(dir + " is not a BloomStore directory: it has no CURRENT file but "
+                        + "holds " + other.size() + " other entries (" + String.join(", ",
+                        other.subList(0, Math.min(3, other.size()))) + (other.size() > 3 ? ", ..." : "") + ")");
+            }
+            if (!options.createIfMissing()) {
+                throw new IllegalArgumentException("no store at " + dir + ": the directory is empty "
+                        + "(createIfMissing is false)");
+            }
+        }
+        Closeable lock = fs.lock(dir.resolve(FileNames.LOCK));
+        VersionSet versions = null;
+        TableRegistry tables = null;
+        try {
+            versions = isStore ? VersionSet.recover(fs, dir) : VersionSet.create(fs, dir);
+            StoreCounters counters = new StoreCounters();
+            BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
+                    : new BlockCache(options.blockCacheBytes());
+            tables = new TableRegistry(fs, dir, options.tableOptions(), cache, counters);
+            for (FileMetaData f : versions.current().allFiles()) {
+                tables.open(f.fileNumber());
+            }
+            List<Long> wals = new ArrayList<>();
+            for (String name : fs.list(dir)) {
+                FileNames.Parsed p = FileNames.parse(name);
+                if (p != null) {
+                    versions.markFileNumberUsed(p.number());
+                    if (p.kind() == FileNames.Kind.WAL && p.number() >= versions.logNumber()) {
+                        wals.add(p.number());
+                    }
+                }
+            }
+            Collections.sort(wals);
+            WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence());
+            long walNumber = versions.newFileNumber();
+            LogWriter wal = new LogWriter(fs.create(FileNames.wal(dir, walNumber)), LogFormat.WAL_MAGIC);
+            DbImpl db = new DbImpl(fs, dir, options, counters, versions, tables, lock, walNumber, wal,
+                    replayed.lastSequence());
+            db.finishRecovery(replayed.memtable());
+            return db;
+        } catch (IOException | RuntimeException | Error e) {
+            if (tables != null) {
+                tables.closeAll();
+            }
+            if (versions != null) {
+                versions.close();
+            }
+            lock.close();
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.cache.BlockCache;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.table.TableOptions;
+import io.bloomstore.core.table.TableReader;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The open tables of a store, by file number: each live table is opened once (its filter mapped)
+ * and shared through reference-counted {@link TableHandle}s.
+ *
+ * <p>Thread safety: safe for concurrent use.
+ */
+final class TableRegistry {
+    private final FileSystem fs;
+    private final Path dir;
+    private final TableOptions options;
+    private final BlockCache cache;
+    private final StoreCounters counters;
+    private final Map<Long, TableHandle> open = new ConcurrentHashMap<>();
+
+    TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters) {
+        this.fs = fs;
+        this.dir = dir;
+        this.options = options;
+        this.cache = cache;
+        this.counters = counters;
+    }
+
+    /** Opens a live table (maps its filter; reads only its footer, index and properties). */
+    void open(long fileNumber) throws IOException {
+        TableReader reader = TableReader.open(fs, dir, fileNumber, options, cache, counters);
+        open.put(fileNumber, new TableHandle(fileNumber, reader));
+    }
+
+    /**
+     * A retained handle on a live table; the caller must {@link TableHandle#release()} it.
+     *
+     * @throws IllegalStateException when the table is not open (the store was closed meanwhile)
+     */
+    TableHandle acquire(long fileNumber) {
+        TableHandle h = open.get(fileNumber);
+        if (h == null || !h.retain()) {
+            throw new IllegalStateException("table " + fileNumber + " is not open (store closed?)");
+        }
+        return h;
+    }
+
+    /** Removes a table from the live set; it closes once its last reader lets go. */
+    void drop(long fileNumber) {
+        TableHandle h = open.remove(fileNumber);
+        if (h != null) {
+            cache.invalidateFile(fileNumber);
+            h.release();
+        }
+    }
+
+    /** Bytes of filters held by the live tables (mapped, or loaded when mapping is unsupported). */
+    long filterBytes() {
+        long sum = 0;
+        for (TableHandle h : open.values()) {
+            sum += h.reader().filterBytes();
+        }
+        return sum;
+    }
+
+    void closeAll() {
+        for (Long n : open.keySet()) {
+            drop(n);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.WriteBatch;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Group commit: concurrent writers line up; the writer at the head becomes the leader, takes the
+ * writers queued behind it (up to 1 MiB of batches) as its group, and commits them all with one
+ * WAL write and at most one sync, while the followers wait. Then the next head leads. A barrier
+ * (used by flush) is always committed alone.
+ *
+ * <p>Thread safety: safe for concurrent use; it owns the store's mutex and the condition on which
+ * writers, flush and close wait for changes.
+ */
+final class WriteQueue {
+    private static final long MAX_GROUP_BYTES = 1 << 20;
+
+    /** One queued write (a batch) or barrier (batch null). */
+    record Writer(WriteBatch batch, boolean sync, Result result) {
+    }
+
+    /** Set by the leader when a writer's group is committed. */
+    static final class Result {
+        private boolean done;
+        private Throwable failure;
+    }
+
+    /** Commits a group; called by the leader with the mutex held. */
+    interface Committer {
+        void commit(List<Writer> group) throws IOException;
+    }
+
+    /** Work done by the leader with the mutex released. */
+    interface IoRunnable {
+        void run() throws IOException;
+    }
+
+    private final ReentrantLock mutex = new ReentrantLock();
+    private final Condition changed = mutex.newCondition();
+    private final Deque<Writer> writers = new ArrayDeque<>();
+    private boolean closed;
+
+    ReentrantLock mutex() {
+        return mutex;
+    }
+
+    void submit(WriteBatch batch, boolean sync, Committer committer) throws IOException {
+        run(new Writer(batch, sync, new Result()), committer);
+    }
+
+    /** Runs {@code committer} alone, after every write queued before it. */
+    void submitBarrier(Committer committer) throws IOException {
+        run(new Writer(null, false, new Result()), committer);
+    }
+
+    private void run(Writer w, Committer committer) throws IOException {
+        mutex.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("store is closed");
+            }
+            writers.addLast(w);
+            while (!w.result().done && writers.peekFirst() != w) {
+                changed.awaitUninterruptibly();
+            }
+            if (w.result().done) {
+                rethrow(w.result().failure);
+                return;
+            }
+            List<Writer> group = new ArrayList<>();
+            group.add(w);
+            if (w.batch() != null) {
+                long bytes = w.batch().approximateBytes();
+                for (Writer next : writers) {
+                    if (next == w) {
+                        continue;
+                    }
+                    if (next.batch() == null || bytes + next.batch().approximateBytes() > MAX_GROUP_BYTES) {
+                        break;
+                    }
+                    bytes += next.batch().approximateBytes();
+                    group.add(next);
+                }
+            }
+            Throwable failure = null;
+            try {
+                committer.commit(group);
+            } catch (IOException | RuntimeException | Error e) {
+                failure = e;
+            }
+            for (Writer g : group) {
+                writers.pollFirst();
+                g.result().failure = failure;
+                g.result().done = true;
+            }
+            changed.signalAll();
+            rethrow(failure);
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private static void rethrow(Throwable failure) throws IOException {
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof RuntimeException re) {
+            throw re;
+        }
+        if (failure instanceof Error err) {
+            throw err;
+        }
+    }
+
+    /** Runs work with the mutex released (the leader's WAL write), then takes it back. */
+    void unlocked(IoRunnable work) throws IOException {
+        mutex.unlock();
+        try {
+            work.run();
+        } finally {
+            mutex.lock();
+        }
+    }
+
+    /** With the mutex held: waits until another thread calls {@link #signalChange()}. */
+    void awaitChange() {
+        changed.awaitUninterruptibly();
+    }
+
+    /** With the mutex held: wakes every waiter (a flush finished, a writer group committed). */
+    void signalChange() {
+        changed.signalAll();
+    }
+
+    /** With the mutex held: refuses new writers, then waits for the queued ones to finish. */
+    void closeAndDrain() {
+        closed = true;
+        while (!writers.isEmpty()) {
+            changed.awaitUninterruptibly();
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package io.bloomstore.core.fs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+/**
+ * The real file system: {@link FileChannel}s over the operating system's files.
+ *
+ * <p>Locks combine an OS lock ({@link FileChannel#tryLock()}) that keeps other processes out with
+ * a JVM-wide set of held lock paths, because the OS lock does not stop a second opener in the same
+ * JVM reliably.
+ *
+ * <p>Thread safety: safe for concurrent use; one shared instance is {@link #INSTANCE}.
+ */
+public final class LocalFileSystem implements FileSystem {
+    public static final LocalFileSystem INSTANCE = new LocalFileSystem();
+
+    private static final Set<Path> HELD_LOCKS = ConcurrentHashMap.newKeySet();
+
+    private LocalFileSystem() {
+    }
+
+    @Override
+    public WritableFile create(Path path) throws IOException {
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+        return new ChannelWritableFile(ch);
+    }
+
+    @Override
+    public RandomReadFile openRead(Path path) throws IOException {
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+        return new RandomReadFile() {
+            @Override
+            public int read(long position, ByteBuffer dst) throws IOException {
+                return ch.read(dst, position);
+            }
+
+            @Override
+            public long size() throws IOException {
+                return ch.size();
+            }
+
+            @Override
+            public void close() throws IOException {
+                ch.close();
+            }
+        };
+    }
+
+    @Override
+    public boolean exists(Path path) {
+        return Files.exists(path);
+    }
+
+    @Override
+    public long size(Path path) throws IOException {
+        return Files.size(path);
+    }
+
+    @Override
+    public void delete(Path path) throws IOException {
+        Files.deleteIfExists(path);
+    }
+
+    @Override
+    public void rename(Path source, Path target) throws IOException {
+        Files.move(source, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    @Override
+    public List<String> list(Path dir) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (Stream<Path> entries = Files.list(dir)) {
+            entries.forEach(p -> names.add(p.getFileName().toString()));
+        }
+        return names;
+    }
+
+    @Override
+    public void createDirectories(Path dir) throws IOException {
+        Files.createDirectories(dir);
+    }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException e) {
+            // Some platforms (Windows) cannot open a directory as a channel; there renames are
+            // made durable by the file system itself.
+            if (!System.getProperty("os.name", "").startsWith("Windows")) {
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public Closeable lock(Path path) throws IOException {
+        Path key = path.toAbsolutePath().normalize();
+        if (!HELD_LOCKS.add(key)) {
+            throw new LockedException(path);
+        }
+        FileChannel ch = null;
+        try {
+            ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                throw new LockedException(path);
+            }
+            FileChannel held = ch;
+            FileLock heldLock = lock;
+            return () -> {
+                try {
+                    heldLock.release();
+                    held.close();
+                } finally {
+                    HELD_LOCKS.remove(key);
+                }
+            };
+        } catch (IOException | RuntimeException e) {
+            if (ch != null) {
+                ch.close();
+            }
+            HELD_LOCKS.remove(key);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean supportsMapping() {
+        return true;
+    }
+
+    /** A sequential writer over a channel; tracks its position so it never asks the OS. */
+    private static final class ChannelWritableFile implements WritableFile {
+        private final FileChannel ch;
+        private long position;
+
+        ChannelWritableFile(FileChannel ch) {
+            this.ch = ch;
+        }
+
+        @Override
+        public void write(ByteBuffer data) throws IOException {
+            while (data.hasRemaining()) {
+                position += ch.write(data);
+            }
+        }
+
+        @Override
+        public long position() {
+            return position;
+        }
+
+        @Override
+        public void sync() throws IOException {
+            ch.force(false);
+        }
+
+        @Override
+        public void close() throws IOException {
+            ch.close();
+        }
+    }
+}

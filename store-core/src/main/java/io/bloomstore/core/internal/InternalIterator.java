@@ -1,0 +1,45 @@
+package io.bloomstore.core.internal;
+
+import java.io.Closeable;
+import java.io.IOException;
+
+/**
+ * A cursor over internal entries (user key, sequence number, type, value) in internal order:
+ * user keys ascending as unsigned bytes ({@link java.util.Arrays#compareUnsigned}), and for
+ * equal user keys sequence numbers descending (newest first). Memtables, SSTables and the
+ * merging iterator above them all implement it.
+ *
+ * <p>Accessors are valid only while {@link #valid()}; returned arrays must not be modified.
+ *
+ * <p>Thread safety: not thread-safe; one thread at a time.
+ */
+public interface InternalIterator extends Closeable {
+
+    boolean valid();
+
+    void seekToFirst() throws IOException;
+
+    void seekToLast() throws IOException;
+
+    /** Positions at the first entry whose user key is ≥ {@code userKey}. */
+    void seek(byte[] userKey) throws IOException;
+
+    /** Positions at the last entry whose user key is ≤ {@code userKey}. */
+    void seekForPrev(byte[] userKey) throws IOException;
+
+    void next() throws IOException;
+
+    void prev() throws IOException;
+
+    byte[] key();
+
+    long sequence();
+
+    ValueType type();
+
+    /** The value; empty for a deletion. */
+    byte[] value();
+
+    @Override
+    void close() throws IOException;
+}

@@ -1,0 +1,76 @@
+package io.bloomstore.core.io;
+
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+
+import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.fs.RandomReadFile;
+import io.bloomstore.core.stats.StoreCounters;
+
+/**
+ * The one layer every data-block read passes through: each {@link #readDataBlock} is one
+ * positional read of the file and counts one {@code dataBlockReads} and its bytes in
+ * {@code bytesRead} — the "disk accesses" the filters exist to save. Reads of a table's footer,
+ * index and properties at open (and of whole files by verification) use {@link #readUncounted}.
+ *
+ * <p>A read that runs past the end of the file is a truncated file: a {@link CorruptionException}
+ * naming the file and offset.
+ *
+ * <p>Thread safety: reads may run concurrently (as {@link RandomReadFile#read}); {@link #close()}
+ * must not race with them.
+ */
+public final class CountingReader implements Closeable {
+    private final RandomReadFile file;
+    private final Path name;
+    private final StoreCounters counters;
+
+    /**
+     * @param file     the open file; closed by {@link #close()}
+     * @param name     the file's path, for error messages
+     * @param counters where reads are counted
+     */
+    public CountingReader(RandomReadFile file, Path name, StoreCounters counters) {
+        this.file = file;
+        this.name = name;
+        this.counters = counters;
+    }
+
+    /** Reads {@code length} bytes of a data block at {@code offset} and counts the read. */
+    public byte[] readDataBlock(long offset, int length) throws IOException {
+        byte[] b = readUncounted(offset, length);
+        counters.dataBlockReads.increment();
+        counters.bytesRead.add(length);
+        return b;
+    }
+
+    /** Reads {@code length} bytes at {@code offset} without counting a data-block read. */
+    public byte[] readUncounted(long offset, int length) throws IOException {
+        byte[] b = new byte[length];
+        try {
+            file.readFully(offset, ByteBuffer.wrap(b));
+        } catch (EOFException e) {
+            throw new CorruptionException(name, offset, "file ends inside a read of " + length + " bytes", e);
+        }
+        return b;
+    }
+
+    public long size() throws IOException {
+        return file.size();
+    }
+
+    public Path name() {
+        return name;
+    }
+
+    public RandomReadFile file() {
+        return file;
+    }
+
+    @Override
+    public void close() throws IOException {
+        file.close();
+    }
+}

@@ -1,0 +1,94 @@
+package io.bloomstore.core.manifest;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The set of live SSTables at one moment, per level: level 0 holds flushed memtables whose key
+ * ranges may overlap, newest first; levels 1 and up (filled by compaction) hold tables with
+ * disjoint ranges sorted by smallest key, so a point lookup consults at most one per level.
+ * A new version is made by {@link #apply(VersionEdit)}; versions are never changed, so a reader
+ * that took one keeps a consistent view.
+ *
+ * <p>Thread safety: immutable.
+ */
+public final class Version {
+    public static final int NUM_LEVELS = 7;
+
+    private static final Comparator<FileMetaData> NEWEST_FIRST =
+            Comparator.comparingLong(FileMetaData::fileNumber).reversed();
+    private static final Comparator<FileMetaData> BY_SMALLEST_KEY =
+            (a, b) -> Arrays.compareUnsigned(a.smallestKey(), b.smallestKey());
+
+    private final List<List<FileMetaData>> levels;
+
+    private Version(List<List<FileMetaData>> levels) {
+        this.levels = levels;
+    }
+
+    public static Version empty() {
+        List<List<FileMetaData>> levels = new ArrayList<>();
+        for (int i = 0; i < NUM_LEVELS; i++) {
+            levels.add(List.of());
+        }
+        return new Version(List.copyOf(levels));
+    }
+
+    /** The tables of a level: level 0 newest first, other levels by smallest key. */
+    public List<FileMetaData> files(int level) {
+        return levels.get(level);
+    }
+
+    /** All live tables, all levels. */
+    public List<FileMetaData> allFiles() {
+        List<FileMetaData> all = new ArrayList<>();
+        levels.forEach(all::addAll);
+        return all;
+    }
+
+    /**
+     * The one table of a level ≥ 1 whose range covers {@code userKey}, or null. Level 1+ ranges
+     * are disjoint and sorted, so a binary search on the largest keys finds it.
+     */
+    public FileMetaData candidate(int level, byte[] userKey) {
+        List<FileMetaData> files = levels.get(level);
+        int lo = 0;
+        int hi = files.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Arrays.compareUnsigned(files.get(mid).largestKey(), userKey) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo < files.size() && files.get(lo).covers(userKey) ? files.get(lo) : null;
+    }
+
+    /** A new version with the edit's deletions and additions applied. */
+    public Version apply(VersionEdit edit) {
+        Set<Long> deleted = new HashSet<>();
+        edit.deleted().forEach(d -> deleted.add(d.fileNumber()));
+        List<List<FileMetaData>> next = new ArrayList<>();
+        for (int level = 0; level < NUM_LEVELS; level++) {
+            List<FileMetaData> files = new ArrayList<>();
+            for (FileMetaData f : levels.get(level)) {
+                if (!deleted.contains(f.fileNumber())) {
+                    files.add(f);
+                }
+            }
+            for (VersionEdit.Added a : edit.added()) {
+                if (a.level() == level) {
+                    files.add(a.file());
+                }
+            }
+            files.sort(level == 0 ? NEWEST_FIRST : BY_SMALLEST_KEY);
+            next.add(List.copyOf(files));
+        }
+        return new Version(List.copyOf(next));
+    }
+}

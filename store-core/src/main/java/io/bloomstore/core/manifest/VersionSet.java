@@ -1,0 +1,171 @@
+package io.bloomstore.core.manifest;
+
+import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.RandomReadFile;
+import io.bloomstore.core.fs.WritableFile;
+import io.bloomstore.core.wal.LogFormat;
+import io.bloomstore.core.wal.LogReader;
+import io.bloomstore.core.wal.LogWriter;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+/**
+ * The store's durable file set: the current {@link Version} plus the counters that must survive a
+ * restart (next file number, last sequence number, oldest WAL segment still needed), kept in a
+ * MANIFEST log of {@link VersionEdit}s. {@code CURRENT} names the live MANIFEST and is replaced
+ * atomically (temporary file, rename, directory sync). Each open writes a fresh MANIFEST holding
+ * one edit that describes the whole state, so MANIFESTs stay small. Formats:
+ * {@code docs/format/manifest.md}.
+ *
+ * <p>Thread safety: {@link #logAndApply} and {@link #newFileNumber} are synchronized; {@link
+ * #current()} may be read from any thread.
+ */
+public final class VersionSet implements Closeable {
+    private final FileSystem fs;
+    private final Path dir;
+    private volatile Version current = Version.empty();
+    private long nextFileNumber = 1;
+    private long lastSequence;
+    private long logNumber;
+    private long manifestNumber;
+    private LogWriter manifest;
+
+    private VersionSet(FileSystem fs, Path dir) {
+        this.fs = fs;
+        this.dir = dir;
+    }
+
+    /** Creates the MANIFEST and CURRENT of a new, empty store. */
+    public static VersionSet create(FileSystem fs, Path dir) throws IOException {
+        VersionSet vs = new VersionSet(fs, dir);
+        vs.writeNewManifest();
+        return vs;
+    }
+
+    /**
+     * Rebuilds the state from the MANIFEST named by CURRENT, then starts a new MANIFEST. A torn last
+     * edit (a crash while it was written) is dropped: the flush it described was not complete.
+     *
+     * @throws CorruptionException when CURRENT or the MANIFEST is damaged
+     */
+    public static VersionSet recover(FileSystem fs, Path dir) throws IOException {
+        VersionSet vs = new VersionSet(fs, dir);
+        Path currentFile = dir.resolve(FileNames.CURRENT);
+        String name = readCurrent(fs, currentFile);
+        FileNames.Parsed parsed = FileNames.parse(name);
+        if (parsed == null || parsed.kind() != FileNames.Kind.MANIFEST) {
+            throw new CorruptionException(currentFile, 0, "CURRENT does not name a MANIFEST: '" + name + "'");
+        }
+        Path manifestPath = dir.resolve(name);
+        if (!fs.exists(manifestPath)) {
+            throw new CorruptionException(currentFile, 0, "CURRENT names " + name + ", which does not exist");
+        }
+        try (RandomReadFile f = fs.openRead(manifestPath)) {
+            LogReader reader = new LogReader(f, manifestPath, LogFormat.MANIFEST_MAGIC);
+            Version v = Version.empty();
+            for (byte[] record = reader.next(); record != null; record = reader.next()) {
+                VersionEdit edit = VersionEdit.decode(record, manifestPath, reader.lastRecordOffset());
+                v = v.apply(edit);
+                edit.logNumber().ifPresent(n -> vs.logNumber = n);
+                edit.nextFileNumber().ifPresent(n -> vs.nextFileNumber = n);
+                edit.lastSequence().ifPresent(n -> vs.lastSequence = n);
+            }
+            vs.current = v;
+        }
+        vs.nextFileNumber = Math.max(vs.nextFileNumber, parsed.number() + 1);
+        vs.writeNewManifest();
+        fs.delete(manifestPath);
+        return vs;
+    }
+
+    private static String readCurrent(FileSystem fs, Path currentFile) throws IOException {
+        try (RandomReadFile f = fs.openRead(currentFile)) {
+            long size = f.size();
+            if (size == 0 || size > 256) {
+                throw new CorruptionException(currentFile, 0, "CURRENT has " + size + " bytes");
+            }
+            ByteBuffer buf = ByteBuffer.allocate((int) size);
+            f.readFully(0, buf);
+            String text = new String(buf.array(), StandardCharsets.UTF_8);
+            if (!text.endsWith("\n")) {
+                throw new CorruptionException(currentFile, size, "CURRENT does not end with a newline");
+            }
+            return text.substring(0, text.length() - 1);
+        }
+    }
+
+    private void writeNewManifest() throws IOException {
+        long number = nextFileNumber++;
+        Path path = FileNames.manifest(dir, number);
+        LogWriter writer = new LogWriter(fs.create(path), LogFormat.MANIFEST_MAGIC);
+        VersionEdit snapshot = new VersionEdit().setLogNumber(logNumber).setNextFileNumber(nextFileNumber)
+                .setLastSequence(lastSequence);
+        for (int level = 0; level < Version.NUM_LEVELS; level++) {
+            for (FileMetaData f : current.files(level)) {
+                snapshot.addFile(level, f);
+            }
+        }
+        writer.addRecord(snapshot.encode());
+        writer.sync();
+        Path temp = dir.resolve(FileNames.CURRENT_TEMP);
+        try (WritableFile w = fs.create(temp)) {
+            w.write(ByteBuffer.wrap((path.getFileName() + "\n").getBytes(StandardCharsets.UTF_8)));
+            w.sync();
+        }
+        fs.rename(temp, dir.resolve(FileNames.CURRENT));
+        fs.syncDirectory(dir);
+        manifest = writer;
+        manifestNumber = number;
+    }
+
+    /**
+     * Records the edit durably in the MANIFEST (written and synced), then makes the resulting
+     * version current. The edit is completed with the next file number.
+     */
+    public synchronized Version logAndApply(VersionEdit edit) throws IOException {
+        edit.setNextFileNumber(nextFileNumber);
+        Version next = current.apply(edit);
+        manifest.addRecord(edit.encode());
+        manifest.sync();
+        edit.logNumber().ifPresent(n -> logNumber = n);
+        edit.lastSequence().ifPresent(n -> lastSequence = n);
+        current = next;
+        return next;
+    }
+
+    public Version current() {
+        return current;
+    }
+
+    public synchronized long newFileNumber() {
+        return nextFileNumber++;
+    }
+
+    /** Makes sure later file numbers are above {@code number} (files found during recovery). */
+    public synchronized void markFileNumberUsed(long number) {
+        nextFileNumber = Math.max(nextFileNumber, number + 1);
+    }
+
+    /** Sequence number recorded by the last edit: every write up to it is in a table. */
+    public synchronized long lastSequence() {
+        return lastSequence;
+    }
+
+    /** WAL segments numbered below this hold nothing that is not in a table. */
+    public synchronized long logNumber() {
+        return logNumber;
+    }
+
+    public synchronized long manifestNumber() {
+        return manifestNumber;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        manifest.close();
+    }
+}

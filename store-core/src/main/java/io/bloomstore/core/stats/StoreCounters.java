@@ -1,0 +1,45 @@
+package io.bloomstore.core.stats;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The engine's running counters, with RocksDB's meanings so the benchmark can compare the two:
+ * <ul>
+ *   <li>{@code gets}: point lookups (Store.get).
+ *   <li>{@code filterNegatives}: a table's filter said "absent", so its data was not read — a disk
+ *       access saved (RocksDB BLOOM_FILTER_USEFUL).
+ *   <li>{@code filterPositives}: a filter said "maybe" (BLOOM_FILTER_FULL_POSITIVE).
+ *   <li>{@code filterTruePositives}: a filter said "maybe" and the table did hold an entry for the
+ *       key (BLOOM_FILTER_FULL_TRUE_POSITIVE). Measured FPR = (positives − truePositives) /
+ *       (positives − truePositives + negatives).
+ *   <li>{@code dataBlockReads}/{@code bytesRead}: data blocks read from files (block-cache misses),
+ *       the "disk accesses", counted in the one layer all data-block reads pass through.
+ *   <li>{@code blockCacheHits}/{@code blockCacheMisses}: data-block lookups served by / missing the cache.
+ * </ul>
+ *
+ * <p>Thread safety: all counters may be incremented from any thread.
+ */
+public final class StoreCounters {
+    public final LongAdder gets = new LongAdder();
+    public final LongAdder filterNegatives = new LongAdder();
+    public final LongAdder filterPositives = new LongAdder();
+    public final LongAdder filterTruePositives = new LongAdder();
+    public final LongAdder dataBlockReads = new LongAdder();
+    public final LongAdder bytesRead = new LongAdder();
+    public final LongAdder blockCacheHits = new LongAdder();
+    public final LongAdder blockCacheMisses = new LongAdder();
+    public final LongAdder flushes = new LongAdder();
+    public final LongAdder bytesWritten = new LongAdder();
+
+    /** Filter false positives: the filter said "maybe" and the table had no entry for the key. */
+    public long filterFalsePositives() {
+        return filterPositives.sum() - filterTruePositives.sum();
+    }
+
+    /** Measured false-positive rate over lookups of keys a table did not hold; 0 when none yet. */
+    public double measuredFpr() {
+        long fp = filterFalsePositives();
+        long denominator = fp + filterNegatives.sum();
+        return denominator == 0 ? 0.0 : (double) fp / denominator;
+    }
+}

@@ -1,0 +1,70 @@
+package io.bloomstore.core.table;
+
+import java.nio.file.Path;
+
+import io.bloomstore.bloom.CorruptionException;
+
+/**
+ * The decoded (checksum-verified, decompressed) contents of one block: entries followed by
+ * the restart array and its length (docs/format/sstable.md, "Block contents"). The
+ * constructor checks the restart array, so iterators can trust it.
+ *
+ * <p>Thread safety: immutable; any number of {@link BlockIterator}s may read it concurrently.
+ */
+final class Block {
+    final byte[] data;
+    final int restartsOffset;
+    final int restartCount;
+    final Path file;
+    final long fileOffset;
+
+    /**
+     * @param file       the table file, for corruption reports
+     * @param fileOffset where the block starts in that file
+     */
+    Block(byte[] data, Path file, long fileOffset) throws CorruptionException {
+        this.data = data;
+        this.file = file;
+        this.fileOffset = fileOffset;
+        if (data.length < Integer.BYTES) {
+            throw new CorruptionException(file, fileOffset, "block of " + data.length + " bytes has no restart count");
+        }
+        long count = readInt(data, data.length - Integer.BYTES) & 0xFFFFFFFFL;
+        long offset = data.length - Integer.BYTES - count * Integer.BYTES;
+        if (count == 0 || offset < 0) {
+            throw new CorruptionException(file, fileOffset, "impossible restart count " + count + " in a block of "
+                    + data.length + " bytes");
+        }
+        this.restartCount = (int) count;
+        this.restartsOffset = (int) offset;
+        int previous = -1;
+        for (int i = 0; i < restartCount; i++) {
+            int r = restartPoint(i);
+            if (r <= previous || r >= restartsOffset) {
+                throw new CorruptionException(file, fileOffset, "restart point " + i + " at " + r
+                        + " is out of order or past the entries (" + restartsOffset + " bytes)");
+            }
+            previous = r;
+        }
+        if (restartPoint(0) != 0) {
+            throw new CorruptionException(file, fileOffset, "first restart point is " + restartPoint(0) + ", not 0");
+        }
+    }
+
+    int restartPoint(int index) {
+        return readInt(data, restartsOffset + index * Integer.BYTES);
+    }
+
+    /** Bytes this block occupies in memory (the block cache's weight). */
+    int size() {
+        return data.length;
+    }
+
+    BlockIterator iterator() {
+        return new BlockIterator(this);
+    }
+
+    static int readInt(byte[] b, int at) {
+        return (b[at] & 0xFF) | (b[at + 1] & 0xFF) << 8 | (b[at + 2] & 0xFF) << 16 | (b[at + 3] & 0xFF) << 24;
+    }
+}

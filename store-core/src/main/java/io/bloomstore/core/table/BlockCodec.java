@@ -1,0 +1,118 @@
+package io.bloomstore.core.table;
+
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+import io.bloomstore.bloom.CorruptionException;
+import net.jpountz.lz4.LZ4Compressor;
+import net.jpountz.lz4.LZ4Exception;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4SafeDecompressor;
+
+/**
+ * Turns block contents into the bytes stored on disk and back:
+ * {@code StoredBlock = Payload, Type u8, CRC32C u32} where the CRC covers the payload and the
+ * type byte (docs/format/sstable.md, "Stored block"). A block is kept uncompressed when LZ4
+ * does not save at least an eighth of it, as LevelDB does.
+ *
+ * <p>Decoding checks the CRC first and only then decompresses, with LZ4's safe decompressor
+ * and a bounded output size, so damaged bytes yield a {@link CorruptionException}.
+ *
+ * <p>Thread safety: stateless.
+ */
+final class BlockCodec {
+    static final int TRAILER_BYTES = 5;
+    /** LZ4 cannot expand data by more than 255 times; a larger declared length is damage. */
+    private static final int LZ4_MAX_RATIO = 255;
+    private static final LZ4Factory LZ4_FACTORY = LZ4Factory.fastestInstance();
+
+    private BlockCodec() {
+    }
+
+    /** The stored form (payload and trailer) of {@code contents}. */
+    static byte[] encode(byte[] contents, Compression compression) {
+        if (compression == Compression.LZ4) {
+            LZ4Compressor c = LZ4_FACTORY.fastCompressor();
+            byte[] out = new byte[Integer.BYTES + c.maxCompressedLength(contents.length)];
+            putInt(out, 0, contents.length);
+            int stored = Integer.BYTES + c.compress(contents, 0, contents.length, out, Integer.BYTES,
+                    out.length - Integer.BYTES);
+            if (stored <= contents.length - contents.length / 8) {
+                return withTrailer(out, stored, Compression.LZ4);
+            }
+        }
+        return withTrailer(contents, contents.length, Compression.NONE);
+    }
+
+    private static byte[] withTrailer(byte[] payload, int length, Compression type) {
+        byte[] stored = new byte[length + TRAILER_BYTES];
+        System.arraycopy(payload, 0, stored, 0, length);
+        stored[length] = (byte) type.code();
+        putInt(stored, length + 1, crc(stored, length + 1));
+        return stored;
+    }
+
+    /**
+     * The contents of a stored block read from {@code file} at {@code offset}: checks the CRC
+     * and the type, then decompresses.
+     */
+    static byte[] decode(byte[] stored, Path file, long offset) throws CorruptionException {
+        if (stored.length < TRAILER_BYTES) {
+            throw new CorruptionException(file, offset, "stored block of " + stored.length + " bytes has no trailer");
+        }
+        int length = stored.length - TRAILER_BYTES;
+        int expected = Block.readInt(stored, length + 1);
+        int actual = crc(stored, length + 1);
+        if (expected != actual) {
+            throw CorruptionException.mismatch(file, offset + length + 1, "block CRC32C (block at " + offset + ", "
+                    + length + " bytes)", expected & 0xFFFFFFFFL, actual & 0xFFFFFFFFL);
+        }
+        int typeCode = stored[length] & 0xFF;
+        Compression type = Compression.byCode(typeCode);
+        if (type == null) {
+            throw new CorruptionException(file, offset + length, "unknown block compression type " + typeCode);
+        }
+        if (type == Compression.NONE) {
+            byte[] contents = new byte[length];
+            System.arraycopy(stored, 0, contents, 0, length);
+            return contents;
+        }
+        return decompressLz4(stored, length, file, offset);
+    }
+
+    private static byte[] decompressLz4(byte[] stored, int length, Path file, long offset) throws CorruptionException {
+        if (length < Integer.BYTES) {
+            throw new CorruptionException(file, offset, "LZ4 block of " + length + " bytes has no length prefix");
+        }
+        long declared = Block.readInt(stored, 0) & 0xFFFFFFFFL;
+        if (declared > (long) (length - Integer.BYTES) * LZ4_MAX_RATIO + 16 || declared > Integer.MAX_VALUE - 16) {
+            throw new CorruptionException(file, offset, "impossible uncompressed length " + declared + " for "
+                    + length + " stored bytes");
+        }
+        byte[] contents = new byte[(int) declared];
+        LZ4SafeDecompressor d = LZ4_FACTORY.safeDecompressor();
+        int n;
+        try {
+            n = d.decompress(stored, Integer.BYTES, length - Integer.BYTES, contents, 0, contents.length);
+        } catch (LZ4Exception e) {
+            throw new CorruptionException(file, offset, "malformed LZ4 block", e);
+        }
+        if (n != declared) {
+            throw CorruptionException.mismatch(file, offset, "uncompressed block length", declared, n);
+        }
+        return contents;
+    }
+
+    private static int crc(byte[] b, int length) {
+        CRC32C c = new CRC32C();
+        c.update(b, 0, length);
+        return (int) c.getValue();
+    }
+
+    static void putInt(byte[] b, int at, int v) {
+        b[at] = (byte) v;
+        b[at + 1] = (byte) (v >>> 8);
+        b[at + 2] = (byte) (v >>> 16);
+        b[at + 3] = (byte) (v >>> 24);
+    }
+}

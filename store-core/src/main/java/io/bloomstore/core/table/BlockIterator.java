@@ -1,0 +1,159 @@
+package io.bloomstore.core.table;
+
+import java.util.Arrays;
+
+import io.bloomstore.bloom.CorruptionException;
+
+/**
+ * A cursor over one {@link Block}'s entries in internal-key order, forwards and backwards.
+ * Seeks binary-search the restart points (whose keys are stored whole) and then scan; a step
+ * back re-scans from the restart point before the current entry, as in LevelDB.
+ *
+ * <p>Every length and offset read from the block is checked, so a malformed entry becomes a
+ * {@link CorruptionException} naming the table file and block offset.
+ *
+ * <p>Thread safety: not thread-safe; one cursor per thread.
+ */
+final class BlockIterator {
+    private final Block block;
+    private final int[] pos = new int[1];
+    /** Offset of the current entry; {@code block.restartsOffset} when not valid. */
+    private int current;
+    private int nextOffset;
+    private int restartIndex;
+    private byte[] key = new byte[0];
+    private int valueOffset;
+    private int valueLength;
+
+    BlockIterator(Block block) {
+        this.block = block;
+        this.current = block.restartsOffset;
+    }
+
+    boolean valid() {
+        return current < block.restartsOffset;
+    }
+
+    /** The current internal key (a fresh array per entry; do not modify). */
+    byte[] key() {
+        return key;
+    }
+
+    byte[] value() {
+        return Arrays.copyOfRange(block.data, valueOffset, valueOffset + valueLength);
+    }
+
+    void seekToFirst() throws CorruptionException {
+        seekToRestart(0);
+        parseNext();
+    }
+
+    void seekToLast() throws CorruptionException {
+        seekToRestart(block.restartCount - 1);
+        while (parseNext() && nextOffset < block.restartsOffset) {
+            // keep stepping until the entry that ends where the restart array begins
+        }
+    }
+
+    /** Positions at the first entry whose key is ≥ {@code target}; invalid when there is none. */
+    void seek(byte[] target) throws CorruptionException {
+        int lo = 0;
+        int hi = block.restartCount - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            seekToRestart(mid);
+            if (!parseNext()) {
+                throw corrupt(block.restartPoint(mid), "restart point holds no entry");
+            }
+            if (InternalKeys.compare(key, target) < 0) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        seekToRestart(lo);
+        while (parseNext()) {
+            if (InternalKeys.compare(key, target) >= 0) {
+                return;
+            }
+        }
+    }
+
+    /** Positions at the last entry whose key is ≤ {@code target}; invalid when there is none. */
+    void seekForPrev(byte[] target) throws CorruptionException {
+        seek(target);
+        if (!valid()) {
+            seekToLast();
+        } else if (InternalKeys.compare(key, target) > 0) {
+            prev();
+        }
+    }
+
+    void next() throws CorruptionException {
+        parseNext();
+    }
+
+    void prev() throws CorruptionException {
+        int original = current;
+        while (block.restartPoint(restartIndex) >= original) {
+            if (restartIndex == 0) {
+                current = block.restartsOffset;
+                nextOffset = block.restartsOffset;
+                return;
+            }
+            restartIndex--;
+        }
+        seekToRestart(restartIndex);
+        while (parseNext() && nextOffset < original) {
+            // scan forward to the entry just before the original one
+        }
+    }
+
+    private void seekToRestart(int index) {
+        restartIndex = index;
+        key = new byte[0];
+        nextOffset = block.restartPoint(index);
+        current = nextOffset;
+    }
+
+    /** Decodes the entry at {@code nextOffset}; returns false (and becomes invalid) at the end. */
+    private boolean parseNext() throws CorruptionException {
+        current = nextOffset;
+        int limit = block.restartsOffset;
+        if (current >= limit) {
+            current = limit;
+            nextOffset = limit;
+            return false;
+        }
+        byte[] data = block.data;
+        pos[0] = current;
+        int shared = Varint.read32(data, pos, limit);
+        int nonShared = shared < 0 ? -1 : Varint.read32(data, pos, limit);
+        int valueLen = nonShared < 0 ? -1 : Varint.read32(data, pos, limit);
+        if (valueLen < 0) {
+            throw corrupt(current, "malformed entry header");
+        }
+        int keyStart = pos[0];
+        if (shared > key.length || (long) keyStart + nonShared + valueLen > limit
+                || (long) shared + nonShared < InternalKeys.TRAILER_BYTES) {
+            throw corrupt(current, "entry lengths (shared " + shared + ", key " + nonShared + ", value " + valueLen
+                    + ") do not fit the block");
+        }
+        byte[] k = new byte[shared + nonShared];
+        System.arraycopy(key, 0, k, 0, shared);
+        System.arraycopy(data, keyStart, k, shared, nonShared);
+        key = k;
+        valueOffset = keyStart + nonShared;
+        valueLength = valueLen;
+        nextOffset = valueOffset + valueLen;
+        while (restartIndex + 1 < block.restartCount && block.restartPoint(restartIndex + 1) <= current) {
+            restartIndex++;
+        }
+        return true;
+    }
+
+    private CorruptionException corrupt(int offsetInBlock, String what) {
+        return new CorruptionException(block.file, block.fileOffset, what + " at byte " + offsetInBlock
+                + " of the decoded block");
+    }
+}

@@ -1,0 +1,197 @@
+package io.bloomstore.core.table;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+import io.bloomstore.bloom.Filters;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.WritableFile;
+import io.bloomstore.core.internal.ValueType;
+
+/**
+ * Writes one SSTable ({@code NNNNNN.sst}) and its filter sidecar ({@code NNNNNN.filter}) from
+ * entries added in internal order: data blocks, then the properties and index blocks and the
+ * footer (docs/format/sstable.md). The filter collects the hash of each distinct user key as
+ * entries arrive and is built and written at {@link #finish()}.
+ *
+ * <p>Life cycle: {@link #add} any number of times, then exactly one of {@link #finish()} (the
+ * files are complete and durable) or {@link #abandon()} (the files are deleted). A builder that
+ * failed with an exception must be abandoned.
+ *
+ * <p>Thread safety: not thread-safe; one thread builds a table.
+ */
+public final class TableBuilder {
+    private final FileSystem fs;
+    private final Path dir;
+    private final long fileNumber;
+    private final TableOptions opts;
+    private final Path tablePath;
+    private final Path filterPath;
+    private final WritableFile out;
+    private final BlockBuilder dataBlock;
+    private final BlockBuilder indexBlock = new BlockBuilder(1);
+    private long[] hashes = new long[1024];
+    private int hashCount;
+    private byte[] lastInternalKey;
+    private byte[] lastUserKey;
+    private byte[] firstUserKey;
+    private long entries;
+    private long dataBlocks;
+    private long smallestSeq = Long.MAX_VALUE;
+    private long largestSeq = -1;
+    /** No more adds: finish() started or abandon() was called. */
+    private boolean closed;
+    private boolean outClosed;
+    private boolean finished;
+
+    /** Creates (truncating) the table file {@code dir/NNNNNN.sst}. */
+    public TableBuilder(FileSystem fs, Path dir, long fileNumber, TableOptions opts) throws IOException {
+        if (fileNumber < 0) {
+            throw new IllegalArgumentException("file number must not be negative: " + fileNumber);
+        }
+        this.fs = fs;
+        this.dir = dir;
+        this.fileNumber = fileNumber;
+        this.opts = opts;
+        this.tablePath = dir.resolve(TableFileNames.table(fileNumber));
+        this.filterPath = dir.resolve(TableFileNames.filter(fileNumber));
+        this.dataBlock = new BlockBuilder(opts.restartInterval());
+        this.out = fs.create(tablePath);
+    }
+
+    /**
+     * Adds an entry. REQUIRES: ({@code userKey}, {@code sequence}) comes strictly after the
+     * previous entry in internal order (user key ascending, then sequence descending);
+     * otherwise {@link IllegalArgumentException}. A deletion's value must be empty.
+     */
+    public void add(byte[] userKey, long sequence, ValueType type, byte[] value) throws IOException {
+        checkOpen();
+        if (userKey == null || value == null || type == null) {
+            throw new IllegalArgumentException("key, type and value must not be null");
+        }
+        if (sequence < 0 || sequence > InternalKeys.MAX_SEQUENCE) {
+            throw new IllegalArgumentException("sequence " + sequence + " outside [0, " + InternalKeys.MAX_SEQUENCE + "]");
+        }
+        if (type == ValueType.DELETION && value.length != 0) {
+            throw new IllegalArgumentException("a deletion carries no value");
+        }
+        byte[] internalKey = InternalKeys.encode(userKey, sequence, type);
+        if (lastInternalKey != null && InternalKeys.compare(lastInternalKey, internalKey) >= 0) {
+            throw new IllegalArgumentException("entries out of internal order: (" + Arrays.toString(userKey) + ", "
+                    + sequence + ") after (" + Arrays.toString(lastUserKey) + ", "
+                    + (InternalKeys.trailer(lastInternalKey) >>> 8) + ")");
+        }
+        if (lastUserKey == null || !Arrays.equals(lastUserKey, userKey)) {
+            if (opts.hasFilter()) {
+                addHash(Filters.hash(userKey));
+            }
+            lastUserKey = userKey.clone();
+        }
+        if (firstUserKey == null) {
+            firstUserKey = lastUserKey;
+        }
+        dataBlock.add(internalKey, value);
+        lastInternalKey = internalKey;
+        entries++;
+        smallestSeq = Math.min(smallestSeq, sequence);
+        largestSeq = Math.max(largestSeq, sequence);
+        if (dataBlock.estimatedSize() >= opts.blockSize()) {
+            flushDataBlock();
+        }
+    }
+
+    private void addHash(long h) {
+        if (hashCount == hashes.length) {
+            hashes = Arrays.copyOf(hashes, hashes.length * 2);
+        }
+        hashes[hashCount++] = h;
+    }
+
+    private void flushDataBlock() throws IOException {
+        BlockHandle h = writeBlock(dataBlock.finish(), opts.compression());
+        indexBlock.add(dataBlock.lastKey(), h.encode());
+        dataBlock.reset();
+        dataBlocks++;
+    }
+
+    private BlockHandle writeBlock(byte[] contents, Compression compression) throws IOException {
+        byte[] stored = BlockCodec.encode(contents, compression);
+        long offset = out.position();
+        out.write(stored, 0, stored.length);
+        return new BlockHandle(offset, stored.length - BlockCodec.TRAILER_BYTES);
+    }
+
+    /** Entries added so far. */
+    public long entries() {
+        return entries;
+    }
+
+    /** Bytes written to the table file so far (a compaction cuts its output by this). */
+    public long fileSize() {
+        return out.position();
+    }
+
+    /**
+     * Writes the filter sidecar and the rest of the table, syncs both files and the directory.
+     * REQUIRES: at least one entry was added (an empty table cannot describe its key range:
+     * abandon it instead).
+     */
+    public TableMetadata finish() throws IOException {
+        checkOpen();
+        if (entries == 0) {
+            throw new IllegalStateException("table " + tablePath + " has no entries; abandon it instead");
+        }
+        closed = true;
+        if (!dataBlock.isEmpty()) {
+            flushDataBlock();
+        }
+        long dataSize = out.position();
+        long filterFileSize = 0;
+        if (opts.hasFilter()) {
+            filterFileSize = TableFilters.write(fs, filterPath, opts.filterKind(), opts.bitsPerKey(), hashes, hashCount);
+        }
+        TableProperties props = new TableProperties(entries, dataBlocks, dataSize, smallestSeq, largestSeq,
+                opts.hasFilter() ? hashCount : 0, filterFileSize, opts.hasFilter() ? opts.bitsPerKey() : 0,
+                opts.filterKind(), opts.compression(), opts.blockSize(), opts.restartInterval(), firstUserKey,
+                lastUserKey);
+        BlockHandle propsHandle = writeBlock(props.encode(), Compression.NONE);
+        BlockHandle indexHandle = writeBlock(indexBlock.finish(), Compression.NONE);
+        byte[] footer = new Footer(indexHandle, propsHandle).encode();
+        out.write(footer, 0, footer.length);
+        long fileSize = out.position();
+        out.sync();
+        closeOut();
+        fs.syncDirectory(dir);
+        finished = true;
+        return new TableMetadata(fileNumber, fileSize, filterFileSize, firstUserKey.clone(), lastUserKey.clone(),
+                entries, smallestSeq, largestSeq);
+    }
+
+    /**
+     * Closes and deletes whatever was written, also after a failed {@link #finish()}.
+     * Idempotent. REQUIRES: {@link #finish()} has not succeeded.
+     */
+    public void abandon() throws IOException {
+        if (finished) {
+            throw new IllegalStateException("table " + tablePath + " is finished; delete it through the store");
+        }
+        closed = true;
+        closeOut();
+        fs.delete(tablePath);
+        fs.delete(filterPath);
+    }
+
+    private void closeOut() throws IOException {
+        if (!outClosed) {
+            outClosed = true;
+            out.close();
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("table builder for " + tablePath + " is finished or abandoned");
+        }
+    }
+}

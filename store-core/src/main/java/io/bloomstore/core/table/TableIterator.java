@@ -1,0 +1,167 @@
+package io.bloomstore.core.table;
+
+import java.io.IOException;
+
+import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.ValueType;
+
+/**
+ * A two-level cursor over a table: the index chooses the data block, a {@link BlockIterator}
+ * walks inside it, and steps past either end of a block move to the neighbouring block. Data
+ * blocks come through the table's block cache and counting reader.
+ *
+ * <p>Thread safety: not thread-safe; one thread at a time.
+ */
+final class TableIterator implements InternalIterator {
+    private static final byte[] EMPTY = new byte[0];
+
+    private final TableReader table;
+    private final TableIndex index;
+    private int blockIndex = -1;
+    private BlockIterator block;
+    private byte[] userKey;
+    private long sequence;
+    private ValueType type;
+
+    TableIterator(TableReader table) {
+        this.table = table;
+        this.index = table.index();
+    }
+
+    @Override
+    public boolean valid() {
+        return block != null && block.valid();
+    }
+
+    @Override
+    public void seekToFirst() throws IOException {
+        load(0);
+        block.seekToFirst();
+        skipForward();
+    }
+
+    @Override
+    public void seekToLast() throws IOException {
+        load(index.blockCount() - 1);
+        block.seekToLast();
+        skipBackward();
+    }
+
+    @Override
+    public void seek(byte[] userKey) throws IOException {
+        byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
+        int b = index.findBlock(target);
+        if (b == index.blockCount()) {
+            invalidate();
+            return;
+        }
+        load(b);
+        block.seek(target);
+        skipForward();
+    }
+
+    @Override
+    public void seekForPrev(byte[] userKey) throws IOException {
+        byte[] target = InternalKeys.lastKeyOf(userKey);
+        int b = index.findBlock(target);
+        if (b == index.blockCount()) {
+            seekToLast();
+            return;
+        }
+        load(b);
+        block.seekForPrev(target);
+        skipBackward();
+    }
+
+    @Override
+    public void next() throws IOException {
+        requireValid();
+        block.next();
+        skipForward();
+    }
+
+    @Override
+    public void prev() throws IOException {
+        requireValid();
+        block.prev();
+        skipBackward();
+    }
+
+    private void skipForward() throws IOException {
+        while (!block.valid()) {
+            if (blockIndex + 1 >= index.blockCount()) {
+                invalidate();
+                return;
+            }
+            load(blockIndex + 1);
+            block.seekToFirst();
+        }
+        decode();
+    }
+
+    private void skipBackward() throws IOException {
+        while (!block.valid()) {
+            if (blockIndex == 0) {
+                invalidate();
+                return;
+            }
+            load(blockIndex - 1);
+            block.seekToLast();
+        }
+        decode();
+    }
+
+    private void decode() throws IOException {
+        byte[] key = block.key();
+        long trailer = InternalKeys.trailer(key);
+        type = table.typeOf(trailer, index.handle(blockIndex).offset());
+        sequence = trailer >>> 8;
+        userKey = InternalKeys.userKey(key);
+    }
+
+    private void load(int b) throws IOException {
+        block = table.dataBlock(b).iterator();
+        blockIndex = b;
+    }
+
+    private void invalidate() {
+        block = null;
+        blockIndex = -1;
+        userKey = null;
+    }
+
+    private void requireValid() {
+        if (!valid()) {
+            throw new IllegalStateException("iterator is not positioned at an entry");
+        }
+    }
+
+    @Override
+    public byte[] key() {
+        requireValid();
+        return userKey;
+    }
+
+    @Override
+    public long sequence() {
+        requireValid();
+        return sequence;
+    }
+
+    @Override
+    public ValueType type() {
+        requireValid();
+        return type;
+    }
+
+    @Override
+    public byte[] value() {
+        requireValid();
+        return type == ValueType.DELETION ? EMPTY : block.value();
+    }
+
+    @Override
+    public void close() {
+        invalidate();
+    }
+}

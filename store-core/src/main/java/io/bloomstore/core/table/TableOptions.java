@@ -1,0 +1,99 @@
+package io.bloomstore.core.table;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+import io.bloomstore.bloom.FilterKind;
+
+/**
+ * How tables are written and opened. Immutable; change one setting with the {@code with*}
+ * methods. {@link #defaults()}: 4 KiB blocks, restart interval 16, LZ4, a standard Bloom
+ * filter at 10 bits per key, filter payload checksum not verified on open.
+ *
+ * <p>Only writing uses the block, compression and filter settings: a reader takes them from
+ * the table's properties block, so tables written with other options stay readable.
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param blockSize          target uncompressed size of a data block in bytes; a block is
+ *                           cut once it reaches this size (one large entry makes a larger block)
+ * @param restartInterval    keys between restart points in data blocks
+ * @param compression        block compression
+ * @param filterKind         the filter built for each table, or null for tables without filter
+ * @param bitsPerKey         filter bits per distinct user key
+ * @param verifyFilterOnOpen whether opening a table reads the whole filter sidecar to check its
+ *                           payload CRC; by default only its header, length and trailer are
+ *                           checked so opening costs the same whatever the filter's size, and
+ *                           payload damage is found by {@link TableReader#verify()}
+ */
+public record TableOptions(int blockSize, int restartInterval, Compression compression, FilterKind filterKind,
+                           double bitsPerKey, boolean verifyFilterOnOpen) {
+    public static final int DEFAULT_BLOCK_SIZE = 4096;
+    public static final int DEFAULT_RESTART_INTERVAL = 16;
+    public static final double DEFAULT_BITS_PER_KEY = 10.0;
+    /** Bits per key above this are a mistake (a static filter needs ~1.15 · log2(1/ε)). */
+    public static final double MAX_BITS_PER_KEY = 64.0;
+    /** Kinds {@link io.bloomstore.bloom.Filters#build} can build from a table's key hashes. */
+    public static final Set<FilterKind> TABLE_FILTER_KINDS =
+            Collections.unmodifiableSet(EnumSet.of(FilterKind.BLOOM, FilterKind.BLOCKED_BLOOM));
+
+    public TableOptions {
+        if (blockSize < 64 || blockSize > (64 << 20)) {
+            throw new IllegalArgumentException("block size must be between 64 bytes and 64 MiB: " + blockSize);
+        }
+        if (restartInterval < 1 || restartInterval > 1024) {
+            throw new IllegalArgumentException("restart interval must be between 1 and 1024: " + restartInterval);
+        }
+        if (compression == null) {
+            throw new IllegalArgumentException("compression must not be null (use Compression.NONE)");
+        }
+        if (filterKind != null) {
+            if (!(bitsPerKey > 0 && bitsPerKey <= MAX_BITS_PER_KEY)) {
+                throw new IllegalArgumentException("bits per key must be in (0, " + MAX_BITS_PER_KEY + "]: " + bitsPerKey);
+            }
+            if (!TABLE_FILTER_KINDS.contains(filterKind)) {
+                throw new IllegalArgumentException("filter kind " + filterKind.cliName()
+                        + " cannot be built for a table; use one of " + TABLE_FILTER_KINDS);
+            }
+        }
+    }
+
+    public static TableOptions defaults() {
+        return new TableOptions(DEFAULT_BLOCK_SIZE, DEFAULT_RESTART_INTERVAL, Compression.LZ4, FilterKind.BLOOM,
+                DEFAULT_BITS_PER_KEY, false);
+    }
+
+    public TableOptions withBlockSize(int bytes) {
+        return new TableOptions(bytes, restartInterval, compression, filterKind, bitsPerKey, verifyFilterOnOpen);
+    }
+
+    public TableOptions withRestartInterval(int keys) {
+        return new TableOptions(blockSize, keys, compression, filterKind, bitsPerKey, verifyFilterOnOpen);
+    }
+
+    public TableOptions withCompression(Compression c) {
+        return new TableOptions(blockSize, restartInterval, c, filterKind, bitsPerKey, verifyFilterOnOpen);
+    }
+
+    /** Tables get a filter of this kind at this many bits per distinct user key. */
+    public TableOptions withFilter(FilterKind kind, double bits) {
+        if (kind == null) {
+            throw new IllegalArgumentException("filter kind must not be null (use withoutFilter())");
+        }
+        return new TableOptions(blockSize, restartInterval, compression, kind, bits, verifyFilterOnOpen);
+    }
+
+    /** Tables are written without filter: every lookup in range reads a data block. */
+    public TableOptions withoutFilter() {
+        return new TableOptions(blockSize, restartInterval, compression, null, bitsPerKey, verifyFilterOnOpen);
+    }
+
+    public TableOptions withVerifyFilterOnOpen(boolean verify) {
+        return new TableOptions(blockSize, restartInterval, compression, filterKind, bitsPerKey, verify);
+    }
+
+    public boolean hasFilter() {
+        return filterKind != null;
+    }
+}

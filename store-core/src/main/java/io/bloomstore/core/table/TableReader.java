@@ -1,0 +1,297 @@
+package io.bloomstore.core.table;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.bloom.FilterHeader;
+import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.bloom.Filters;
+import io.bloomstore.bloom.MembershipFilter;
+import io.bloomstore.core.cache.BlockCache;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.RandomReadFile;
+import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.ValueType;
+import io.bloomstore.core.io.CountingReader;
+import io.bloomstore.core.stats.StoreCounters;
+
+/**
+ * An open SSTable: footer, properties and index read and checked on open, the index kept on
+ * the heap, the filter sidecar mapped off-heap (or loaded into native memory when the file
+ * system cannot map). Format: docs/format/sstable.md.
+ *
+ * <p>Point lookups ({@link #get}) follow the read path of DESIGN.md: key range, filter, index,
+ * block cache, then one positional read through {@link CountingReader}, counting in
+ * {@link StoreCounters} as RocksDB does. {@link #iterator()} reads blocks the same way.
+ *
+ * <p>Thread safety: {@link #get} and {@link #iterator()} may be used from many threads at once
+ * (each iterator by one thread). {@link #close()} must not race with them: keeping a table open
+ * while readers use it (reference counting) is the engine's job.
+ */
+public final class TableReader implements Closeable {
+    private static final byte[] EMPTY = new byte[0];
+
+    private final long fileNumber;
+    private final Path path;
+    private final CountingReader reader;
+    private final BlockCache cache;
+    private final StoreCounters counters;
+    private final TableProperties props;
+    private final TableIndex index;
+    private final MembershipFilter filter;
+    private final boolean filterTakesKeyHash;
+    private final FileSystem fs;
+    private final Path filterPath;
+    private final TableMetadata metadata;
+    private volatile boolean closed;
+
+    private TableReader(FileSystem fs, Path dir, long fileNumber, CountingReader reader, BlockCache cache,
+                        StoreCounters counters, TableProperties props, TableIndex index, MembershipFilter filter,
+                        long fileSize) {
+        this.fs = fs;
+        this.fileNumber = fileNumber;
+        this.path = reader.name();
+        this.filterPath = dir.resolve(TableFileNames.filter(fileNumber));
+        this.reader = reader;
+        this.cache = cache;
+        this.counters = counters;
+        this.props = props;
+        this.index = index;
+        this.filter = filter;
+        this.filterTakesKeyHash = filter != null && filter.header().hashStrategy() == Filters.DEFAULT_STRATEGY
+                && filter.header().seed() == Filters.DEFAULT_SEED;
+        this.metadata = new TableMetadata(fileNumber, fileSize, props.filterFileSize(), props.smallestUserKey(),
+                props.largestUserKey(), props.entries(), props.smallestSeq(), props.largestSeq());
+    }
+
+    /**
+     * Opens table {@code dir/NNNNNN.sst} and its filter sidecar. Damage in the footer, the
+     * properties, the index or the sidecar's header is a {@link CorruptionException} naming the
+     * file and offset; {@code opts} only decides whether the filter payload is checked too.
+     *
+     * @param cache    the store's block cache ({@link BlockCache#disabled()} for none)
+     * @param counters where lookups, filter answers and data-block reads are counted
+     */
+    public static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
+                                   StoreCounters counters) throws IOException {
+        Path path = dir.resolve(TableFileNames.table(fileNumber));
+        RandomReadFile file = fs.openRead(path);
+        MembershipFilter filter = null;
+        try {
+            CountingReader reader = new CountingReader(file, path, counters);
+            long size = reader.size();
+            if (size < Footer.BYTES) {
+                throw new CorruptionException(path, size, "file of " + size + " bytes is shorter than the "
+                        + Footer.BYTES + "-byte footer");
+            }
+            Footer footer = Footer.decode(reader.readUncounted(size - Footer.BYTES, Footer.BYTES), path, size);
+            BlockHandle ph = footer.properties();
+            BlockHandle ih = footer.index();
+            TableProperties props = TableProperties.decode(readMeta(reader, ph), path, ph.offset());
+            if (ph.offset() != props.dataSize() || ih.offset() != ph.offset() + ph.storedSize()
+                    || size - Footer.BYTES != ih.offset() + ih.storedSize()) {
+                throw new CorruptionException(path, size - Footer.BYTES, "data (" + props.dataSize()
+                        + " bytes), properties " + ph + " and index " + ih + " do not tile the file");
+            }
+            TableIndex index = TableIndex.decode(new Block(readMeta(reader, ih), path, ih.offset()),
+                    props.dataBlocks(), props.dataSize());
+            byte[] lastKey = index.lastKey(index.blockCount() - 1);
+            if (InternalKeys.compareUserKey(lastKey, props.largestUserKey()) != 0) {
+                throw new CorruptionException(path, ih.offset(), "index ends at another key than the properties'"
+                        + " largest key");
+            }
+            if (props.filterKind() != null) {
+                filter = TableFilters.open(fs, dir.resolve(TableFileNames.filter(fileNumber)), props,
+                        opts.verifyFilterOnOpen());
+            }
+            return new TableReader(fs, dir, fileNumber, reader, cache, counters, props, index, filter, size);
+        } catch (IOException | RuntimeException e) {
+            if (filter != null) {
+                filter.close();
+            }
+            file.close();
+            throw e;
+        }
+    }
+
+    private static byte[] readMeta(CountingReader reader, BlockHandle h) throws IOException {
+        return BlockCodec.decode(reader.readUncounted(h.offset(), (int) h.storedSize()), reader.name(), h.offset());
+    }
+
+    /**
+     * The newest entry for {@code userKey} with a sequence number ≤ {@code snapshotSeq}, or null
+     * when the table holds none (a tombstone is returned, not hidden).
+     */
+    public TableLookup get(byte[] userKey, long snapshotSeq) throws IOException {
+        return lookup(userKey, 0, false, snapshotSeq);
+    }
+
+    /**
+     * As {@link #get(byte[], long)} with the key's {@link Filters#hash} already computed, so a
+     * lookup that consults many tables hashes the key once.
+     */
+    public TableLookup get(byte[] userKey, long keyHash, long snapshotSeq) throws IOException {
+        return lookup(userKey, keyHash, true, snapshotSeq);
+    }
+
+    private TableLookup lookup(byte[] userKey, long keyHash, boolean hashKnown, long snapshotSeq) throws IOException {
+        checkOpen();
+        if (Arrays.compareUnsigned(userKey, props.smallestUserKey()) < 0
+                || Arrays.compareUnsigned(userKey, props.largestUserKey()) > 0) {
+            return null;
+        }
+        if (filter != null) {
+            boolean maybe = filterTakesKeyHash
+                    ? filter.mightContainHash(hashKnown ? keyHash : Filters.hash(userKey))
+                    : filter.mightContain(userKey);
+            if (!maybe) {
+                counters.filterNegatives.increment();
+                return null;
+            }
+            counters.filterPositives.increment();
+        }
+        byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
+        boolean found = false;
+        for (int b = index.findBlock(target); b < index.blockCount(); b++) {
+            BlockIterator it = dataBlock(b).iterator();
+            it.seek(target);
+            for (; it.valid(); it.next()) {
+                byte[] key = it.key();
+                if (InternalKeys.compareUserKey(key, userKey) != 0) {
+                    return null;
+                }
+                if (!found) {
+                    found = true;
+                    if (filter != null) {
+                        counters.filterTruePositives.increment();
+                    }
+                }
+                long trailer = InternalKeys.trailer(key);
+                long seq = trailer >>> 8;
+                if (seq <= snapshotSeq) {
+                    ValueType type = typeOf(trailer, index.handle(b).offset());
+                    return new TableLookup(type, seq, type == ValueType.DELETION ? EMPTY : it.value());
+                }
+            }
+        }
+        return null;
+    }
+
+    ValueType typeOf(long trailer, long blockOffset) throws CorruptionException {
+        int code = (int) (trailer & 0xFF);
+        if (code > ValueType.VALUE.code()) {
+            throw new CorruptionException(path, blockOffset, "unknown value type " + code + " in a key of the block");
+        }
+        return ValueType.byCode(code);
+    }
+
+    /** The decoded data block {@code b}: from the block cache, else one counted read. */
+    Block dataBlock(int b) throws IOException {
+        BlockHandle h = index.handle(b);
+        byte[] contents = cache.get(fileNumber, h.offset());
+        if (contents != null) {
+            counters.blockCacheHits.increment();
+            return new Block(contents, path, h.offset());
+        }
+        if (cache.enabled()) {
+            counters.blockCacheMisses.increment();
+        }
+        contents = BlockCodec.decode(reader.readDataBlock(h.offset(), (int) h.storedSize()), path, h.offset());
+        Block block = new Block(contents, path, h.offset());
+        cache.put(fileNumber, h.offset(), contents);
+        return block;
+    }
+
+    TableIndex index() {
+        return index;
+    }
+
+    /** An iterator over every entry in internal order, reading blocks through the cache. */
+    public InternalIterator iterator() {
+        checkOpen();
+        return new TableIterator(this);
+    }
+
+    /**
+     * Reads every block and checks every checksum and the order of all keys, then the whole
+     * filter sidecar. Blocks are read past the cache and not counted as data-block reads.
+     */
+    public void verify() throws IOException {
+        checkOpen();
+        new TableVerifier(this, reader, props).verify();
+        if (filter != null) {
+            TableFilters.verify(fs, filterPath, props);
+        }
+    }
+
+    public long fileNumber() {
+        return fileNumber;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public TableMetadata metadata() {
+        return metadata;
+    }
+
+    public TableProperties properties() {
+        return props;
+    }
+
+    public boolean hasFilter() {
+        return filter != null;
+    }
+
+    /** The filter's kind, or null when the table has none. */
+    public FilterKind filterKind() {
+        return props.filterKind();
+    }
+
+    /** Bytes of the filter sidecar held mapped (or loaded off-heap); 0 without filter. */
+    public long filterBytes() {
+        return filter == null ? 0 : props.filterFileSize();
+    }
+
+    /**
+     * The false-positive rate the filter expects for the keys it holds (the configured rate the
+     * measured one is compared with); 0 without filter.
+     */
+    public double filterExpectedFpr() {
+        return filter == null ? 0 : filter.expectedFpp();
+    }
+
+    /** The filter sidecar's header, or null when the table has none. */
+    public FilterHeader filterHeader() {
+        return filter == null ? null : filter.header();
+    }
+
+    /**
+     * Unmaps the filter and closes the file, at once. Idempotent. Cached blocks stay in the
+     * cache (the table may be reopened); call {@link BlockCache#invalidateFile} when dropping it.
+     */
+    @Override
+    public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (filter != null) {
+                filter.close();
+            }
+        } finally {
+            reader.close();
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("table " + path + " is closed");
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.bloomstore.core.wal;
+
+import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.WriteBatch;
+import io.bloomstore.core.internal.ValueType;
+import java.nio.file.Path;
+
+/**
+ * Encodes a {@link WriteBatch} as one WAL record and decodes it again:
+ * {@code sequence(fixed64) count(fixed32) (type(1) key(varint len + bytes) [value(varint len + bytes)])^count},
+ * where operation {@code i} gets sequence number {@code sequence + i}. Format: {@code docs/format/wal.md}.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class BatchCodec {
+
+    /** Receives a decoded record's entries. */
+    public interface EntryHandler {
+        void entry(byte[] key, long sequence, ValueType type, byte[] value);
+    }
+
+    private static final byte[] EMPTY = new byte[0];
+
+    private BatchCodec() {
+    }
+
+    public static byte[] encode(WriteBatch batch, long firstSequence) {
+        RecordBuffer out = new RecordBuffer((int) Math.min(Integer.MAX_VALUE - 64, batch.approximateBytes() + 16));
+        out.putFixed64(firstSequence).putFixed32(batch.count());
+        batch.forEach(new WriteBatch.Handler() {
+            @Override
+            public void put(byte[] key, byte[] value) {
+                out.putByte(ValueType.VALUE.code()).putBytes(key).putBytes(value);
+            }
+
+            @Override
+            public void delete(byte[] key) {
+                out.putByte(ValueType.DELETION.code()).putBytes(key);
+            }
+        });
+        return out.toByteArray();
+    }
+
+    /**
+     * Decodes one record, calling the handler per entry; returns the sequence number of its last
+     * entry (or {@code first - 1} for an empty batch).
+     */
+    public static long decode(byte[] record, Path file, long recordOffset, EntryHandler handler)
+            throws CorruptionException {
+        RecordParser in = new RecordParser(record, file, recordOffset);
+        long sequence = in.getFixed64();
+        int count = in.getFixed32();
+        if (count < 0) {
+            throw in.corrupt("negative operation count " + count);
+        }
+        for (int i = 0; i < count; i++) {
+            int code = in.getByte();
+            byte[] key = in.getBytes();
+            if (code == ValueType.VALUE.code()) {
+                handler.entry(key, sequence + i, ValueType.VALUE, in.getBytes());
+            } else if (code == ValueType.DELETION.code()) {
+                handler.entry(key, sequence + i, ValueType.DELETION, EMPTY);
+            } else {
+                throw in.corrupt("unknown operation type " + code);
+            }
+        }
+        if (in.hasRemaining()) {
+            throw in.corrupt("bytes after the last of " + count + " operations");
+        }
+        return sequence + count - 1;
+    }
+}

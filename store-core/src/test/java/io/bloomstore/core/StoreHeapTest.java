@@ -1,0 +1,69 @@
+package io.bloomstore.core;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Opening a store maps its filters instead of reading them: the heap grows by far less than the
+ * filters' size. The CI variant builds 16 MiB of filters (2 M keys at 64 bits/key); the stress
+ * variant ({@code -Pstress}) 256 MiB. The tolerance is a quarter of the filter bytes, so a store
+ * that copied its filters onto the heap fails by a wide margin.
+ */
+class StoreHeapTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void openingWithLargeFiltersKeepsHeapFlat() throws IOException {
+        check(2_000_000);
+    }
+
+    @Test
+    @Tag("stress")
+    void openingWithHundredsOfMegabytesOfFiltersKeepsHeapFlat() throws IOException {
+        check(32_000_000);
+    }
+
+    private void check(int keys) throws IOException {
+        StoreOptions options = StoreOptions.builder().bitsPerKey(64).memtableBytes(256L << 20)
+                .compression(io.bloomstore.core.table.Compression.NONE).build();
+        Path dir = tmp.resolve("heap");
+        try (Store store = Store.open(dir, options)) {
+            WriteBatch batch = new WriteBatch();
+            byte[] value = new byte[0];
+            for (int i = 0; i < keys; i++) {
+                batch.put(String.format("%010d", i).getBytes(StandardCharsets.US_ASCII), value);
+                if (batch.count() == 10_000) {
+                    store.write(batch, WriteOptions.DEFAULT);
+                    batch = new WriteBatch();
+                }
+            }
+            store.write(batch, WriteOptions.DEFAULT);
+            store.flush();
+        }
+        long before = usedHeap();
+        try (Store store = Store.open(dir, options)) {
+            long after = usedHeap();
+            long filterBytes = store.stats().filterBytes();
+            System.out.printf("heap test: %d keys, %d filter bytes mapped, heap delta on open %d bytes%n", keys,
+                    filterBytes, after - before);
+            assertTrue(filterBytes >= keys * 8L * 0.9, "filters of " + filterBytes + " bytes");
+            assertTrue(after - before < filterBytes / 4,
+                    "heap grew by " + (after - before) + " bytes opening " + filterBytes + " bytes of filters");
+        }
+    }
+
+    private static long usedHeap() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+}
