@@ -101,7 +101,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
             long words = BitStore.wordsFor(bits);
             FilterHeader sh = new FilterHeader(FilterKind.BLOOM, h.hashStrategy(), k, 0, bits, keys, h.seed(),
                     words * Long.BYTES, 0);
-            f.stages.add(BloomFilter.open(sh, new OffsetPayload(payload, offset + STAGE_HEADER_BYTES)));
+            f.stages.add(BloomFilter.open(sh, new OffsetPayload(payload, offset + STAGE_HEADER_BYTES, words * Long.BYTES)));
             f.capacities.add(capacity);
             offset += STAGE_HEADER_BYTES + words * Long.BYTES;
         }
@@ -249,19 +249,29 @@ public final class ScalableBloomFilter implements MembershipFilter {
     private static final class OffsetPayload implements FilterPayload {
         private final FilterPayload payload;
         private final long base;
+        private final long length;
 
-        OffsetPayload(FilterPayload payload, long base) {
+        /** The {@code length} bytes of {@code payload} starting at {@code base}: one stage's bit array. */
+        OffsetPayload(FilterPayload payload, long base, long length) {
+            if (base + length > payload.length()) {
+                throw new IllegalArgumentException("stage at payload offset " + base + " of " + length
+                        + " bytes runs past the payload of " + payload.length() + " bytes");
+            }
             this.payload = payload;
             this.base = base;
+            this.length = length;
         }
 
         @Override
         public long length() {
-            return payload.length() - base;
+            return length;
         }
 
         @Override
         public BitStore words(long offset, long wordCount) throws IOException {
+            if (offset + wordCount * Long.BYTES > length) {
+                throw new IllegalArgumentException("stage region runs past the stage");
+            }
             return payload.words(base + offset, wordCount);
         }
 
