@@ -9,24 +9,32 @@ import java.util.List;
 
 /**
  * One compaction: tables of a level and the tables of the next level whose key ranges overlap
- * theirs, merged into new tables at the next level. Whether the output level is the bottom for
- * the compaction's key range (no deeper table overlaps it) decides whether tombstones may go.
+ * theirs, merged into new tables at the next level — or, to drop garbage from the bottom level
+ * that nothing above will push down, all tables of a level rewritten in place. Whether the output
+ * level is the bottom for the compaction's key range (no deeper table overlaps it) decides whether
+ * tombstones may go.
  *
  * <p>Thread safety: immutable.
  */
 public final class Compaction {
     private final int level;
+    private final int outputLevel;
     private final List<FileMetaData> inputs;
     private final List<FileMetaData> nextInputs;
     private final byte[] smallest;
     private final byte[] largest;
     private final boolean bottommost;
 
-    Compaction(Version version, int level, List<FileMetaData> inputs, List<FileMetaData> nextInputs) {
-        if (level < 0 || level >= Version.NUM_LEVELS - 1 || inputs.isEmpty()) {
-            throw new IllegalArgumentException("a compaction needs input tables at a level above the last");
+    Compaction(Version version, int level, int outputLevel, List<FileMetaData> inputs,
+               List<FileMetaData> nextInputs) {
+        boolean down = outputLevel == level + 1 && outputLevel < Version.NUM_LEVELS;
+        boolean inPlace = outputLevel == level && level >= 1 && nextInputs.isEmpty();
+        if (level < 0 || !(down || inPlace) || inputs.isEmpty()) {
+            throw new IllegalArgumentException("a compaction needs input tables and writes the next level, or "
+                    + "rewrites a level ≥ 1 in place");
         }
         this.level = level;
+        this.outputLevel = outputLevel;
         this.inputs = List.copyOf(inputs);
         this.nextInputs = List.copyOf(nextInputs);
         byte[] lo = null;
@@ -38,7 +46,7 @@ public final class Compaction {
         this.smallest = lo;
         this.largest = hi;
         boolean bottom = true;
-        for (int deeper = level + 2; deeper < Version.NUM_LEVELS && bottom; deeper++) {
+        for (int deeper = outputLevel + 1; deeper < Version.NUM_LEVELS && bottom; deeper++) {
             bottom = overlapping(version, deeper, lo, hi).isEmpty();
         }
         this.bottommost = bottom;
@@ -60,7 +68,7 @@ public final class Compaction {
     }
 
     public int outputLevel() {
-        return level + 1;
+        return outputLevel;
     }
 
     /** The input tables of {@link #level()}. */
@@ -107,14 +115,14 @@ public final class Compaction {
     public VersionEdit edit(List<FileMetaData> outputs) {
         VersionEdit e = new VersionEdit();
         inputs.forEach(f -> e.deleteFile(level, f.fileNumber()));
-        nextInputs.forEach(f -> e.deleteFile(level + 1, f.fileNumber()));
-        outputs.forEach(f -> e.addFile(level + 1, f));
+        nextInputs.forEach(f -> e.deleteFile(outputLevel, f.fileNumber()));
+        outputs.forEach(f -> e.addFile(outputLevel, f));
         return e;
     }
 
     @Override
     public String toString() {
-        return "Compaction[L" + level + " " + inputs + " + L" + (level + 1) + " " + nextInputs
+        return "Compaction[L" + level + " " + inputs + " + L" + outputLevel + " " + nextInputs
                 + (bottommost ? ", bottommost" : "") + "]";
     }
 }

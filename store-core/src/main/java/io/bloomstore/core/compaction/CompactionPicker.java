@@ -86,6 +86,12 @@ public final class CompactionPicker {
         return inputs.isEmpty() ? null : withOverlap(v, level, inputs);
     }
 
+    /** Every table of {@code level} ≥ 1 rewritten in place (garbage out), or null when the level is empty. */
+    public Compaction inPlace(Version v, int level) {
+        List<FileMetaData> inputs = v.files(level);
+        return inputs.isEmpty() ? null : new Compaction(v, level, level, inputs, List.of());
+    }
+
     private static Compaction withOverlap(Version v, int level, List<FileMetaData> inputs) {
         byte[] lo = null;
         byte[] hi = null;
@@ -93,6 +99,7 @@ public final class CompactionPicker {
             lo = lo == null || Arrays.compareUnsigned(f.smallestKey(), lo) < 0 ? f.smallestKey() : lo;
             hi = hi == null || Arrays.compareUnsigned(f.largestKey(), hi) > 0 ? f.largestKey() : hi;
         }
-        return new Compaction(v, level, new ArrayList<>(inputs), Compaction.overlapping(v, level + 1, lo, hi));
+        return new Compaction(v, level, level + 1, new ArrayList<>(inputs),
+                Compaction.overlapping(v, level + 1, lo, hi));
     }
 }

@@ -475,15 +475,20 @@ public final class DbImpl implements Store {
                     bottom = level;
                 }
             }
-            for (int level = 0; level < bottom; level++) {
+            boolean bottomRewritten = false;
+            for (int level = 0; level <= bottom; level++) {
                 checkOpen();
                 if (backgroundError != null) {
                     throw new IOException("compaction refused after an earlier failure: " + backgroundError.getMessage(),
                             backgroundError);
                 }
-                Compaction c = picker.whole(versions.current(), level);
+                // The bottom level is rewritten in place only when nothing above was merged into it,
+                // so garbage there (versions of released snapshots) goes too.
+                Compaction c = level < bottom ? picker.whole(versions.current(), level)
+                        : bottomRewritten ? null : picker.inPlace(versions.current(), level);
                 if (c != null) {
                     runCompaction(c);
+                    bottomRewritten = c.outputLevel() == bottom;
                 }
             }
         } finally {
