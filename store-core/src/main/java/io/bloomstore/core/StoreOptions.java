@@ -212,9 +212,10 @@ public final class StoreOptions {
     }
 
     /**
-     * The false-positive rate the filter promises in theory: 0.6185^bitsPerKey for a standard
-     * Bloom filter at its optimal k, the Poisson block formula for a blocked one (512-bit
-     * blocks), 1 without filter.
+     * The false-positive rate the configured filter kind promises in theory: 0.6185^bitsPerKey for
+     * a standard Bloom filter at its optimal k, the Poisson block formula for a blocked one
+     * (512-bit blocks), 2^−fingerprint bits for binary fuse, 1 without filter. A non-uniform
+     * {@link #filterPolicy()} states its rates per level in {@link StoreStats.LevelStats}.
      */
     public double configuredFpr() {
         FilterKind kind = tableOptions.filterKind();
