@@ -93,7 +93,7 @@ public final class Filters {
      * Fingerprint width of a static filter for a Bloom budget: 8 bits while the Bloom filter's
      * rate at {@code bitsPerKey} is above 2^−8, else 16.
      */
-    static int fuseFingerprintBits(double bitsPerKey) {
+    public static int fuseFingerprintBits(double bitsPerKey) {
         return BloomMath.fprAtOptimalK(bitsPerKey) >= 1.0 / 256 ? 8 : 16;
     }
 

@@ -10,7 +10,8 @@ import java.nio.file.Path;
  * An embedded, ordered key-value store: BloomStore's public API. Keys and values are byte arrays;
  * keys are ordered as unsigned bytes. Writes go to a write-ahead log and a memtable; full
  * memtables are flushed in the background to SSTables, each with an off-heap filter consulted
- * before any of the table's data is read. See {@code docs/architecture.md}.
+ * before any of the table's data is read; background compactions merge the tables level by level.
+ * See {@code docs/architecture.md}.
  *
  * <p>Errors: {@link IllegalArgumentException} for bad arguments (null or empty key, key or value
  * over the configured maximum, a directory that is not a store); {@link IllegalStateException}
@@ -20,7 +21,10 @@ import java.nio.file.Path;
  * flush or WAL write the store refuses further writes with that error.
  *
  * <p>Thread safety: safe for concurrent use by any number of threads; concurrent writers are
- * committed in groups (one WAL write and at most one sync per group).
+ * committed in groups (one WAL write and at most one sync per group). Reads take no lock and never
+ * wait for flushes or compactions; iterators and snapshots keep seeing one consistent state while
+ * tables are replaced beneath them. When compaction falls behind, writers are slowed and then
+ * held (see {@link StoreOptions}).
  */
 public interface Store extends AutoCloseable {
 
@@ -79,6 +83,14 @@ public interface Store extends AutoCloseable {
 
     /** Writes the memtable to a table and returns once it, and every earlier memtable, is on disk. */
     void flush() throws IOException;
+
+    /**
+     * Flushes the memtable, then compacts every level into the next, down to the deepest level
+     * holding tables (at least level 1), and returns when done: shadowed versions are dropped,
+     * and tombstones too where no snapshot needs them. Background compactions wait meanwhile;
+     * reads and writes go on.
+     */
+    void compact() throws IOException;
 
     /** A copy of the statistics as of now. */
     StoreStats stats();

@@ -1,6 +1,5 @@
 package io.bloomstore.core;
 
-import io.bloomstore.bloom.BloomMath;
 import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.core.table.Compression;
 import io.bloomstore.core.table.TableOptions;
@@ -17,7 +16,16 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code filterKind} {@link FilterKind#BLOOM} at {@code bitsPerKey} 10 (≈ 0.8% FPR);
  *       null writes tables without filters;
  *   <li>{@code maxKeyBytes} 64 KiB and {@code maxValueBytes} 32 MiB: larger keys or values are
- *       refused with {@link IllegalArgumentException}.
+ *       refused with {@link IllegalArgumentException};
+ *   <li>{@code filterPolicy} null: {@link FilterPolicy#uniform} of {@code filterKind} and
+ *       {@code bitsPerKey}; any other policy chooses each level's filter instead;
+ *   <li>compaction: {@code l0CompactionTrigger} 4 level-0 tables start a compaction into level
+ *       1; at {@code l0SlowdownTrigger} 8 each write group is delayed by 1 ms and at
+ *       {@code l0StopTrigger} 12 writers wait for compaction; level 1 holds up to
+ *       {@code baseLevelBytes} 64 MiB and each deeper level {@code levelSizeRatio} 10 times
+ *       more; compaction output tables are cut at {@code targetFileBytes} 8 MiB;
+ *       {@code autoCompaction} true runs compactions in the background (false leaves them to
+ *       {@link Store#compact()}, and writers are then never delayed).
  * </ul>
  *
  * <p>Thread safety: immutable.
@@ -32,6 +40,15 @@ public final class StoreOptions {
     private final int maxKeyBytes;
     private final int maxValueBytes;
     private final TableOptions tableOptions;
+    private final FilterPolicy filterPolicy;
+    private final boolean customFilterPolicy;
+    private final int l0CompactionTrigger;
+    private final int l0SlowdownTrigger;
+    private final int l0StopTrigger;
+    private final int levelSizeRatio;
+    private final long baseLevelBytes;
+    private final long targetFileBytes;
+    private final boolean autoCompaction;
 
     private StoreOptions(Builder b) {
         if (b.memtableBytes < 1024) {
@@ -47,6 +64,25 @@ public final class StoreOptions {
         if (b.maxValueBytes < 0 || b.maxValueBytes > 1 << 30) {
             throw new IllegalArgumentException("maxValueBytes must be between 0 and 1 GiB: " + b.maxValueBytes);
         }
+        if (b.l0CompactionTrigger < 1 || b.l0SlowdownTrigger < b.l0CompactionTrigger
+                || b.l0StopTrigger < b.l0SlowdownTrigger) {
+            throw new IllegalArgumentException("level-0 triggers must satisfy 1 ≤ compaction (" + b.l0CompactionTrigger
+                    + ") ≤ slowdown (" + b.l0SlowdownTrigger + ") ≤ stop (" + b.l0StopTrigger + ")");
+        }
+        if (b.levelSizeRatio < 2 || b.levelSizeRatio > 1000) {
+            throw new IllegalArgumentException("levelSizeRatio must be between 2 and 1000: " + b.levelSizeRatio);
+        }
+        if (b.baseLevelBytes < 1024 || b.targetFileBytes < 1024) {
+            throw new IllegalArgumentException("baseLevelBytes and targetFileBytes must be at least 1024: "
+                    + b.baseLevelBytes + ", " + b.targetFileBytes);
+        }
+        this.l0CompactionTrigger = b.l0CompactionTrigger;
+        this.l0SlowdownTrigger = b.l0SlowdownTrigger;
+        this.l0StopTrigger = b.l0StopTrigger;
+        this.levelSizeRatio = b.levelSizeRatio;
+        this.baseLevelBytes = b.baseLevelBytes;
+        this.targetFileBytes = b.targetFileBytes;
+        this.autoCompaction = b.autoCompaction;
         this.createIfMissing = b.createIfMissing;
         this.memtableBytes = b.memtableBytes;
         this.blockCacheBytes = b.blockCacheBytes;
@@ -54,6 +90,8 @@ public final class StoreOptions {
         this.maxValueBytes = b.maxValueBytes;
         TableOptions t = TableOptions.defaults().withBlockSize(b.blockSize).withCompression(b.compression);
         this.tableOptions = b.filterKind == null ? t.withoutFilter() : t.withFilter(b.filterKind, b.bitsPerKey);
+        this.customFilterPolicy = b.filterPolicy != null;
+        this.filterPolicy = customFilterPolicy ? b.filterPolicy : FilterPolicy.uniform(b.filterKind, b.bitsPerKey);
     }
 
     public static StoreOptions defaults() {
@@ -76,6 +114,14 @@ public final class StoreOptions {
         b.bitsPerKey = tableOptions.bitsPerKey();
         b.maxKeyBytes = maxKeyBytes;
         b.maxValueBytes = maxValueBytes;
+        b.filterPolicy = customFilterPolicy ? filterPolicy : null;
+        b.l0CompactionTrigger = l0CompactionTrigger;
+        b.l0SlowdownTrigger = l0SlowdownTrigger;
+        b.l0StopTrigger = l0StopTrigger;
+        b.levelSizeRatio = levelSizeRatio;
+        b.baseLevelBytes = baseLevelBytes;
+        b.targetFileBytes = targetFileBytes;
+        b.autoCompaction = autoCompaction;
         return b;
     }
 
@@ -116,34 +162,74 @@ public final class StoreOptions {
         return maxValueBytes;
     }
 
-    /** The table settings these options imply. */
+    /** Chooses each level's filter; by default uniform at {@link #filterKind()} and {@link #bitsPerKey()}. */
+    public FilterPolicy filterPolicy() {
+        return filterPolicy;
+    }
+
+    public int l0CompactionTrigger() {
+        return l0CompactionTrigger;
+    }
+
+    public int l0SlowdownTrigger() {
+        return l0SlowdownTrigger;
+    }
+
+    public int l0StopTrigger() {
+        return l0StopTrigger;
+    }
+
+    public int levelSizeRatio() {
+        return levelSizeRatio;
+    }
+
+    public long baseLevelBytes() {
+        return baseLevelBytes;
+    }
+
+    public long targetFileBytes() {
+        return targetFileBytes;
+    }
+
+    public boolean autoCompaction() {
+        return autoCompaction;
+    }
+
+    /** Target size of level {@code level} ≥ 1: baseLevelBytes · levelSizeRatio^(level − 1). */
+    public double maxBytesForLevel(int level) {
+        if (level < 1) {
+            throw new IllegalArgumentException("level 0 is sized by table count, not bytes");
+        }
+        return baseLevelBytes * Math.pow(levelSizeRatio, level - 1);
+    }
+
+    /**
+     * The base table settings (blocks, compression, filter of the uniform default); the filter of
+     * each table written comes from {@link #filterPolicy()}.
+     */
     public TableOptions tableOptions() {
         return tableOptions;
     }
 
     /**
-     * The false-positive rate the filter promises in theory: 0.6185^bitsPerKey for a standard
-     * Bloom filter at its optimal k, the Poisson block formula for a blocked one (512-bit
-     * blocks), 1 without filter.
+     * The false-positive rate the configured filter kind promises in theory: 0.6185^bitsPerKey for
+     * a standard Bloom filter at its optimal k, the Poisson block formula for a blocked one
+     * (512-bit blocks), 2^−fingerprint bits for binary fuse, 1 without filter. A non-uniform
+     * {@link #filterPolicy()} states its rates per level in {@link StoreStats.LevelStats}.
      */
     public double configuredFpr() {
         FilterKind kind = tableOptions.filterKind();
-        double bits = tableOptions.bitsPerKey();
-        if (kind == null) {
-            return 1.0;
-        }
-        if (kind == FilterKind.BLOCKED_BLOOM) {
-            long n = 1_000_000;
-            return BloomMath.blockedFpr((long) Math.ceil(bits * n), n, BloomMath.optimalK(bits), 512);
-        }
-        return BloomMath.fprAtOptimalK(bits);
+        return kind == null ? 1.0 : FilterChoice.filter(kind, tableOptions.bitsPerKey(), "configured").theoreticalFpr();
     }
 
     @Override
     public String toString() {
         return "StoreOptions[createIfMissing=" + createIfMissing + ", memtableBytes=" + memtableBytes
                 + ", blockCacheBytes=" + blockCacheBytes + ", maxKeyBytes=" + maxKeyBytes + ", maxValueBytes="
-                + maxValueBytes + ", " + tableOptions + "]";
+                + maxValueBytes + ", " + tableOptions + ", filterPolicy=" + filterPolicy + ", l0Triggers="
+                + l0CompactionTrigger + "/" + l0SlowdownTrigger + "/" + l0StopTrigger + ", levelSizeRatio="
+                + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
+                + ", autoCompaction=" + autoCompaction + "]";
     }
 
     /** Collects settings; {@link #build()} checks them. Thread safety: not thread-safe. */
@@ -157,8 +243,50 @@ public final class StoreOptions {
         private double bitsPerKey = TableOptions.DEFAULT_BITS_PER_KEY;
         private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
         private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
+        private FilterPolicy filterPolicy;
+        private int l0CompactionTrigger = 4;
+        private int l0SlowdownTrigger = 8;
+        private int l0StopTrigger = 12;
+        private int levelSizeRatio = 10;
+        private long baseLevelBytes = 64L << 20;
+        private long targetFileBytes = 8L << 20;
+        private boolean autoCompaction = true;
 
         private Builder() {
+        }
+
+        /** Chooses each level's filter; null (the default) is uniform at filterKind and bitsPerKey. */
+        public Builder filterPolicy(FilterPolicy v) {
+            filterPolicy = v;
+            return this;
+        }
+
+        /** Level-0 table counts that start a compaction, delay writers, and stop them. */
+        public Builder l0Triggers(int compaction, int slowdown, int stop) {
+            l0CompactionTrigger = compaction;
+            l0SlowdownTrigger = slowdown;
+            l0StopTrigger = stop;
+            return this;
+        }
+
+        public Builder levelSizeRatio(int v) {
+            levelSizeRatio = v;
+            return this;
+        }
+
+        public Builder baseLevelBytes(long v) {
+            baseLevelBytes = v;
+            return this;
+        }
+
+        public Builder targetFileBytes(long v) {
+            targetFileBytes = v;
+            return this;
+        }
+
+        public Builder autoCompaction(boolean v) {
+            autoCompaction = v;
+            return this;
         }
 
         public Builder createIfMissing(boolean v) {
@@ -186,7 +314,7 @@ public final class StoreOptions {
             return this;
         }
 
-        /** The filter kind of new tables (BLOOM or BLOCKED_BLOOM), or null for no filters. */
+        /** The filter kind of new tables (BLOOM, BLOCKED_BLOOM or BINARY_FUSE), or null for no filters. */
         public Builder filterKind(FilterKind v) {
             filterKind = v;
             return this;

@@ -8,29 +8,63 @@ import java.util.List;
  *
  * <p>Thread safety: immutable.
  *
- * @param gets                point lookups
- * @param filterNegatives     lookups a table's filter answered "absent": disk accesses saved
- *                            (RocksDB BLOOM_FILTER_USEFUL)
- * @param filterPositives     filter answered "maybe" (BLOOM_FILTER_FULL_POSITIVE)
- * @param filterTruePositives "maybe" and the table held the key (BLOOM_FILTER_FULL_TRUE_POSITIVE)
- * @param measuredFpr         (positives − true positives) / (that + negatives); 0 before any lookup
- * @param configuredFpr       the false-positive rate the configured filter kind and bits per key
- *                            promise in theory; 1 when tables have no filter
- * @param dataBlockReads      data blocks read from files: the "disk accesses"
- * @param bytesRead           bytes of those reads
- * @param blockCacheHits      data-block lookups served by the block cache
- * @param blockCacheMisses    data-block lookups the cache could not serve
- * @param flushes             memtables written as tables
- * @param levels              files and bytes per level, level 0 first
- * @param filterBytes         bytes of filters mapped (or loaded) for the live tables
+ * @param gets                   point lookups
+ * @param filterNegatives        lookups a table's filter answered "absent": disk accesses saved
+ *                               (RocksDB BLOOM_FILTER_USEFUL)
+ * @param filterPositives        filter answered "maybe" (BLOOM_FILTER_FULL_POSITIVE)
+ * @param filterTruePositives    "maybe" and the table held the key (BLOOM_FILTER_FULL_TRUE_POSITIVE)
+ * @param measuredFpr            (positives − true positives) / (that + negatives); 0 before any lookup
+ * @param configuredFpr          the false-positive rate the configured filter kind and bits per key
+ *                               promise in theory; 1 when tables have no filter
+ * @param dataBlockReads         data blocks read from files: the "disk accesses"
+ * @param bytesRead              bytes of those reads
+ * @param blockCacheHits         data-block lookups served by the block cache
+ * @param blockCacheMisses       data-block lookups the cache could not serve
+ * @param flushes                memtables written as tables
+ * @param levels                 per level, level 0 first: tables, bytes, filters and their measured effect
+ * @param filterBytes            bytes of filters mapped (or loaded) for the live tables
+ * @param compactions            compactions run (background and {@link Store#compact()})
+ * @param compactionBytesRead    bytes of the tables compactions read
+ * @param compactionBytesWritten bytes of the tables and filters compactions wrote
+ * @param flushBytesWritten      bytes of the tables and filters flushes wrote
+ * @param userBytesWritten       key and value bytes of all writes
+ * @param writeSlowdowns         write groups delayed because level 0 passed its slowdown trigger
+ * @param writeStops             times writers waited because level 0 reached its stop trigger
+ * @param filterPolicy           the name of the filter policy
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
                          long blockCacheHits, long blockCacheMisses, long flushes, List<LevelStats> levels,
-                         long filterBytes) {
+                         long filterBytes, long compactions, long compactionBytesRead, long compactionBytesWritten,
+                         long flushBytesWritten, long userBytesWritten, long writeSlowdowns, long writeStops,
+                         String filterPolicy) {
 
-    /** One level's tables: how many, and their bytes (tables and filter sidecars). */
-    public record LevelStats(int level, int files, long tableBytes, long filterFileBytes) {
+    /**
+     * One level.
+     *
+     * @param level               the level
+     * @param files               tables
+     * @param tableBytes          bytes of the tables
+     * @param filterFileBytes     bytes of their filter sidecars: the level's filter memory
+     * @param entries             internal entries in the tables
+     * @param policy              the filter the policy chooses now for new tables at this level
+     *                            (kind, bits per key, and whether and why it is skipped)
+     * @param expectedFpr         the live tables' filter rate in theory, weighted by entries
+     *                            (1 for tables without filter; 0 for an empty level)
+     * @param filterNegatives     this level's filter "absent" answers
+     * @param filterPositives     this level's filter "maybe" answers
+     * @param filterTruePositives "maybe" answers for keys the table held
+     * @param measuredFpr         this level's measured false-positive rate
+     * @param probes              lookups that reached a table of this level with the key in its range
+     * @param hitRatio            of those, the fraction that found the key here: the measured
+     *                            a-priori hit ratio (NaN before any probe)
+     * @param filterBytesSaved    when the policy skips this level's filter: the bytes such a filter
+     *                            would take for the level's entries; else 0
+     */
+    public record LevelStats(int level, int files, long tableBytes, long filterFileBytes, long entries,
+                             FilterChoice policy, double expectedFpr, long filterNegatives, long filterPositives,
+                             long filterTruePositives, double measuredFpr, long probes, double hitRatio,
+                             long filterBytesSaved) {
     }
 
     /** Filter false positives: "maybe" for a key the table did not hold. */
@@ -40,5 +74,25 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
 
     public int totalFiles() {
         return levels.stream().mapToInt(LevelStats::files).sum();
+    }
+
+    /**
+     * (flush + compaction bytes written) / user bytes written: bytes the store wrote to tables for
+     * each byte it was given (the WAL not counted); 0 before any write.
+     */
+    public double writeAmplification() {
+        return userBytesWritten == 0 ? 0 : (double) (flushBytesWritten + compactionBytesWritten) / userBytesWritten;
+    }
+
+    /**
+     * Expected data-block reads of a lookup for a missing key whose key lies in every table's range
+     * (the worst case): the sum of the level-0 tables' filter rates plus one rate per deeper level.
+     */
+    public double expectedReadsPerMissingLookup() {
+        double sum = 0;
+        for (LevelStats l : levels) {
+            sum += l.level() == 0 ? l.expectedFpr() * l.files() : l.expectedFpr();
+        }
+        return sum;
     }
 }

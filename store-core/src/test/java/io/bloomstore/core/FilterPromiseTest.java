@@ -33,9 +33,10 @@ class FilterPromiseTest {
     @EnumSource(value = FilterKind.class, names = {"BLOOM", "BLOCKED_BLOOM"})
     void absentKeysCostNoDataBlockReadsExceptFalsePositives(FilterKind kind) throws IOException {
         StoreOptions options = StoreOptions.builder().filterKind(kind).bitsPerKey(10).blockCacheBytes(0)
-                .memtableBytes(64L << 20).build();
+                .memtableBytes(64L << 20).autoCompaction(false).build();
         try (Store store = Store.open(tmp.resolve(kind.cliName()), options)) {
-            // Each flush writes a table covering the whole key range, so every lookup consults all five.
+            // Each flush writes a table covering the whole key range, so every lookup consults all five
+            // (compaction is off so they stay in level 0).
             for (int t = 0; t < TABLES; t++) {
                 for (int i = t; i < KEYS; i += TABLES) {
                     store.put(key("present", i), key("value", i));

@@ -26,9 +26,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Metamorphic test: thousands of random puts, deletes, gets, forward and reverse scans, batches,
- * flushes, snapshots and reopens, checked against a {@link TreeMap} with unsigned key order, under
- * several option sets and on both file systems. A failure names the seed; rerun with
- * {@code -Dbloomstore.seed=N} to replay it.
+ * flushes, compactions, snapshots (short ones, and one held across many operations while
+ * background compactions replace the tables beneath it) and reopens, checked against a
+ * {@link TreeMap} with unsigned key order, under several option sets and on both file systems.
+ * The "compacting" set uses tiny levels so background compactions run all the time. A failure
+ * names the seed; rerun with {@code -Dbloomstore.seed=N} to replay it.
  */
 class StoreModelTest {
     private static final int OPERATIONS = 2000;
@@ -44,6 +46,10 @@ class StoreModelTest {
                 .blockCacheBytes(0).build();
         StoreOptions noFilter = StoreOptions.builder().memtableBytes(8 * 1024).filterKind(null).build();
         StoreOptions standard = StoreOptions.defaults();
+        StoreOptions compacting = StoreOptions.builder().memtableBytes(4 * 1024).blockSize(256).l0Triggers(2, 3, 4)
+                .baseLevelBytes(8 * 1024).levelSizeRatio(2).targetFileBytes(4 * 1024).build();
+        StoreOptions monkeyFuse = compacting.toBuilder().filterPolicy(
+                FilterPolicy.monkey(FilterKind.BINARY_FUSE, 10).optimizeForHits()).build();
         List<Arguments> args = new ArrayList<>();
         for (boolean local : new boolean[] {false, true}) {
             args.add(Arguments.of("tiny memtable", tiny, local));
@@ -51,6 +57,8 @@ class StoreModelTest {
             args.add(Arguments.of("blocked bloom, no cache", blocked, local));
             args.add(Arguments.of("no filter", noFilter, local));
             args.add(Arguments.of("defaults", standard, local));
+            args.add(Arguments.of("compacting", compacting, local));
+            args.add(Arguments.of("compacting, monkey fuse filters", monkeyFuse, local));
         }
         return args.stream();
     }
@@ -73,8 +81,19 @@ class StoreModelTest {
         Path dir = local ? tmp.resolve("store") : Path.of("/model/store");
         NavigableMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         Store store = Store.open(fs, dir, options);
+        Snapshot held = null;
+        List<String> heldState = null;
         try {
             for (int op = 0; op < OPERATIONS; op++) {
+                if (op % 300 == 0) {
+                    // A snapshot held across many operations, checked whole before the next one.
+                    if (held != null) {
+                        assertEquals(heldState, toList(store, held), "scan at a snapshot held since op " + (op - 300));
+                        held.close();
+                    }
+                    held = store.snapshot();
+                    heldState = toList(model.entrySet());
+                }
                 int choice = rnd.nextInt(100);
                 if (choice < 40) {
                     byte[] k = key(rnd);
@@ -113,15 +132,25 @@ class StoreModelTest {
                     store.write(batch, rnd.nextInt(10) == 0 ? WriteOptions.SYNC : WriteOptions.DEFAULT);
                 } else if (choice < 92) {
                     checkSnapshot(store, model, rnd);
-                } else if (choice < 94) {
+                } else if (choice < 93) {
                     store.flush();
+                } else if (choice < 94) {
+                    store.compact();
                 } else if (choice < 95) {
+                    if (held != null) {
+                        held.close();
+                        held = null;
+                    }
                     store.close();
                     store = Store.open(fs, dir, options);
                 } else {
                     checkScan(store, model, rnd, false);
                     checkScan(store, model, rnd, true);
                 }
+            }
+            if (held != null) {
+                assertEquals(heldState, toList(store, held), "scan at the last held snapshot");
+                held.close();
             }
             store.close();
             store = Store.open(fs, dir, options);
@@ -189,6 +218,14 @@ class StoreModelTest {
             it.forEachRemaining(kv -> out.add(str(kv.key()) + "=" + str(kv.value())));
         }
         assertFalse(out.isEmpty() && out.size() != out.stream().distinct().count(), "duplicate keys");
+        return out;
+    }
+
+    private static List<String> toList(Store store, Snapshot snapshot) {
+        List<String> out = new ArrayList<>();
+        try (StoreIterator it = store.iterator(null, null, ReadOptions.at(snapshot))) {
+            it.forEachRemaining(kv -> out.add(str(kv.key()) + "=" + str(kv.value())));
+        }
         return out;
     }
 

@@ -1,5 +1,6 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.core.compaction.CompactionJob;
 import io.bloomstore.core.internal.InternalIterator;
 import java.io.IOException;
 import java.util.Arrays;
@@ -10,11 +11,11 @@ import java.util.PriorityQueue;
 /**
  * Merges several {@link InternalIterator}s (memtables and tables) into one stream in internal
  * order — forward, or reverse — with a heap holding each source at its current entry. Each
- * instance moves in one direction only, which is all the store's iterators need.
+ * instance moves in one direction only, which is all the store's iterators and compactions need.
  *
  * <p>Thread safety: not thread-safe.
  */
-final class MergingIterator {
+final class MergingIterator implements CompactionJob.Merger {
     /** Internal order: user key ascending (unsigned), then sequence descending. */
     static final Comparator<InternalIterator> FORWARD = (a, b) -> {
         int c = Arrays.compareUnsigned(a.key(), b.key());
@@ -63,17 +64,20 @@ final class MergingIterator {
         }
     }
 
-    boolean valid() {
+    @Override
+    public boolean valid() {
         return !heap.isEmpty();
     }
 
     /** The source positioned at the current entry. */
-    InternalIterator current() {
+    @Override
+    public InternalIterator current() {
         return heap.peek();
     }
 
     /** Moves to the next entry in this iterator's direction. */
-    void advance() throws IOException {
+    @Override
+    public void advance() throws IOException {
         InternalIterator top = heap.poll();
         if (reverse) {
             top.prev();

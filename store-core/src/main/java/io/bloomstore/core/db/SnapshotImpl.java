@@ -29,6 +29,11 @@ final class SnapshotImpl implements Snapshot {
         return sequence;
     }
 
+    /** The sequence, also after close (a compaction reading the live set may race with a close). */
+    long pinnedSequence() {
+        return sequence;
+    }
+
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {

@@ -6,6 +6,7 @@ import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.FileNames;
+import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionSet;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.wal.LogFormat;
@@ -60,12 +61,14 @@ final class StoreOpener {
         TableRegistry tables = null;
         try {
             versions = isStore ? VersionSet.recover(fs, dir) : VersionSet.create(fs, dir);
-            StoreCounters counters = new StoreCounters();
+            StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
                     : new BlockCache(options.blockCacheBytes());
             tables = new TableRegistry(fs, dir, options.tableOptions(), cache, counters);
-            for (FileMetaData f : versions.current().allFiles()) {
-                tables.open(f.fileNumber());
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (FileMetaData f : versions.current().files(level)) {
+                    tables.open(f.fileNumber(), level);
+                }
             }
             List<Long> wals = new ArrayList<>();
             for (String name : fs.list(dir)) {

@@ -7,31 +7,56 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An open table shared by readers, closed (its filter unmapped, its file closed) when the last
- * reference goes: the {@link TableRegistry} holds one while the table is live, and each get or
- * iterator holds one while it reads. So a table dropped from the live set (store close, later
- * compaction) stays readable for iterators that still use it.
+ * An open table shared by readers, closed (its filter unmapped, its file closed, its cached blocks
+ * dropped and — once a compaction made it obsolete — its files deleted) when the last reference
+ * goes: the {@link TableRegistry} holds one while the table is live, each {@link VersionRef} one
+ * for every table of its version, and each iterator one per table it reads. So a table replaced
+ * by a compaction stays readable, and on disk, for the readers that still use it.
  *
  * <p>Thread safety: safe for concurrent use.
  */
 final class TableHandle {
     private static final Logger LOG = LoggerFactory.getLogger(TableHandle.class);
 
-    private final long fileNumber;
-    private final TableReader reader;
-    private final AtomicInteger refs = new AtomicInteger(1);
+    /** What happens once the table is closed: cache invalidation, and deletion when obsolete. */
+    interface Closer {
+        void closed(TableHandle handle) throws IOException;
+    }
 
-    TableHandle(long fileNumber, TableReader reader) {
+    private final long fileNumber;
+    private final int level;
+    private final TableReader reader;
+    private final Closer closer;
+    private final AtomicInteger refs = new AtomicInteger(1);
+    private volatile boolean obsolete;
+
+    TableHandle(long fileNumber, int level, TableReader reader, Closer closer) {
         this.fileNumber = fileNumber;
+        this.level = level;
         this.reader = reader;
+        this.closer = closer;
     }
 
     long fileNumber() {
         return fileNumber;
     }
 
+    /** The level the table was written for (a table never moves). */
+    int level() {
+        return level;
+    }
+
     TableReader reader() {
         return reader;
+    }
+
+    /** Marks the table's files for deletion when the last reference goes. */
+    void markObsolete() {
+        obsolete = true;
+    }
+
+    boolean obsolete() {
+        return obsolete;
     }
 
     /** Takes a reference; false when the table is already closed. */
@@ -53,6 +78,7 @@ final class TableHandle {
         if (n == 0) {
             try {
                 reader.close();
+                closer.closed(this);
             } catch (IOException e) {
                 LOG.warn("closing table {} failed", fileNumber, e);
             }

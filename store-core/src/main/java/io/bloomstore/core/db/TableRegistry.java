@@ -2,6 +2,7 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.table.TableReader;
@@ -12,7 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The open tables of a store, by file number: each live table is opened once (its filter mapped)
- * and shared through reference-counted {@link TableHandle}s.
+ * and shared through reference-counted {@link TableHandle}s. A table dropped from the live set
+ * stays open until its last reader lets go; then its cached blocks are invalidated and, if a
+ * compaction made it obsolete, its {@code .sst} and {@code .filter} files are deleted.
  *
  * <p>Thread safety: safe for concurrent use.
  */
@@ -23,6 +26,8 @@ final class TableRegistry {
     private final BlockCache cache;
     private final StoreCounters counters;
     private final Map<Long, TableHandle> open = new ConcurrentHashMap<>();
+    /** Tables dropped from the live set whose last reader has not let go yet. */
+    private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
 
     TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters) {
         this.fs = fs;
@@ -32,10 +37,10 @@ final class TableRegistry {
         this.counters = counters;
     }
 
-    /** Opens a live table (maps its filter; reads only its footer, index and properties). */
-    void open(long fileNumber) throws IOException {
-        TableReader reader = TableReader.open(fs, dir, fileNumber, options, cache, counters);
-        open.put(fileNumber, new TableHandle(fileNumber, reader));
+    /** Opens a live table of {@code level} (maps its filter; reads only its footer, index and properties). */
+    void open(long fileNumber, int level) throws IOException {
+        TableReader reader = TableReader.open(fs, dir, fileNumber, options, cache, counters, counters.level(level));
+        open.put(fileNumber, new TableHandle(fileNumber, level, reader, this::closed));
     }
 
     /**
@@ -51,12 +56,27 @@ final class TableRegistry {
         return h;
     }
 
-    /** Removes a table from the live set; it closes once its last reader lets go. */
-    void drop(long fileNumber) {
+    /**
+     * Removes a table from the live set; it closes once its last reader lets go, and its files
+     * are then deleted when {@code obsolete}.
+     */
+    void drop(long fileNumber, boolean obsolete) {
         TableHandle h = open.remove(fileNumber);
         if (h != null) {
-            cache.invalidateFile(fileNumber);
+            if (obsolete) {
+                h.markObsolete();
+            }
+            draining.put(fileNumber, h);
             h.release();
+        }
+    }
+
+    private void closed(TableHandle h) throws IOException {
+        draining.remove(h.fileNumber());
+        cache.invalidateFile(h.fileNumber());
+        if (h.obsolete()) {
+            fs.delete(FileNames.table(dir, h.fileNumber()));
+            fs.delete(FileNames.filter(dir, h.fileNumber()));
         }
     }
 
@@ -69,9 +89,19 @@ final class TableRegistry {
         return sum;
     }
 
+    /** Live tables plus dropped ones still held by readers. */
+    int openTables() {
+        return open.size() + draining.size();
+    }
+
+    /** Whether a table file number is live or still held: orphan cleanup must leave it alone. */
+    boolean holds(long fileNumber) {
+        return open.containsKey(fileNumber) || draining.containsKey(fileNumber);
+    }
+
     void closeAll() {
         for (Long n : open.keySet()) {
-            drop(n);
+            drop(n, false);
         }
     }
 }

@@ -15,6 +15,14 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code dataBlockReads}/{@code bytesRead}: data blocks read from files (block-cache misses),
  *       the "disk accesses", counted in the one layer all data-block reads pass through.
  *   <li>{@code blockCacheHits}/{@code blockCacheMisses}: data-block lookups served by / missing the cache.
+ *   <li>{@code userBytesWritten}: key and value bytes of the batches written (tombstones count their key);
+ *       {@code flushBytesWritten}: bytes of tables and filters written by flushes;
+ *       {@code compactions}, {@code compactionBytesRead}/{@code compactionBytesWritten}: compactions run
+ *       and the table bytes they read and wrote (filters included in writes). Write amplification is
+ *       (flush + compaction bytes written) / user bytes written.
+ *   <li>{@code writeSlowdowns}/{@code writeStops}: times a writer was delayed (level 0 past its
+ *       slowdown trigger) or had to wait (level 0 at its stop trigger).
+ *   <li>{@link #level(int)}: the filter and hit counters of one level.
  * </ul>
  *
  * <p>Thread safety: all counters may be incremented from any thread.
@@ -30,6 +38,32 @@ public final class StoreCounters {
     public final LongAdder blockCacheMisses = new LongAdder();
     public final LongAdder flushes = new LongAdder();
     public final LongAdder bytesWritten = new LongAdder();
+    public final LongAdder userBytesWritten = new LongAdder();
+    public final LongAdder flushBytesWritten = new LongAdder();
+    public final LongAdder compactions = new LongAdder();
+    public final LongAdder compactionBytesRead = new LongAdder();
+    public final LongAdder compactionBytesWritten = new LongAdder();
+    public final LongAdder writeSlowdowns = new LongAdder();
+    public final LongAdder writeStops = new LongAdder();
+    private final LevelCounters[] levels;
+
+    /** Counters for a store of {@code numLevels} levels. */
+    public StoreCounters(int numLevels) {
+        levels = new LevelCounters[numLevels];
+        for (int i = 0; i < numLevels; i++) {
+            levels[i] = new LevelCounters();
+        }
+    }
+
+    /** Counters for a lone table outside any store (tests, tools): one level. */
+    public StoreCounters() {
+        this(1);
+    }
+
+    /** The counters of one level. */
+    public LevelCounters level(int level) {
+        return levels[level];
+    }
 
     /** Filter false positives: the filter said "maybe" and the table had no entry for the key. */
     public long filterFalsePositives() {

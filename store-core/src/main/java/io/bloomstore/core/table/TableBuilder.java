@@ -122,6 +122,11 @@ public final class TableBuilder {
         return new BlockHandle(offset, stored.length - BlockCodec.TRAILER_BYTES);
     }
 
+    /** Whether {@link #finish()} succeeded. */
+    public boolean isFinished() {
+        return finished;
+    }
+
     /** Entries added so far. */
     public long entries() {
         return entries;

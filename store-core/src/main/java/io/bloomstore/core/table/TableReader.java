@@ -16,6 +16,7 @@ import io.bloomstore.core.fs.RandomReadFile;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.io.CountingReader;
+import io.bloomstore.core.stats.LevelCounters;
 import io.bloomstore.core.stats.StoreCounters;
 
 /**
@@ -39,6 +40,7 @@ public final class TableReader implements Closeable {
     private final CountingReader reader;
     private final BlockCache cache;
     private final StoreCounters counters;
+    private final LevelCounters levelCounters;
     private final TableProperties props;
     private final TableIndex index;
     private final MembershipFilter filter;
@@ -49,8 +51,8 @@ public final class TableReader implements Closeable {
     private volatile boolean closed;
 
     private TableReader(FileSystem fs, Path dir, long fileNumber, CountingReader reader, BlockCache cache,
-                        StoreCounters counters, TableProperties props, TableIndex index, MembershipFilter filter,
-                        long fileSize) {
+                        StoreCounters counters, LevelCounters levelCounters, TableProperties props, TableIndex index,
+                        MembershipFilter filter, long fileSize) {
         this.fs = fs;
         this.fileNumber = fileNumber;
         this.path = reader.name();
@@ -58,6 +60,7 @@ public final class TableReader implements Closeable {
         this.reader = reader;
         this.cache = cache;
         this.counters = counters;
+        this.levelCounters = levelCounters;
         this.props = props;
         this.index = index;
         this.filter = filter;
@@ -77,6 +80,16 @@ public final class TableReader implements Closeable {
      */
     public static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
                                    StoreCounters counters) throws IOException {
+        return open(fs, dir, fileNumber, opts, cache, counters, counters.level(0));
+    }
+
+    /**
+     * As {@link #open(FileSystem, Path, long, TableOptions, BlockCache, StoreCounters)}, also
+     * counting the filter's answers in {@code levelCounters}: the counters of the level the
+     * table lives at (a table never changes level).
+     */
+    public static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
+                                   StoreCounters counters, LevelCounters levelCounters) throws IOException {
         Path path = dir.resolve(TableFileNames.table(fileNumber));
         RandomReadFile file = fs.openRead(path);
         MembershipFilter filter = null;
@@ -107,7 +120,8 @@ public final class TableReader implements Closeable {
                 filter = TableFilters.open(fs, dir.resolve(TableFileNames.filter(fileNumber)), props,
                         opts.verifyFilterOnOpen());
             }
-            return new TableReader(fs, dir, fileNumber, reader, cache, counters, props, index, filter, size);
+            return new TableReader(fs, dir, fileNumber, reader, cache, counters, levelCounters, props, index, filter,
+                    size);
         } catch (IOException | RuntimeException e) {
             if (filter != null) {
                 filter.close();
@@ -149,9 +163,11 @@ public final class TableReader implements Closeable {
                     : filter.mightContain(userKey);
             if (!maybe) {
                 counters.filterNegatives.increment();
+                levelCounters.filterNegatives.increment();
                 return null;
             }
             counters.filterPositives.increment();
+            levelCounters.filterPositives.increment();
         }
         byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
         boolean found = false;
@@ -167,6 +183,7 @@ public final class TableReader implements Closeable {
                     found = true;
                     if (filter != null) {
                         counters.filterTruePositives.increment();
+                        levelCounters.filterTruePositives.increment();
                     }
                 }
                 long trailer = InternalKeys.trailer(key);

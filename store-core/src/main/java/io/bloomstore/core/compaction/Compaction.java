@@ -1,0 +1,128 @@
+package io.bloomstore.core.compaction;
+
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.manifest.VersionEdit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One compaction: tables of a level and the tables of the next level whose key ranges overlap
+ * theirs, merged into new tables at the next level — or, to drop garbage from the bottom level
+ * that nothing above will push down, all tables of a level rewritten in place. Whether the output
+ * level is the bottom for the compaction's key range (no deeper table overlaps it) decides whether
+ * tombstones may go.
+ *
+ * <p>Thread safety: immutable.
+ */
+public final class Compaction {
+    private final int level;
+    private final int outputLevel;
+    private final List<FileMetaData> inputs;
+    private final List<FileMetaData> nextInputs;
+    private final byte[] smallest;
+    private final byte[] largest;
+    private final boolean bottommost;
+
+    Compaction(Version version, int level, int outputLevel, List<FileMetaData> inputs,
+               List<FileMetaData> nextInputs) {
+        boolean down = outputLevel == level + 1 && outputLevel < Version.NUM_LEVELS;
+        boolean inPlace = outputLevel == level && level >= 1 && nextInputs.isEmpty();
+        if (level < 0 || !(down || inPlace) || inputs.isEmpty()) {
+            throw new IllegalArgumentException("a compaction needs input tables and writes the next level, or "
+                    + "rewrites a level ≥ 1 in place");
+        }
+        this.level = level;
+        this.outputLevel = outputLevel;
+        this.inputs = List.copyOf(inputs);
+        this.nextInputs = List.copyOf(nextInputs);
+        byte[] lo = null;
+        byte[] hi = null;
+        for (FileMetaData f : allInputs()) {
+            lo = lo == null || Arrays.compareUnsigned(f.smallestKey(), lo) < 0 ? f.smallestKey() : lo;
+            hi = hi == null || Arrays.compareUnsigned(f.largestKey(), hi) > 0 ? f.largestKey() : hi;
+        }
+        this.smallest = lo;
+        this.largest = hi;
+        boolean bottom = true;
+        for (int deeper = outputLevel + 1; deeper < Version.NUM_LEVELS && bottom; deeper++) {
+            bottom = overlapping(version, deeper, lo, hi).isEmpty();
+        }
+        this.bottommost = bottom;
+    }
+
+    /** The tables of {@code level} whose ranges intersect [{@code lo}, {@code hi}] (both inclusive). */
+    static List<FileMetaData> overlapping(Version version, int level, byte[] lo, byte[] hi) {
+        List<FileMetaData> out = new ArrayList<>();
+        for (FileMetaData f : version.files(level)) {
+            if (Arrays.compareUnsigned(f.largestKey(), lo) >= 0 && Arrays.compareUnsigned(f.smallestKey(), hi) <= 0) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    public int level() {
+        return level;
+    }
+
+    public int outputLevel() {
+        return outputLevel;
+    }
+
+    /** The input tables of {@link #level()}. */
+    public List<FileMetaData> inputs() {
+        return inputs;
+    }
+
+    /** The input tables of {@link #outputLevel()}. */
+    public List<FileMetaData> nextInputs() {
+        return nextInputs;
+    }
+
+    /** Every input table, upper level first. */
+    public List<FileMetaData> allInputs() {
+        List<FileMetaData> all = new ArrayList<>(inputs);
+        all.addAll(nextInputs);
+        return all;
+    }
+
+    /** Whether no table below the output level overlaps the inputs' key range. */
+    public boolean bottommost() {
+        return bottommost;
+    }
+
+    /** Bytes of the input tables (the {@code .sst} files). */
+    public long inputBytes() {
+        return allInputs().stream().mapToLong(FileMetaData::fileSize).sum();
+    }
+
+    /** Entries in the input tables. */
+    public long inputEntries() {
+        return allInputs().stream().mapToLong(FileMetaData::entries).sum();
+    }
+
+    public byte[] smallestKey() {
+        return smallest.clone();
+    }
+
+    public byte[] largestKey() {
+        return largest.clone();
+    }
+
+    /** The edit that replaces the inputs with {@code outputs} at the output level. */
+    public VersionEdit edit(List<FileMetaData> outputs) {
+        VersionEdit e = new VersionEdit();
+        inputs.forEach(f -> e.deleteFile(level, f.fileNumber()));
+        nextInputs.forEach(f -> e.deleteFile(outputLevel, f.fileNumber()));
+        outputs.forEach(f -> e.addFile(outputLevel, f));
+        return e;
+    }
+
+    @Override
+    public String toString() {
+        return "Compaction[L" + level + " " + inputs + " + L" + outputLevel + " " + nextInputs
+                + (bottommost ? ", bottommost" : "") + "]";
+    }
+}

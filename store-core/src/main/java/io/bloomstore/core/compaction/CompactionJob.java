@@ -1,0 +1,123 @@
+package io.bloomstore.core.compaction;
+
+import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.table.TableBuilder;
+import io.bloomstore.core.table.TableMetadata;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Runs one {@link Compaction}: merges the input tables' entries (a {@link Merger} over their
+ * iterators) in internal order, keeps those {@link ShadowedVersions} keeps, and writes them to new
+ * tables at the output level, starting a new table once the current one passes the target size —
+ * but only between two user keys, so a key's versions never straddle two tables of a level (a
+ * point lookup consults one table per level).
+ *
+ * <p>On failure the unfinished table is abandoned (its files deleted) and the finished ones are
+ * left in {@link #outputs()} for the caller to delete: nothing is in the MANIFEST yet.
+ *
+ * <p>Thread safety: not thread-safe; one thread runs a job.
+ */
+public final class CompactionJob {
+
+    /** Where a compaction's tables come from: a new builder for a new file number. */
+    public interface Output {
+        /** A builder for the next output table (its filter already chosen for the output level). */
+        TableBuilder newTable() throws IOException;
+
+        /** Called once a table is finished, before it enters the version (to open it). */
+        void finished(TableMetadata table) throws IOException;
+    }
+
+    /** A merged stream of the inputs in internal order. */
+    public interface Merger {
+        boolean valid();
+
+        InternalIterator current();
+
+        void advance() throws IOException;
+    }
+
+    private final Compaction compaction;
+    private final ShadowedVersions versions;
+    private final long targetFileBytes;
+    private final List<FileMetaData> outputs = new ArrayList<>();
+    private long bytesWritten;
+
+    public CompactionJob(Compaction compaction, ShadowedVersions versions, long targetFileBytes) {
+        this.compaction = compaction;
+        this.versions = versions;
+        this.targetFileBytes = targetFileBytes;
+    }
+
+    /** Merges {@code merged} into output tables; returns them (also in {@link #outputs()}). */
+    public List<FileMetaData> run(Merger merged, Output output) throws IOException {
+        TableBuilder builder = null;
+        byte[] lastKey = null;
+        try {
+            for (; merged.valid(); merged.advance()) {
+                InternalIterator e = merged.current();
+                byte[] key = e.key();
+                if (!versions.keep(key, e.sequence(), e.type())) {
+                    continue;
+                }
+                boolean newKey = lastKey == null || !Arrays.equals(lastKey, key);
+                if (builder != null && newKey && builder.fileSize() >= targetFileBytes) {
+                    finish(builder, output);
+                    builder = null;
+                }
+                if (builder == null) {
+                    builder = output.newTable();
+                }
+                builder.add(key, e.sequence(), e.type(), e.value());
+                if (newKey) {
+                    lastKey = key.clone();
+                }
+            }
+            if (builder != null) {
+                finish(builder, output);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (builder != null && !builder.isFinished()) {
+                try {
+                    builder.abandon();
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+        return List.copyOf(outputs);
+    }
+
+    private void finish(TableBuilder builder, Output output) throws IOException {
+        TableMetadata t = builder.finish();
+        FileMetaData meta = new FileMetaData(t.fileNumber(), t.fileSize(), t.filterFileSize(), t.smallestUserKey(),
+                t.largestUserKey(), t.entries(), t.smallestSeq(), t.largestSeq());
+        outputs.add(meta);
+        bytesWritten += t.fileSize() + t.filterFileSize();
+        output.finished(t);
+    }
+
+    public Compaction compaction() {
+        return compaction;
+    }
+
+    /** Tables finished so far. */
+    public List<FileMetaData> outputs() {
+        return List.copyOf(outputs);
+    }
+
+    /** Bytes of the finished output tables and their filters. */
+    public long bytesWritten() {
+        return bytesWritten;
+    }
+
+    /** Entries dropped as shadowed or as obsolete tombstones. */
+    public long entriesDropped() {
+        return versions.dropped();
+    }
+}

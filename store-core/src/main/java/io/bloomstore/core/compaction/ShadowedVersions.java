@@ -1,0 +1,82 @@
+package io.bloomstore.core.compaction;
+
+import io.bloomstore.core.internal.ValueType;
+import java.util.Arrays;
+
+/**
+ * Decides, entry by entry in internal order (user key ascending, sequence descending), which
+ * versions a compaction keeps. A reader at sequence s sees, per key, the newest version with a
+ * sequence ≤ s. The readers still possible are the live snapshots and every future read (at a
+ * sequence above all entries). So a version with sequence q, whose next newer kept version has
+ * sequence p (∞ for the newest), is needed only if some live snapshot t has q ≤ t &lt; p; all
+ * other versions are shadowed for everyone and dropped.
+ *
+ * <p>A tombstone that is kept (someone may see it) may still go when the output is the bottom
+ * level for its key range and no snapshot is older than it: then every reader that could see the
+ * tombstone would see nothing below it either, so dropping it changes no answer. The versions
+ * older than such a tombstone are themselves shadowed (no snapshot below the tombstone) and
+ * dropped with it.
+ *
+ * <p>Thread safety: not thread-safe; one per compaction.
+ */
+public final class ShadowedVersions {
+    private final long[] snapshots;
+    private final boolean bottommost;
+    private byte[] currentKey;
+    private long newerKept;
+    private long dropped;
+
+    /**
+     * @param snapshots  sequences of the live snapshots (any order, duplicates allowed)
+     * @param bottommost whether no deeper level holds tables in the compaction's key range
+     */
+    public ShadowedVersions(long[] snapshots, boolean bottommost) {
+        this.snapshots = snapshots.clone();
+        Arrays.sort(this.snapshots);
+        this.bottommost = bottommost;
+    }
+
+    /** Whether to keep the entry; call for every entry, in internal order. */
+    public boolean keep(byte[] userKey, long sequence, ValueType type) {
+        if (currentKey == null || !Arrays.equals(currentKey, userKey)) {
+            currentKey = userKey.clone();
+            newerKept = Long.MAX_VALUE;
+        }
+        if (!neededBySomeReader(sequence, newerKept)) {
+            dropped++;
+            return false;
+        }
+        newerKept = sequence;
+        if (type == ValueType.DELETION && bottommost && !hasSnapshotBelow(sequence)) {
+            dropped++;
+            return false;
+        }
+        return true;
+    }
+
+    /** Entries dropped so far. */
+    public long dropped() {
+        return dropped;
+    }
+
+    /** Some reader t (a snapshot, or a future read at ∞) with q ≤ t &lt; p. */
+    private boolean neededBySomeReader(long q, long p) {
+        if (p == Long.MAX_VALUE) {
+            return true;
+        }
+        int i = Arrays.binarySearch(snapshots, q);
+        int first = i >= 0 ? firstIndexOf(i) : -i - 1;
+        return first < snapshots.length && snapshots[first] < p;
+    }
+
+    private int firstIndexOf(int i) {
+        while (i > 0 && snapshots[i - 1] == snapshots[i]) {
+            i--;
+        }
+        return i;
+    }
+
+    private boolean hasSnapshotBelow(long sequence) {
+        return snapshots.length > 0 && snapshots[0] < sequence;
+    }
+}

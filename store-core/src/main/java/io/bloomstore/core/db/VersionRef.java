@@ -1,0 +1,73 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.Version;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A {@link Version} with a reference on every one of its tables, itself reference-counted: the
+ * store holds one reference while the version is current, each get and iterator construction one
+ * while it runs. So the tables a reader found in its version stay open (and on disk) until it is
+ * done, however many compactions replace them meanwhile; a get pays one atomic increment, not one
+ * per table.
+ *
+ * <p>Thread safety: safe for concurrent use.
+ */
+final class VersionRef {
+    private final Version version;
+    private final Map<Long, TableHandle> handles;
+    private final AtomicInteger refs = new AtomicInteger(1);
+
+    /** Takes a reference on each table of {@code version}; all must be live in {@code tables}. */
+    VersionRef(Version version, TableRegistry tables) {
+        this.version = version;
+        Map<Long, TableHandle> m = new HashMap<>();
+        try {
+            for (FileMetaData f : version.allFiles()) {
+                m.put(f.fileNumber(), tables.acquire(f.fileNumber()));
+            }
+        } catch (RuntimeException e) {
+            m.values().forEach(TableHandle::release);
+            throw e;
+        }
+        this.handles = m;
+    }
+
+    Version version() {
+        return version;
+    }
+
+    /** The open table of a file of this version; valid while the caller holds a reference. */
+    TableHandle handle(long fileNumber) {
+        TableHandle h = handles.get(fileNumber);
+        if (h == null) {
+            throw new IllegalArgumentException("table " + fileNumber + " is not in this version");
+        }
+        return h;
+    }
+
+    /** Takes a reference; false when the version was already let go (the caller retries with a newer one). */
+    boolean retain() {
+        while (true) {
+            int n = refs.get();
+            if (n == 0) {
+                return false;
+            }
+            if (refs.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Drops a reference; the last one releases every table. */
+    void release() {
+        int n = refs.decrementAndGet();
+        if (n == 0) {
+            handles.values().forEach(TableHandle::release);
+        } else if (n < 0) {
+            throw new IllegalStateException("version released more often than retained");
+        }
+    }
+}

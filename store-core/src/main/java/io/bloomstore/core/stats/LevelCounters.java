@@ -1,0 +1,37 @@
+package io.bloomstore.core.stats;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One level's share of the lookup counters, so filters can be judged per level:
+ * <ul>
+ *   <li>{@code filterNegatives}, {@code filterPositives}, {@code filterTruePositives}: as in
+ *       {@link StoreCounters}, counted by the level's tables at lookup time;
+ *   <li>{@code probes}: table lookups that reached this level with the key inside a table's range
+ *       (whether or not the table has a filter);
+ *   <li>{@code hits}: those probes that found an entry for the key at this level. hits / probes
+ *       is the level's measured a-priori hit ratio, what the adaptive filter policy decides on.
+ * </ul>
+ *
+ * <p>Thread safety: all counters may be incremented from any thread.
+ */
+public final class LevelCounters {
+    public final LongAdder filterNegatives = new LongAdder();
+    public final LongAdder filterPositives = new LongAdder();
+    public final LongAdder filterTruePositives = new LongAdder();
+    public final LongAdder probes = new LongAdder();
+    public final LongAdder hits = new LongAdder();
+
+    /** Measured false-positive rate of this level's filters; 0 before any miss was filtered. */
+    public double measuredFpr() {
+        long fp = filterPositives.sum() - filterTruePositives.sum();
+        long denominator = fp + filterNegatives.sum();
+        return denominator == 0 ? 0.0 : (double) fp / denominator;
+    }
+
+    /** hits / probes, or NaN before any probe. */
+    public double hitRatio() {
+        long p = probes.sum();
+        return p == 0 ? Double.NaN : (double) hits.sum() / p;
+    }
+}
