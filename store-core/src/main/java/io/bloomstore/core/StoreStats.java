@@ -23,11 +23,14 @@ import java.util.List;
  * @param flushes             memtables written as tables
  * @param levels              files and bytes per level, level 0 first
  * @param filterBytes         bytes of filters mapped (or loaded) for the live tables
+ * @param tableLookups        tables point lookups consulted (key in the table's range): with
+ *                            filters, negatives + positives; without, the tables read
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
                          long blockCacheHits, long blockCacheMisses, long flushes, List<LevelStats> levels,
-                         long filterBytes) {
+                         long filterBytes,
+                         long tableLookups) {
 
     /** One level's tables: how many, and their bytes (tables and filter sidecars). */
     public record LevelStats(int level, int files, long tableBytes, long filterFileBytes) {

@@ -466,7 +466,8 @@ public final class DbImpl implements Store {
         return new StoreStats(counters.gets.sum(), counters.filterNegatives.sum(), counters.filterPositives.sum(),
                 counters.filterTruePositives.sum(), counters.measuredFpr(), options.configuredFpr(),
                 counters.dataBlockReads.sum(), counters.bytesRead.sum(), counters.blockCacheHits.sum(),
-                counters.blockCacheMisses.sum(), counters.flushes.sum(), List.copyOf(levels), tables.filterBytes());
+                counters.blockCacheMisses.sum(), counters.flushes.sum(), List.copyOf(levels), tables.filterBytes(),
+                counters.tableLookups.sum());
     }
 
     @Override
