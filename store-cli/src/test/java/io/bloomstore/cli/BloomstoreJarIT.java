@@ -59,6 +59,34 @@ class BloomstoreJarIT {
     }
 
     @Test
+    void storeCommandsUnderPlainJavaJar() throws Exception {
+        String data = dir.resolve("db").toString();
+        assertEquals(0, run("--data", data, "put", "k1", "v1").code);
+        assertEquals(0, run("--data", data, "put", "k2", "v2").code);
+        Run get = run("--data", data, "get", "k1");
+        assertEquals(0, get.code, get.err);
+        assertEquals("v1\n", get.out);
+        assertEquals("", get.err, "no warnings from the JVM or Chronicle with mapped filters");
+        assertEquals(ExitCodes.NOT_FOUND, run("--data", data, "get", "k3").code);
+        assertEquals("k1\tv1\nk2\tv2\n", run("--data", data, "scan").out);
+        JsonNode stats = new ObjectMapper().readTree(run("--data", data, "stats", "--json").out);
+        assertTrue(stats.get("levels").get(0).get("files").asInt() >= 1, stats.toString());
+    }
+
+    @Test
+    void aStoreOpenInAnotherProcessIsLocked() throws Exception {
+        Path data = dir.resolve("locked");
+        try (io.bloomstore.core.Store store = io.bloomstore.core.Store.open(data)) {
+            store.put(new byte[] {'k'}, new byte[] {'v'});
+            Run r = run("--data", data.toString(), "get", "k");
+            assertEquals(ExitCodes.LOCKED, r.code, r.err);
+            assertTrue(r.err.startsWith("bloomstore: store is already open"), r.err);
+            assertEquals(1, r.err.lines().count(), r.err);
+        }
+        assertEquals("v\n", run("--data", data.toString(), "get", "k").out);
+    }
+
+    @Test
     void benchmarksArePacked() throws Exception {
         try (JarFile jar = new JarFile(JAR.toFile())) {
             assertTrue(jar.getEntry("META-INF/BenchmarkList") != null, "JMH benchmark list in the jar");

@@ -31,13 +31,15 @@ import java.util.List;
  * @param writeSlowdowns         write groups delayed because level 0 passed its slowdown trigger
  * @param writeStops             times writers waited because level 0 reached its stop trigger
  * @param filterPolicy           the name of the filter policy
+ * @param tableLookups           tables point lookups consulted (key in the table's range): with
+ *                               filters, negatives + positives; without, the tables read
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
                          long blockCacheHits, long blockCacheMisses, long flushes, List<LevelStats> levels,
                          long filterBytes, long compactions, long compactionBytesRead, long compactionBytesWritten,
                          long flushBytesWritten, long userBytesWritten, long writeSlowdowns, long writeStops,
-                         String filterPolicy) {
+                         String filterPolicy, long tableLookups) {
 
     /**
      * One level.

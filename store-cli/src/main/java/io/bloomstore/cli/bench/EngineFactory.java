@@ -19,6 +19,8 @@ public final class EngineFactory {
     /** The engines of {@code bloomstore bench}; the first listed are shown first, the baseline last. */
     public static EngineFactory standard() {
         return new EngineFactory()
+                .register(BloomStoreEngine.NAME, () -> new BloomStoreEngine(true))
+                .register(BloomStoreEngine.NAME_NO_FILTER, () -> new BloomStoreEngine(false))
                 .register(RocksDbEngine.NAME, RocksDbEngine::new);
     }
 

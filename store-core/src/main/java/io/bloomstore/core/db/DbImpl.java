@@ -787,7 +787,7 @@ public final class DbImpl implements Store {
                     List.copyOf(levels), tables.filterBytes(), counters.compactions.sum(),
                     counters.compactionBytesRead.sum(), counters.compactionBytesWritten.sum(),
                     counters.flushBytesWritten.sum(), counters.userBytesWritten.sum(), counters.writeSlowdowns.sum(),
-                    counters.writeStops.sum(), options.filterPolicy().name());
+                    counters.writeStops.sum(), options.filterPolicy().name(), counters.tableLookups.sum());
         } finally {
             v.tables().release();
         }

@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.LongAdder;
  * The engine's running counters, with RocksDB's meanings so the benchmark can compare the two:
  * <ul>
  *   <li>{@code gets}: point lookups (Store.get).
+ *   <li>{@code tableLookups}: tables a point lookup consulted because their key range holds the
+ *       key — each one either answered by its filter or read (with or without a filter).
  *   <li>{@code filterNegatives}: a table's filter said "absent", so its data was not read — a disk
  *       access saved (RocksDB BLOOM_FILTER_USEFUL).
  *   <li>{@code filterPositives}: a filter said "maybe" (BLOOM_FILTER_FULL_POSITIVE).
@@ -29,6 +31,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class StoreCounters {
     public final LongAdder gets = new LongAdder();
+    public final LongAdder tableLookups = new LongAdder();
     public final LongAdder filterNegatives = new LongAdder();
     public final LongAdder filterPositives = new LongAdder();
     public final LongAdder filterTruePositives = new LongAdder();

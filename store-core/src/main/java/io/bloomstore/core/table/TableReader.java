@@ -157,6 +157,7 @@ public final class TableReader implements Closeable {
                 || Arrays.compareUnsigned(userKey, props.largestUserKey()) > 0) {
             return null;
         }
+        counters.tableLookups.increment();
         if (filter != null) {
             boolean maybe = filterTakesKeyHash
                     ? filter.mightContainHash(hashKnown ? keyHash : Filters.hash(userKey))

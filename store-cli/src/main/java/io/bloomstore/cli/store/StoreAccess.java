@@ -1,0 +1,66 @@
+package io.bloomstore.cli.store;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import io.bloomstore.cli.CliException;
+import io.bloomstore.cli.ExitCodes;
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.manifest.FileNames;
+
+/**
+ * Opens the store of a store command, turning every reason a directory cannot be used into one
+ * clear message and its exit code before the engine is involved: a path that is a file, a
+ * missing or empty directory for a command that does not create stores, a directory holding
+ * something else ({@link ExitCodes#NOT_A_STORE}); a directory BloomStore may not write to
+ * ({@link ExitCodes#IO}: every open writes, even for reading). A store open elsewhere is left
+ * to the engine's {@code LockedException} ({@link ExitCodes#LOCKED}).
+ *
+ * <p>Thread safety: stateless.
+ */
+final class StoreAccess {
+    private StoreAccess() {
+    }
+
+    /**
+     * Opens the store in {@code dir} with {@code options}; {@code create} lets a missing or empty
+     * directory become a new store ({@code put} and {@code load} do).
+     */
+    static Store open(Path dir, StoreOptions options, boolean create) throws IOException {
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw notAStore(dir + " is a file, not a store directory");
+        }
+        boolean exists = Files.isDirectory(dir);
+        if (!create) {
+            if (!exists) {
+                throw notAStore("no store at " + dir + ": the directory does not exist (put or load create one)");
+            }
+            if (isEmptyApartFromLock(dir)) {
+                throw notAStore("no store at " + dir + ": the directory is empty (put or load create one)");
+            }
+        }
+        try {
+            return Store.open(dir, options.toBuilder().createIfMissing(create).build());
+        } catch (IllegalArgumentException e) {
+            // The options were checked when built, so the engine refused the directory itself.
+            throw notAStore(e.getMessage());
+        } catch (AccessDeniedException e) {
+            throw new CliException(ExitCodes.IO, "cannot open the store in " + dir + ": permission denied on "
+                    + e.getFile() + " (BloomStore writes to its directory on every open, even to read)", e);
+        }
+    }
+
+    private static boolean isEmptyApartFromLock(Path dir) throws IOException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.allMatch(p -> p.getFileName().toString().equals(FileNames.LOCK));
+        }
+    }
+
+    private static CliException notAStore(String message) {
+        return new CliException(ExitCodes.NOT_A_STORE, message);
+    }
+}
