@@ -180,6 +180,13 @@ public final class StoreVerifier {
                         + " bytes) left by a crash; the next open drops it");
             }
             checked.add(new CheckedFile(path, "MANIFEST", f.size(), records + " edits: every record CRC and field"));
+            if (records == 0) {
+                error(path, f.size() - reader.droppedTailBytes(), "holds no complete edit");
+            }
+            if (reader.droppedTailBytes() > 0 && logNumber > 0 && !fs.exists(FileNames.wal(dir, logNumber))) {
+                error(path, f.size() - reader.droppedTailBytes(), "the last readable edit needs WAL segment "
+                        + FileNames.wal(dir, logNumber).getFileName() + ", which is missing");
+            }
             for (FileMetaData file : v.allFiles()) {
                 if (file.fileNumber() >= nextFile) {
                     error(path, -1, "table " + file.fileNumber() + " is numbered at or above the next file number "
