@@ -10,12 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link CrashWriter} running in its own JVM (this JVM's java, test classpath and
- * {@code --add-opens}/{@code --add-exports} flags), whose standard output is read on a thread:
- * the last acknowledged operation and whether the store is open. Killed with SIGKILL
+ * {@code --add-opens}/{@code --add-exports} flags), whose standard output is read on a thread
+ * to learn when the store is open. Killed with SIGKILL
  * ({@link Process#destroyForcibly()}).
  *
  * <p>Thread safety: safe for the test thread and the reader thread.
@@ -23,7 +22,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final Thread reader;
-    private final AtomicLong lastAck = new AtomicLong(-1);
     private final CountDownLatch opened = new CountDownLatch(1);
     private final StringBuilder stderr = new StringBuilder();
 
@@ -58,8 +56,6 @@ final class ChildJvm implements AutoCloseable {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 if (line.equals("open")) {
                     opened.countDown();
-                } else if (line.startsWith("ack ")) {
-                    lastAck.set(Long.parseLong(line.substring(4)));
                 }
             }
         } catch (IOException e) {
@@ -83,9 +79,21 @@ final class ChildJvm implements AutoCloseable {
         reader.join(10_000);
     }
 
-    /** The last operation the child acknowledged, -1 for none. Meaningful after {@link #kill()}. */
-    long lastAck() {
-        return lastAck.get();
+    /**
+     * The last operation acknowledged in an ack file a {@link CrashWriter} appended to, -1 for
+     * none; a line cut short by the kill does not count.
+     */
+    static long lastAck(Path ackFile) throws IOException {
+        if (!java.nio.file.Files.exists(ackFile)) {
+            return -1;
+        }
+        String text = java.nio.file.Files.readString(ackFile, StandardCharsets.US_ASCII);
+        int end = text.lastIndexOf('\n');
+        if (end < 0) {
+            return -1;
+        }
+        int start = text.lastIndexOf('\n', end - 1) + 1;
+        return Long.parseLong(text.substring(start, end).substring(4));
     }
 
     int exitCode() {

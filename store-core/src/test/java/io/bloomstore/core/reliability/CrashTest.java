@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The crash test, after RocksDB's: a child JVM ({@link CrashWriter}) writes single puts and
- * batches, some synced, printing what was acknowledged; this JVM kills it with SIGKILL at a
+ * batches, some synced, appending what was acknowledged to an ack file; this JVM kills it with SIGKILL at a
  * random moment (during recovery, during writes, during flushes), verifies every file
  * ({@link StoreVerifier}), reopens the store and checks with {@link CrashHistory} that it holds
  * exactly the first {@code k} operations, where {@code k} covers every acknowledged operation (a
@@ -49,8 +49,9 @@ class CrashTest {
         int killedWhileWriting = 0;
         for (int cycle = 0; cycle < cycles; cycle++) {
             long lastAck;
+            Path acks = tmp.resolve("acks-" + cycle);
             try (ChildJvm child = ChildJvm.start("write", dir.toString(), Long.toString(seed),
-                    Long.toString(recovered))) {
+                    Long.toString(recovered), acks.toString())) {
                 if (rnd.nextInt(4) == 0) {
                     Thread.sleep(rnd.nextInt(1000));
                 } else {
@@ -60,7 +61,7 @@ class CrashTest {
                 }
                 assertTrue(child.isAlive(), "the writer runs until killed");
                 child.kill();
-                lastAck = child.lastAck();
+                lastAck = ChildJvm.lastAck(acks);
             }
             VerifyReport report = StoreVerifier.verify(dir);
             assertTrue(report.clean(), "cycle " + cycle + ", seed " + seed + ": " + report.errors());

@@ -6,10 +6,10 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 
 /**
- * The child process of the crash tests. {@code write DIR SEED START} opens the store, prints
- * {@code open}, then applies {@link CrashHistory} operations from {@code START} on, printing
- * {@code ack I} after operation {@code I} returned (so the parent knows what was acknowledged),
- * until it is killed. {@code hold DIR} opens the store, prints {@code open} and waits for its
+ * The child process of the crash tests. {@code write DIR SEED START ACKS} opens the store, prints
+ * {@code open}, then applies {@link CrashHistory} operations from {@code START} on, appending
+ * {@code ack I} to the file {@code ACKS} after operation {@code I} returned (one write call per
+ * line: the operating system keeps it when the process is killed), until it is killed. {@code hold DIR} opens the store, prints {@code open} and waits for its
  * standard input to close, to keep the directory locked.
  *
  * <p>Thread safety: a program; single-threaded apart from the store's flush thread.
@@ -33,9 +33,10 @@ public final class CrashWriter {
             return;
         }
         CrashHistory history = new CrashHistory(Long.parseLong(args[2]));
+        java.io.FileOutputStream acks = new java.io.FileOutputStream(args[4], true);
         for (long i = Long.parseLong(args[3]); ; i++) {
             history.apply(store, i);
-            out.println("ack " + i);
+            acks.write(("ack " + i + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             if (i % 997 == 0) {
                 store.flush();
             }
