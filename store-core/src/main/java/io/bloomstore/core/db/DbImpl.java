@@ -262,9 +262,20 @@ public final class DbImpl implements Store {
                 continue;
             }
             long walNumber = versions.newFileNumber();
-            LogWriter next = new LogWriter(fs.create(FileNames.wal(dir, walNumber)), LogFormat.WAL_MAGIC);
-            // Sync the finished segment so a crash can never keep a newer segment but lose an older one.
-            wal.sync();
+            LogWriter next = null;
+            try {
+                next = new LogWriter(fs.create(FileNames.wal(dir, walNumber)), LogFormat.WAL_MAGIC);
+                // Sync the finished segment so a crash can never keep a newer segment but lose an older one.
+                wal.sync();
+            } catch (IOException e) {
+                // Like every write-path I/O failure this makes the store read-only: after a failed
+                // sync what the old segment holds is unknown, and writing on could leave a hole.
+                backgroundError = e;
+                if (next != null) {
+                    next.close();
+                }
+                throw e;
+            }
             wal.close();
             wal = next;
             List<MemTable> imm = new ArrayList<>(v.immutables());
@@ -297,6 +308,10 @@ public final class DbImpl implements Store {
 
     /** Flush thread: writes the oldest immutable memtable as a level-0 table and records it. */
     private void flushOldest() {
+        if (backgroundError != null) {
+            // An earlier flush failed and may have left a torn MANIFEST edit: append nothing more.
+            return;
+        }
         MemTable m = view.immutables().get(0);
         try {
             FileMetaData meta = writeLevel0Table(m);

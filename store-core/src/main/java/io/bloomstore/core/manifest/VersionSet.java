@@ -67,19 +67,44 @@ public final class VersionSet implements Closeable {
         try (RandomReadFile f = fs.openRead(manifestPath)) {
             LogReader reader = new LogReader(f, manifestPath, LogFormat.MANIFEST_MAGIC);
             Version v = Version.empty();
+            int edits = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 VersionEdit edit = VersionEdit.decode(record, manifestPath, reader.lastRecordOffset());
                 v = v.apply(edit);
+                edits++;
                 edit.logNumber().ifPresent(n -> vs.logNumber = n);
                 edit.nextFileNumber().ifPresent(n -> vs.nextFileNumber = n);
                 edit.lastSequence().ifPresent(n -> vs.lastSequence = n);
             }
+            checkNothingDropped(fs, dir, manifestPath, f.size() - reader.droppedTailBytes(),
+                    reader.droppedTailBytes() > 0, edits, vs.logNumber);
             vs.current = v;
         }
         vs.nextFileNumber = Math.max(vs.nextFileNumber, parsed.number() + 1);
         vs.writeNewManifest();
         fs.delete(manifestPath);
         return vs;
+    }
+
+    /**
+     * A MANIFEST's tail is dropped as torn only when that loses nothing: a crash during an edit
+     * leaves the WAL segments that edit would have made obsolete, while damage to a completed
+     * edit (a flipped byte in the last record) does not. So after a dropped tail the WAL the
+     * surviving edits name must still exist, and the full-state edit every MANIFEST starts with (synced before CURRENT
+     * names it) must be there; otherwise opening would silently drop tables or writes.
+     */
+    private static void checkNothingDropped(FileSystem fs, Path dir, Path manifest, long validBytes,
+                                            boolean tailDropped, int edits, long logNumber)
+            throws CorruptionException {
+        if (edits == 0) {
+            throw new CorruptionException(manifest, validBytes, "MANIFEST holds no complete edit, not even the"
+                    + " full state it starts with");
+        }
+        if (tailDropped && logNumber > 0 && !fs.exists(FileNames.wal(dir, logNumber))) {
+            throw new CorruptionException(manifest, validBytes, "the last readable edit needs WAL segment "
+                    + FileNames.wal(dir, logNumber).getFileName() + ", which a later edit made obsolete: that edit"
+                    + " is damaged or lost");
+        }
     }
 
     private static String readCurrent(FileSystem fs, Path currentFile) throws IOException {

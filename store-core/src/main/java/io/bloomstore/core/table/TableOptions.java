@@ -25,7 +25,8 @@ import io.bloomstore.bloom.FilterKind;
  * @param verifyFilterOnOpen whether opening a table reads the whole filter sidecar to check its
  *                           payload CRC; by default only its header, length and trailer are
  *                           checked so opening costs the same whatever the filter's size, and
- *                           payload damage is found by {@link TableReader#verify()}
+ *                           the payload is checked once before the filter's first "absent"
+ *                           answer is believed (and by {@link TableReader#verify()})
  */
 public record TableOptions(int blockSize, int restartInterval, Compression compression, FilterKind filterKind,
                            double bitsPerKey, boolean verifyFilterOnOpen) {

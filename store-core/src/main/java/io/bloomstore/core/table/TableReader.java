@@ -48,11 +48,14 @@ public final class TableReader implements Closeable {
     private final FileSystem fs;
     private final Path filterPath;
     private final TableMetadata metadata;
+    private final Object filterCheck = new Object();
+    /** Whether the sidecar's payload CRC is known good, so a "no" from the filter can be trusted. */
+    private volatile boolean filterPayloadChecked;
     private volatile boolean closed;
 
     private TableReader(FileSystem fs, Path dir, long fileNumber, CountingReader reader, BlockCache cache,
                         StoreCounters counters, LevelCounters levelCounters, TableProperties props, TableIndex index,
-                        MembershipFilter filter, long fileSize) {
+                        MembershipFilter filter, long fileSize, boolean verifiedOnOpen) {
         this.fs = fs;
         this.fileNumber = fileNumber;
         this.path = reader.name();
@@ -66,6 +69,9 @@ public final class TableReader implements Closeable {
         this.filter = filter;
         this.filterTakesKeyHash = filter != null && filter.header().hashStrategy() == Filters.DEFAULT_STRATEGY
                 && filter.header().seed() == Filters.DEFAULT_SEED;
+        // Loading (file systems that cannot map) always checks the payload; mapping checks it on
+        // open only when asked to.
+        this.filterPayloadChecked = filter != null && (verifiedOnOpen || !fs.supportsMapping());
         this.metadata = new TableMetadata(fileNumber, fileSize, props.filterFileSize(), props.smallestUserKey(),
                 props.largestUserKey(), props.entries(), props.smallestSeq(), props.largestSeq());
     }
@@ -121,7 +127,7 @@ public final class TableReader implements Closeable {
                         opts.verifyFilterOnOpen());
             }
             return new TableReader(fs, dir, fileNumber, reader, cache, counters, levelCounters, props, index, filter,
-                    size);
+                    size, opts.verifyFilterOnOpen());
         } catch (IOException | RuntimeException e) {
             if (filter != null) {
                 filter.close();
@@ -162,7 +168,7 @@ public final class TableReader implements Closeable {
             boolean maybe = filterTakesKeyHash
                     ? filter.mightContainHash(hashKnown ? keyHash : Filters.hash(userKey))
                     : filter.mightContain(userKey);
-            if (!maybe) {
+            if (!maybe && (filterPayloadChecked || checkFilterPayload())) {
                 counters.filterNegatives.increment();
                 levelCounters.filterNegatives.increment();
                 return null;
@@ -196,6 +202,28 @@ public final class TableReader implements Closeable {
             }
         }
         return null;
+    }
+
+    /**
+     * Before the first "absent" answer of a filter whose payload was not checked on open: reads the
+     * whole sidecar once and checks its CRC, because a flipped payload bit could turn a key the
+     * table holds into a false "absent" — a wrong answer no data-block checksum would catch. So
+     * opening stays independent of filter size and a damaged filter is reported (a
+     * {@link CorruptionException} naming the sidecar), never believed. Returns false when the
+     * sidecar is already gone (a table dropped while this lookup held it): the lookup then reads
+     * the data block instead of trusting the filter.
+     */
+    private boolean checkFilterPayload() throws IOException {
+        synchronized (filterCheck) {
+            if (!filterPayloadChecked) {
+                if (!fs.exists(filterPath)) {
+                    return false;
+                }
+                TableFilters.verify(fs, filterPath, props);
+                filterPayloadChecked = true;
+            }
+            return true;
+        }
     }
 
     ValueType typeOf(long trailer, long blockOffset) throws CorruptionException {

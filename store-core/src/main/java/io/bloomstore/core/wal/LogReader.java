@@ -79,12 +79,11 @@ public final class LogReader {
             }
             if (pos >= limit) {
                 if (assembling != null) {
-                    dropTail(pos - assembling.size());
+                    dropTail(firstFragmentOffset, limit);
                 }
                 return null;
             }
             int start = pos;
-            boolean lastBlock = start + blockRemaining >= limit;
             if (start + LogFormat.HEADER_SIZE > limit) {
                 dropTail(start);
                 return null;
@@ -94,9 +93,8 @@ public final class LogReader {
             int type = data.get(start + 6) & 0xff;
             int end = start + LogFormat.HEADER_SIZE + length;
             if (end > start + blockRemaining) {
-                // Fragments never cross blocks: a length this large is damage, or a torn tail.
-                fail(start, lastBlock, "fragment length " + length + " crosses a block boundary");
-                return null;
+                // Fragments never cross blocks, and a torn write leaves honest lengths: damage.
+                throw new CorruptionException(path, start, "fragment length " + length + " crosses a block boundary");
             }
             if (end > limit) {
                 dropTail(start);
@@ -182,8 +180,44 @@ public final class LogReader {
         throw new CorruptionException(path, start, message);
     }
 
-    private void dropTail(int from) {
+    private void dropTail(int from) throws CorruptionException {
+        dropTail(from, from + 1);
+    }
+
+    /**
+     * Drops the log from {@code from} on as a torn tail, unless an intact fragment starts at or
+     * after {@code scanFrom}: a crash tears only the last write, so damage followed by a fragment
+     * whose CRC holds (a flipped length or type byte, say) is corruption, not a torn tail.
+     */
+    private void dropTail(int from, int scanFrom) throws CorruptionException {
+        int intact = intactFragmentFrom(scanFrom);
+        if (intact >= 0) {
+            throw new CorruptionException(path, from, "damaged fragment followed by an intact one at offset " + intact);
+        }
         droppedTailBytes = data.capacity() - from;
         pos = data.capacity();
+    }
+
+    /**
+     * The offset of the first fragment at or after {@code from} whose type is valid, which fits
+     * its block and the file, and whose CRC holds; -1 when there is none. Only called at the tail,
+     * which lies within the last block, so the scan is short.
+     */
+    private int intactFragmentFrom(int from) {
+        int limit = data.capacity();
+        for (int o = from; o + LogFormat.HEADER_SIZE <= limit; o++) {
+            int type = data.get(o + 6) & 0xff;
+            if (type < LogFormat.FULL || type > LogFormat.LAST) {
+                continue;
+            }
+            int length = Short.toUnsignedInt(data.getShort(o + 4));
+            int end = o + LogFormat.HEADER_SIZE + length;
+            int blockEnd = (o / LogFormat.BLOCK_SIZE + 1) * LogFormat.BLOCK_SIZE;
+            if (end <= limit && end <= blockEnd
+                    && LogFormat.checksum(type, data.array(), o + LogFormat.HEADER_SIZE, length) == data.getInt(o)) {
+                return o;
+            }
+        }
+        return -1;
     }
 }

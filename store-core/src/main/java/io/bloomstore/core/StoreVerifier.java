@@ -1,0 +1,314 @@
+package io.bloomstore.core;
+
+import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.VerifyReport.CheckedFile;
+import io.bloomstore.core.VerifyReport.Problem;
+import io.bloomstore.core.VerifyReport.Severity;
+import io.bloomstore.core.cache.BlockCache;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.LocalFileSystem;
+import io.bloomstore.core.fs.RandomReadFile;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.FileNames;
+import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.manifest.VersionEdit;
+import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.table.TableMetadata;
+import io.bloomstore.core.table.TableOptions;
+import io.bloomstore.core.table.TableReader;
+import io.bloomstore.core.wal.BatchCodec;
+import io.bloomstore.core.wal.LogFormat;
+import io.bloomstore.core.wal.LogReader;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reads every file of a closed store and checks every checksum and the manifest's consistency,
+ * without changing anything: CURRENT names a MANIFEST; every MANIFEST record's CRC and encoding;
+ * every table the manifest lists exists with the recorded size, and so does its filter sidecar;
+ * every block of every live table ({@link TableReader#verify()}: CRCs, key order, counts) and
+ * its sidecar's header, payload and trailer checksums; the table's properties agree with the
+ * manifest's record of it; every record of every WAL segment still needed (CRCs, batch encoding,
+ * ascending sequence numbers). Leftovers the next open deletes (tables no version references,
+ * obsolete WAL segments, stale MANIFESTs, {@code CURRENT.tmp}) and a torn final record (what a
+ * crash during a write leaves) are warnings, not damage. Formats: {@code docs/format/*.md}.
+ *
+ * <p>The store must not be open: verifying takes the directory's lock, so a store open in this or
+ * another process makes it fail with {@link io.bloomstore.core.fs.LockedException}.
+ *
+ * <p>Thread safety: each verification runs on the caller's thread with its own state.
+ */
+public final class StoreVerifier {
+    private final FileSystem fs;
+    private final Path dir;
+    private final List<CheckedFile> checked = new ArrayList<>();
+    private final List<Problem> problems = new ArrayList<>();
+    private final Set<Long> referenced = new HashSet<>();
+    private Version version;
+    private long logNumber;
+
+    private StoreVerifier(FileSystem fs, Path dir) {
+        this.fs = fs;
+        this.dir = dir;
+    }
+
+    /** Verifies the store in {@code dir} on the real file system. */
+    public static VerifyReport verify(Path dir) throws IOException {
+        return verify(LocalFileSystem.INSTANCE, dir);
+    }
+
+    /**
+     * Verifies the store in {@code dir}. Damage is reported in the result, not thrown.
+     *
+     * @throws IllegalArgumentException when {@code dir} holds no store (no CURRENT file)
+     * @throws io.bloomstore.core.fs.LockedException when the store is open
+     * @throws IOException when the directory cannot be listed or locked
+     */
+    public static VerifyReport verify(FileSystem fs, Path dir) throws IOException {
+        if (fs == null || dir == null) {
+            throw new IllegalArgumentException("file system and directory must not be null");
+        }
+        if (!fs.exists(dir.resolve(FileNames.CURRENT))) {
+            throw new IllegalArgumentException("no store at " + dir + ": it has no CURRENT file");
+        }
+        try (Closeable lock = fs.lock(dir.resolve(FileNames.LOCK))) {
+            StoreVerifier v = new StoreVerifier(fs, dir);
+            v.run();
+            return new VerifyReport(dir, v.checked, v.problems);
+        }
+    }
+
+    private void run() throws IOException {
+        List<String> names = new ArrayList<>(fs.list(dir));
+        names.sort(null);
+        String manifestName = checkCurrent();
+        if (manifestName != null) {
+            checkManifest(manifestName);
+        }
+        if (version != null) {
+            for (FileMetaData f : version.allFiles()) {
+                checkLiveTable(f);
+            }
+        }
+        for (String name : names) {
+            FileNames.Parsed p = FileNames.parse(name);
+            Path path = dir.resolve(name);
+            if (p == null) {
+                warn(path, "not a store file");
+                continue;
+            }
+            switch (p.kind()) {
+                case WAL -> {
+                    if (version != null && p.number() < logNumber) {
+                        warn(path, "obsolete WAL segment (below the manifest's log number " + logNumber
+                                + "); the next open deletes it");
+                    } else {
+                        checkWal(path);
+                    }
+                }
+                case TABLE, FILTER -> {
+                    if (version != null && !referenced.contains(p.number())) {
+                        warn(path, "not referenced by the manifest (left by an interrupted flush); the next open"
+                                + " deletes it");
+                    } else if (version == null && p.kind() == FileNames.Kind.TABLE) {
+                        checkTableContents(p.number(), path, null);
+                    }
+                }
+                case MANIFEST -> {
+                    if (!name.equals(manifestName)) {
+                        warn(path, "stale MANIFEST (CURRENT names " + manifestName + "); the next open deletes it");
+                    }
+                }
+                case TEMP -> warn(path, "left by an interrupted CURRENT update; the next open deletes it");
+                default -> {
+                }
+            }
+        }
+    }
+
+    /** Reads CURRENT; returns the MANIFEST name it holds, or null when it is damaged. */
+    private String checkCurrent() throws IOException {
+        Path path = dir.resolve(FileNames.CURRENT);
+        try (RandomReadFile f = fs.openRead(path)) {
+            long size = f.size();
+            if (size == 0 || size > 256) {
+                return error(path, 0, "CURRENT has " + size + " bytes");
+            }
+            ByteBuffer buf = ByteBuffer.allocate((int) size);
+            f.readFully(0, buf);
+            checked.add(new CheckedFile(path, "CURRENT", size, "names a MANIFEST"));
+            String text = new String(buf.array(), StandardCharsets.UTF_8);
+            if (!text.endsWith("\n")) {
+                return error(path, size, "CURRENT does not end with a newline");
+            }
+            String name = text.substring(0, text.length() - 1);
+            FileNames.Parsed p = FileNames.parse(name);
+            if (p == null || p.kind() != FileNames.Kind.MANIFEST) {
+                return error(path, 0, "CURRENT does not name a MANIFEST: '" + name + "'");
+            }
+            if (!fs.exists(dir.resolve(name))) {
+                return error(path, 0, "CURRENT names " + name + ", which does not exist");
+            }
+            return name;
+        }
+    }
+
+    private void checkManifest(String name) throws IOException {
+        Path path = dir.resolve(name);
+        try (RandomReadFile f = fs.openRead(path)) {
+            LogReader reader = new LogReader(f, path, LogFormat.MANIFEST_MAGIC);
+            Version v = Version.empty();
+            long nextFile = 0;
+            int records = 0;
+            for (byte[] record = reader.next(); record != null; record = reader.next()) {
+                VersionEdit edit = VersionEdit.decode(record, path, reader.lastRecordOffset());
+                v = v.apply(edit);
+                records++;
+                nextFile = edit.nextFileNumber().orElse(nextFile);
+                logNumber = edit.logNumber().orElse(logNumber);
+            }
+            if (reader.droppedTailBytes() > 0) {
+                warn(path, f.size() - reader.droppedTailBytes(), "torn final edit (" + reader.droppedTailBytes()
+                        + " bytes) left by a crash; the next open drops it");
+            }
+            checked.add(new CheckedFile(path, "MANIFEST", f.size(), records + " edits: every record CRC and field"));
+            if (records == 0) {
+                error(path, f.size() - reader.droppedTailBytes(), "holds no complete edit");
+            }
+            if (reader.droppedTailBytes() > 0 && logNumber > 0 && !fs.exists(FileNames.wal(dir, logNumber))) {
+                error(path, f.size() - reader.droppedTailBytes(), "the last readable edit needs WAL segment "
+                        + FileNames.wal(dir, logNumber).getFileName() + ", which is missing");
+            }
+            for (FileMetaData file : v.allFiles()) {
+                if (file.fileNumber() >= nextFile) {
+                    error(path, -1, "table " + file.fileNumber() + " is numbered at or above the next file number "
+                            + nextFile);
+                }
+            }
+            version = v;
+        } catch (IOException e) {
+            report(path, e);
+        }
+    }
+
+    private void checkLiveTable(FileMetaData f) throws IOException {
+        referenced.add(f.fileNumber());
+        Path table = FileNames.table(dir, f.fileNumber());
+        Path filter = FileNames.filter(dir, f.fileNumber());
+        if (!hasSize(table, f.fileSize())) {
+            return;
+        }
+        if (f.filterFileSize() > 0 && !hasSize(filter, f.filterFileSize())) {
+            return;
+        }
+        if (f.filterFileSize() == 0 && fs.exists(filter)) {
+            warn(filter, "the manifest records no filter for table " + f.fileNumber() + "; this sidecar is unused");
+        }
+        checkTableContents(f.fileNumber(), table, f);
+    }
+
+    private boolean hasSize(Path path, long expected) throws IOException {
+        if (!fs.exists(path)) {
+            error(path, -1, "missing: the manifest lists it with " + expected + " bytes");
+            return false;
+        }
+        long size = fs.size(path);
+        if (size != expected) {
+            error(path, -1, "has " + size + " bytes; the manifest records " + expected);
+            return false;
+        }
+        return true;
+    }
+
+    /** Opens and fully verifies one table; compares it with the manifest's record when given. */
+    private void checkTableContents(long number, Path path, FileMetaData recorded) {
+        try (TableReader t = TableReader.open(fs, dir, number, TableOptions.defaults(), BlockCache.disabled(),
+                new StoreCounters())) {
+            t.verify();
+            checked.add(new CheckedFile(path, "TABLE", t.metadata().fileSize(), t.properties().dataBlocks()
+                    + " data blocks, properties, index and footer: every CRC, key order, entry counts"
+                    + (recorded != null ? "; agrees with the manifest" : "")));
+            if (t.hasFilter()) {
+                checked.add(new CheckedFile(FileNames.filter(dir, number), "FILTER", t.filterBytes(),
+                        "header, payload and trailer checksums; kind and key count match the table"));
+            }
+            if (recorded != null) {
+                compare(path, recorded, t.metadata());
+            }
+        } catch (IOException e) {
+            report(path, e);
+        }
+    }
+
+    private void compare(Path path, FileMetaData m, TableMetadata t) {
+        if (m.entries() != t.entries() || m.smallestSeq() != t.smallestSeq() || m.largestSeq() != t.largestSeq()
+                || !Arrays.equals(m.smallestKey(), t.smallestUserKey())
+                || !Arrays.equals(m.largestKey(), t.largestUserKey())) {
+            error(path, -1, "the manifest records " + m + " but the table's properties say " + t.entries()
+                    + " entries, sequences " + t.smallestSeq() + ".." + t.largestSeq());
+        }
+    }
+
+    private void checkWal(Path path) throws IOException {
+        try (RandomReadFile f = fs.openRead(path)) {
+            LogReader reader = new LogReader(f, path, LogFormat.WAL_MAGIC);
+            long[] previous = {-1};
+            long[] first = new long[1];
+            int records = 0;
+            long entries = 0;
+            for (byte[] record = reader.next(); record != null; record = reader.next()) {
+                long offset = reader.lastRecordOffset();
+                first[0] = -1;
+                long last = BatchCodec.decode(record, path, offset, (key, seq, type, value) -> {
+                    if (first[0] < 0) {
+                        first[0] = seq;
+                    }
+                });
+                if (first[0] >= 0 && first[0] <= previous[0]) {
+                    error(path, offset, "batch starts at sequence " + first[0] + ", not after the previous batch's "
+                            + previous[0]);
+                }
+                entries += Math.max(0, last - first[0] + 1);
+                previous[0] = Math.max(previous[0], last);
+                records++;
+            }
+            if (reader.droppedTailBytes() > 0) {
+                warn(path, f.size() - reader.droppedTailBytes(), "torn final record (" + reader.droppedTailBytes()
+                        + " bytes) left by a crash during a write; recovery drops it");
+            }
+            checked.add(new CheckedFile(path, "WAL", f.size(), records + " batches of " + entries
+                    + " operations: every record CRC, batch encoding, ascending sequence numbers"));
+        } catch (IOException e) {
+            report(path, e);
+        }
+    }
+
+    private void report(Path path, IOException e) {
+        if (e instanceof CorruptionException c) {
+            problems.add(new Problem(c.file(), c.offset(), Severity.ERROR, e.getMessage()));
+        } else {
+            problems.add(new Problem(path, -1, Severity.ERROR, e.getClass().getSimpleName() + ": " + e.getMessage()));
+        }
+    }
+
+    private String error(Path path, long offset, String message) {
+        problems.add(new Problem(path, offset, Severity.ERROR, message));
+        return null;
+    }
+
+    private void warn(Path path, String message) {
+        warn(path, -1, message);
+    }
+
+    private void warn(Path path, long offset, String message) {
+        problems.add(new Problem(path, offset, Severity.WARNING, message));
+    }
+}

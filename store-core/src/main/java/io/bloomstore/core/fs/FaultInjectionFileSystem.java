@@ -1,0 +1,366 @@
+package io.bloomstore.core.fs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Predicate;
+
+/**
+ * A file system that wraps another ({@link MemoryFileSystem} or {@link LocalFileSystem}) and
+ * injects the faults storage really has, deterministically from a seed:
+ * <ul>
+ *   <li>a full disk: once a budget of written bytes is spent, a write stores the bytes that still
+ *       fit and fails with "No space left on device" ({@link #failWritesAfterBytes});
+ *   <li>failing fsyncs and writes, after a number of successful ones or at random
+ *       ({@link #failSyncsAfter}, {@link #failRandomly}), failing reads at random;
+ *   <li>a machine crash: every file written through it loses what was not synced
+ *       ({@link #crash()}), or keeps a random prefix of it, a write torn at a random byte
+ *       ({@link #crashTearing()}).
+ * </ul>
+ * Faults can be confined to some files ({@link #onlyFiles}) and are counted
+ * ({@link #injectedFaults()}). A crash returns a fresh view of the same files for reopening:
+ * this instance, and every file opened through it, fails every later call, so the abandoned
+ * store's threads cannot write after the "crash". Directory entries are not simulated: creations,
+ * renames and deletes are durable at once.
+ *
+ * <p>Thread safety: safe for concurrent use; every write, sync and crash is serialised on state
+ * shared by all views of the same files.
+ */
+public final class FaultInjectionFileSystem implements FileSystem {
+    /** The message of an injected full-disk failure, as the operating system words it. */
+    public static final String DISK_FULL = "No space left on device";
+    /** The message of an injected I/O failure, as the operating system words it. */
+    public static final String IO_ERROR = "Input/output error";
+
+    private final FileSystem base;
+    private final Shared shared;
+    private final List<Closeable> locks = new ArrayList<>();
+    private volatile boolean dead;
+
+    /** Wraps {@code base}; {@code seed} decides every random fault and tear. */
+    public FaultInjectionFileSystem(FileSystem base, long seed) {
+        this(base, new Shared(seed));
+    }
+
+    private FaultInjectionFileSystem(FileSystem base, Shared shared) {
+        this.base = base;
+        this.shared = shared;
+    }
+
+    /** What all views of the same files share: the faults and what each file has synced. */
+    private static final class Shared {
+        final Random random;
+        final Map<Path, long[]> files = new HashMap<>();
+        Predicate<Path> only = p -> true;
+        long byteBudget = Long.MAX_VALUE;
+        long syncBudget = Long.MAX_VALUE;
+        double writeProbability;
+        double syncProbability;
+        double readProbability;
+        long faults;
+
+        Shared(long seed) {
+            this.random = new Random(seed);
+        }
+    }
+
+    // ---- fault settings ----
+
+    /** After {@code bytes} more bytes are written, the disk is full. */
+    public FaultInjectionFileSystem failWritesAfterBytes(long bytes) {
+        synchronized (shared) {
+            shared.byteBudget = bytes;
+        }
+        return this;
+    }
+
+    /** After {@code syncs} more successful syncs, every sync fails with an I/O error. */
+    public FaultInjectionFileSystem failSyncsAfter(long syncs) {
+        synchronized (shared) {
+            shared.syncBudget = syncs;
+        }
+        return this;
+    }
+
+    /** Each write, sync and read fails with the given probability (0 for never). */
+    public FaultInjectionFileSystem failRandomly(double write, double sync, double read) {
+        synchronized (shared) {
+            shared.writeProbability = write;
+            shared.syncProbability = sync;
+            shared.readProbability = read;
+        }
+        return this;
+    }
+
+    /** Confines faults to files whose path matches (e.g. tables only). */
+    public FaultInjectionFileSystem onlyFiles(Predicate<Path> files) {
+        synchronized (shared) {
+            shared.only = files;
+        }
+        return this;
+    }
+
+    /** Removes every fault setting: the disk works again. */
+    public FaultInjectionFileSystem heal() {
+        synchronized (shared) {
+            shared.byteBudget = Long.MAX_VALUE;
+            shared.syncBudget = Long.MAX_VALUE;
+            shared.writeProbability = 0;
+            shared.syncProbability = 0;
+            shared.readProbability = 0;
+            shared.only = p -> true;
+        }
+        return this;
+    }
+
+    /** Faults injected so far, by all views. */
+    public long injectedFaults() {
+        synchronized (shared) {
+            return shared.faults;
+        }
+    }
+
+    // ---- crashes ----
+
+    /**
+     * A machine crash: every file written through this file system is cut back to its last
+     * sync, locks are released, and this view stops working. Returns the view to reopen with.
+     */
+    public FaultInjectionFileSystem crash() throws IOException {
+        return crash(false);
+    }
+
+    /**
+     * As {@link #crash()}, but each file keeps a random prefix of its unsynced bytes: the last
+     * writes are torn at a random byte.
+     */
+    public FaultInjectionFileSystem crashTearing() throws IOException {
+        return crash(true);
+    }
+
+    private FaultInjectionFileSystem crash(boolean tear) throws IOException {
+        synchronized (shared) {
+            dead = true;
+            for (Map.Entry<Path, long[]> e : shared.files.entrySet()) {
+                long written = e.getValue()[0];
+                long synced = e.getValue()[1];
+                if (written > synced) {
+                    long keep = tear ? synced + (long) (shared.random.nextDouble() * (written - synced + 1)) : synced;
+                    truncate(e.getKey(), Math.min(keep, written));
+                }
+                e.getValue()[0] = e.getValue()[1] = Math.min(written, base.size(e.getKey()));
+            }
+            for (Closeable lock : locks) {
+                lock.close();
+            }
+            locks.clear();
+            return new FaultInjectionFileSystem(base, shared);
+        }
+    }
+
+    /** Rewrites a file with only its first {@code length} bytes, through the base file system. */
+    private void truncate(Path path, long length) throws IOException {
+        ByteBuffer kept = ByteBuffer.allocate((int) length);
+        try (RandomReadFile in = base.openRead(path)) {
+            in.readFully(0, kept);
+        }
+        kept.flip();
+        try (WritableFile out = base.create(path)) {
+            out.write(kept);
+            out.sync();
+        }
+    }
+
+    // ---- the file system ----
+
+    @Override
+    public WritableFile create(Path path) throws IOException {
+        synchronized (shared) {
+            checkAlive();
+            WritableFile file = base.create(path);
+            long[] state = {0, 0};
+            shared.files.put(path, state);
+            return new FaultyWritableFile(path, file, state);
+        }
+    }
+
+    @Override
+    public RandomReadFile openRead(Path path) throws IOException {
+        checkAlive();
+        RandomReadFile file = base.openRead(path);
+        return new RandomReadFile() {
+            @Override
+            public int read(long position, ByteBuffer dst) throws IOException {
+                checkAlive();
+                synchronized (shared) {
+                    if (shared.only.test(path) && shared.random.nextDouble() < shared.readProbability) {
+                        shared.faults++;
+                        throw new IOException(IO_ERROR + " (injected) reading " + path);
+                    }
+                }
+                return file.read(position, dst);
+            }
+
+            @Override
+            public long size() throws IOException {
+                return file.size();
+            }
+
+            @Override
+            public void close() throws IOException {
+                file.close();
+            }
+        };
+    }
+
+    @Override
+    public boolean exists(Path path) {
+        return base.exists(path);
+    }
+
+    @Override
+    public long size(Path path) throws IOException {
+        return base.size(path);
+    }
+
+    @Override
+    public void delete(Path path) throws IOException {
+        synchronized (shared) {
+            checkAlive();
+            base.delete(path);
+            shared.files.remove(path);
+        }
+    }
+
+    @Override
+    public void rename(Path source, Path target) throws IOException {
+        synchronized (shared) {
+            checkAlive();
+            base.rename(source, target);
+            long[] state = shared.files.remove(source);
+            if (state != null) {
+                shared.files.put(target, state);
+            } else {
+                shared.files.remove(target);
+            }
+        }
+    }
+
+    @Override
+    public List<String> list(Path dir) throws IOException {
+        return base.list(dir);
+    }
+
+    @Override
+    public void createDirectories(Path dir) throws IOException {
+        checkAlive();
+        base.createDirectories(dir);
+    }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException {
+        checkAlive();
+        base.syncDirectory(dir);
+    }
+
+    @Override
+    public Closeable lock(Path path) throws IOException {
+        synchronized (shared) {
+            checkAlive();
+            Closeable lock = base.lock(path);
+            locks.add(lock);
+            return () -> {
+                synchronized (shared) {
+                    if (locks.remove(lock)) {
+                        lock.close();
+                    }
+                }
+            };
+        }
+    }
+
+    @Override
+    public boolean supportsMapping() {
+        return base.supportsMapping();
+    }
+
+    private void checkAlive() throws IOException {
+        if (dead) {
+            throw new IOException("file system crashed (simulated); reopen through the view crash() returned");
+        }
+    }
+
+    /** Counts written and synced bytes of one file and injects write and sync faults. */
+    private final class FaultyWritableFile implements WritableFile {
+        private final Path path;
+        private final WritableFile file;
+        private final long[] state;
+
+        FaultyWritableFile(Path path, WritableFile file, long[] state) {
+            this.path = path;
+            this.file = file;
+            this.state = state;
+        }
+
+        @Override
+        public void write(ByteBuffer data) throws IOException {
+            synchronized (shared) {
+                checkAlive();
+                boolean faulty = shared.only.test(path);
+                if (faulty && shared.random.nextDouble() < shared.writeProbability) {
+                    shared.faults++;
+                    throw new IOException(IO_ERROR + " (injected) writing " + path);
+                }
+                int n = data.remaining();
+                if (faulty && n > shared.byteBudget) {
+                    // A full disk takes what fits, then refuses the rest.
+                    ByteBuffer fits = data.slice().limit((int) shared.byteBudget);
+                    state[0] += fits.remaining();
+                    file.write(fits);
+                    shared.byteBudget = 0;
+                    shared.faults++;
+                    throw new IOException(DISK_FULL + " (injected) writing " + path);
+                }
+                if (faulty && shared.byteBudget != Long.MAX_VALUE) {
+                    shared.byteBudget -= n;
+                }
+                state[0] += n;
+                file.write(data);
+            }
+        }
+
+        @Override
+        public long position() {
+            return file.position();
+        }
+
+        @Override
+        public void sync() throws IOException {
+            synchronized (shared) {
+                checkAlive();
+                if (shared.only.test(path)) {
+                    if (shared.syncBudget == 0 || shared.random.nextDouble() < shared.syncProbability) {
+                        shared.faults++;
+                        throw new IOException(IO_ERROR + " (injected fsync failure) syncing " + path);
+                    }
+                    if (shared.syncBudget != Long.MAX_VALUE) {
+                        shared.syncBudget--;
+                    }
+                }
+                file.sync();
+                state[1] = state[0];
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            file.close();
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package io.bloomstore.core.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreVerifier;
+import io.bloomstore.core.VerifyReport;
+import io.bloomstore.core.fs.LockedException;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The crash test, after RocksDB's: a child JVM ({@link CrashWriter}) writes single puts and
+ * batches, some synced, appending what was acknowledged to an ack file; this JVM kills it with SIGKILL at a
+ * random moment (during recovery, during writes, during flushes), verifies every file
+ * ({@link StoreVerifier}), reopens the store and checks with {@link CrashHistory} that it holds
+ * exactly the first {@code k} operations, where {@code k} covers every acknowledged operation (a
+ * killed process loses nothing the operating system has, synced or not) and at most the one
+ * operation in flight; then the next child continues from {@code k}. A short run is in the normal
+ * suite, a long one under {@code -Pstress}. Also: a store held open by another process is locked.
+ */
+class CrashTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void killedWriterLosesNothingAcknowledged() throws Exception {
+        run(4);
+    }
+
+    @Test
+    @Tag("stress")
+    void killedWriterManyCycles() throws Exception {
+        run(Integer.getInteger("bloomstore.crash.cycles", 200));
+    }
+
+    private void run(int cycles) throws Exception {
+        long seed = Long.getLong("bloomstore.seed", System.nanoTime());
+        System.out.println("CrashTest seed " + seed + ", " + cycles + " cycles");
+        Random rnd = new Random(seed);
+        CrashHistory history = new CrashHistory(seed);
+        Path dir = tmp.resolve("crash");
+        long recovered = 0;
+        long acknowledged = 0;
+        int killedWhileWriting = 0;
+        for (int cycle = 0; cycle < cycles; cycle++) {
+            long lastAck;
+            Path acks = tmp.resolve("acks-" + cycle);
+            try (ChildJvm child = ChildJvm.start("write", dir.toString(), Long.toString(seed),
+                    Long.toString(recovered), acks.toString())) {
+                if (rnd.nextInt(4) == 0) {
+                    Thread.sleep(rnd.nextInt(1000));
+                } else {
+                    assertTrue(child.awaitOpen(60_000), "child opened the store");
+                    Thread.sleep(50 + rnd.nextInt(700));
+                    killedWhileWriting++;
+                }
+                assertTrue(child.isAlive(), "the writer runs until killed");
+                child.kill();
+                lastAck = ChildJvm.lastAck(acks);
+            }
+            VerifyReport report = StoreVerifier.verify(dir);
+            assertTrue(report.clean(), "cycle " + cycle + ", seed " + seed + ": " + report.errors());
+            long k;
+            try (Store store = Store.open(dir, CrashWriter.OPTIONS)) {
+                k = history.recoveredPrefix(store);
+            }
+            String where = "cycle " + cycle + ", seed " + seed + ": recovered " + k + " operations, last ack "
+                    + lastAck;
+            assertTrue(k >= recovered, where + ", earlier recovered " + recovered);
+            assertTrue(k >= lastAck + 1, where + ": an acknowledged write is lost");
+            assertTrue(k <= Math.max(lastAck, recovered - 1) + 2, where + ": more than the one write in flight");
+            acknowledged += Math.max(0, lastAck + 1 - recovered);
+            recovered = k;
+        }
+        System.out.printf("CrashTest: %d cycles survived (%d killed while writing), %d operations recovered, "
+                + "%d acknowledged in the runs, nothing lost%n", cycles, killedWhileWriting, recovered, acknowledged);
+    }
+
+    @Test
+    void storeHeldByAnotherProcessIsLocked() throws Exception {
+        Path dir = tmp.resolve("held");
+        try (ChildJvm child = ChildJvm.start("hold", dir.toString())) {
+            assertTrue(child.awaitOpen(60_000), "child opened the store");
+            assertThrows(LockedException.class, () -> Store.open(dir, CrashWriter.OPTIONS));
+            assertThrows(LockedException.class, () -> StoreVerifier.verify(dir));
+            child.kill();
+        }
+        try (Store store = Store.open(dir, CrashWriter.OPTIONS)) {
+            store.put(new byte[] {1}, new byte[] {1});
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.bloomstore.core.reliability;
+
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreOptions;
+import java.io.PrintStream;
+import java.nio.file.Path;
+
+/**
+ * The child process of the crash tests. {@code write DIR SEED START ACKS} opens the store, prints
+ * {@code open}, then applies {@link CrashHistory} operations from {@code START} on, appending
+ * {@code ack I} to the file {@code ACKS} after operation {@code I} returned (one write call per
+ * line: the operating system keeps it when the process is killed), until it is killed. {@code hold DIR} opens the store, prints {@code open} and waits for its
+ * standard input to close, to keep the directory locked.
+ *
+ * <p>Thread safety: a program; single-threaded apart from the store's flush thread.
+ */
+public final class CrashWriter {
+    /** Small memtables so a run of a second flushes several tables and switches WAL segments. */
+    static final StoreOptions OPTIONS = StoreOptions.builder().memtableBytes(64 * 1024).blockSize(1024).build();
+
+    private CrashWriter() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "US-ASCII");
+        Store store = Store.open(Path.of(args[1]), OPTIONS);
+        out.println("open");
+        if (args[0].equals("hold")) {
+            while (System.in.read() >= 0) {
+                Thread.onSpinWait();
+            }
+            store.close();
+            return;
+        }
+        CrashHistory history = new CrashHistory(Long.parseLong(args[2]));
+        java.io.FileOutputStream acks = new java.io.FileOutputStream(args[4], true);
+        for (long i = Long.parseLong(args[3]); ; i++) {
+            history.apply(store, i);
+            acks.write(("ack " + i + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            if (i % 997 == 0) {
+                store.flush();
+            }
+        }
+    }
+}
