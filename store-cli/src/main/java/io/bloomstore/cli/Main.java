@@ -8,6 +8,7 @@ import io.bloomstore.cli.bench.BenchCommand;
 import io.bloomstore.cli.family.ExperimentCommand;
 import io.bloomstore.cli.filter.FilterCommand;
 import io.bloomstore.cli.jmh.JmhCommand;
+import io.bloomstore.cli.store.CompactCommand;
 import io.bloomstore.cli.store.DeleteCommand;
 import io.bloomstore.cli.store.FlushCommand;
 import io.bloomstore.cli.store.GetCommand;
@@ -15,6 +16,7 @@ import io.bloomstore.cli.store.LoadCommand;
 import io.bloomstore.cli.store.PutCommand;
 import io.bloomstore.cli.store.ScanCommand;
 import io.bloomstore.cli.store.StatsCommand;
+import io.bloomstore.cli.store.VerifyCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,7 +44,7 @@ import picocli.CommandLine.Spec;
  * {@code IllegalArgumentException} 2, anything else 70. New commands throw those and get the
  * scheme for free; they register here as subcommands.
  *
- * <p>The store commands ({@code put get delete scan load stats flush}) work on the directory of
+ * <p>The store commands ({@code put get delete scan load stats flush compact verify}) work on the directory of
  * the global {@code --data DIR} option (also accepted after the command name), by default
  * {@value #DEFAULT_DATA_DIR} in the working directory.
  *
@@ -51,7 +53,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bloomstore", mixinStandardHelpOptions = true, version = "BloomStore 0.1.0",
         description = "Embedded LSM key-value store with off-heap, memory-mapped filters.",
         subcommands = {PutCommand.class, GetCommand.class, DeleteCommand.class, ScanCommand.class,
-            LoadCommand.class, StatsCommand.class, FlushCommand.class,
+            LoadCommand.class, StatsCommand.class, FlushCommand.class, CompactCommand.class, VerifyCommand.class,
             FilterCommand.class, BenchCommand.class, ExperimentCommand.class, JmhCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 key absent or not found, 2 usage, 3 I/O or missing file,",
             "4 corruption, 5 not a BloomStore file, other format version or bad load line,",

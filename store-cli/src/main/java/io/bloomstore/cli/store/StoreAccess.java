@@ -31,17 +31,12 @@ final class StoreAccess {
      * directory become a new store ({@code put} and {@code load} do).
      */
     static Store open(Path dir, StoreOptions options, boolean create) throws IOException {
-        if (Files.exists(dir) && !Files.isDirectory(dir)) {
-            throw notAStore(dir + " is a file, not a store directory");
-        }
-        boolean exists = Files.isDirectory(dir);
-        if (!create) {
-            if (!exists) {
-                throw notAStore("no store at " + dir + ": the directory does not exist (put or load create one)");
+        if (create) {
+            if (Files.exists(dir) && !Files.isDirectory(dir)) {
+                throw notAStore(dir + " is a file, not a store directory");
             }
-            if (isEmptyApartFromLock(dir)) {
-                throw notAStore("no store at " + dir + ": the directory is empty (put or load create one)");
-            }
+        } else {
+            requireStoreDirectory(dir);
         }
         try {
             return Store.open(dir, options.toBuilder().createIfMissing(create).build());
@@ -54,13 +49,26 @@ final class StoreAccess {
         }
     }
 
+    /** Refuses a path that is a file, missing, or an empty directory: there is no store to use. */
+    static void requireStoreDirectory(Path dir) throws IOException {
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw notAStore(dir + " is a file, not a store directory");
+        }
+        if (!Files.isDirectory(dir)) {
+            throw notAStore("no store at " + dir + ": the directory does not exist (put or load create one)");
+        }
+        if (isEmptyApartFromLock(dir)) {
+            throw notAStore("no store at " + dir + ": the directory is empty (put or load create one)");
+        }
+    }
+
     private static boolean isEmptyApartFromLock(Path dir) throws IOException {
         try (Stream<Path> entries = Files.list(dir)) {
             return entries.allMatch(p -> p.getFileName().toString().equals(FileNames.LOCK));
         }
     }
 
-    private static CliException notAStore(String message) {
+    static CliException notAStore(String message) {
         return new CliException(ExitCodes.NOT_A_STORE, message);
     }
 }

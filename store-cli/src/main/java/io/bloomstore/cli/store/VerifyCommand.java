@@ -1,0 +1,54 @@
+package io.bloomstore.cli.store;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+
+import io.bloomstore.cli.ExitCodes;
+import io.bloomstore.cli.Units;
+import io.bloomstore.core.StoreVerifier;
+import io.bloomstore.core.VerifyReport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bloomstore verify}: reads every file of a (closed) store and checks every checksum and
+ * the manifest's consistency through {@link StoreVerifier}; prints what it checked and any
+ * damage. Exit code 0 only when nothing is damaged (warnings, such as leftovers a crash leaves
+ * for the next open to clean, are printed but do not fail it); {@link ExitCodes#CORRUPTION}
+ * otherwise.
+ *
+ * <p>Thread safety: one instance per invocation.
+ */
+@Command(name = "verify", mixinStandardHelpOptions = true,
+        description = "Check every checksum of every file and the manifest's consistency; exit 0 only when clean.")
+public final class VerifyCommand extends StoreCommand {
+
+    @Option(names = {"-q", "--quiet"}, description = "Print only problems and the summary line.")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws IOException {
+        StoreAccess.requireStoreDirectory(dataDir());
+        VerifyReport report;
+        try {
+            report = StoreVerifier.verify(dataDir());
+        } catch (IllegalArgumentException e) {
+            throw StoreAccess.notAStore(e.getMessage());
+        }
+        PrintWriter out = out();
+        if (!quiet) {
+            for (VerifyReport.CheckedFile f : report.checked()) {
+                out.printf("checked %-14s %10s  %s  %s%n", f.kind(), Units.bytes(f.bytes()),
+                        f.file().getFileName(), f.checks());
+            }
+        }
+        for (VerifyReport.Problem p : report.problems()) {
+            out.println(p);
+        }
+        out.printf("%s: %d files, %s checked, %d errors, %d warnings%n", report.clean() ? "clean" : "DAMAGED",
+                report.checked().size(), Units.bytes(report.bytesChecked()), report.errors().size(),
+                report.warnings().size());
+        out.flush();
+        return report.clean() ? ExitCodes.OK : ExitCodes.CORRUPTION;
+    }
+}
