@@ -92,6 +92,13 @@ public interface Store extends AutoCloseable {
      */
     void compact() throws IOException;
 
+    /**
+     * Waits until background compaction has caught up: none queued or running and no level over
+     * its target. Returns at once when automatic compaction is off. Writers may keep writing
+     * meanwhile (and so prolong the wait).
+     */
+    void awaitCompactions() throws IOException;
+
     /** A copy of the statistics as of now. */
     StoreStats stats();
 

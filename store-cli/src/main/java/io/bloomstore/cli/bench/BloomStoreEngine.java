@@ -95,10 +95,11 @@ public final class BloomStoreEngine implements BenchEngine {
         return read;
     }
 
-    /** Flushes the memtable; level-0 tables are what the reads then consult. */
+    /** Flushes the memtable and lets background compaction settle, as the RocksDB engine does. */
     @Override
     public void prepareForReads() throws IOException {
         store.flush();
+        store.awaitCompactions();
     }
 
     @Override

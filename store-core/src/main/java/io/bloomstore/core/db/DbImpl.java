@@ -1,5 +1,6 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.bloom.Filters;
 import io.bloomstore.core.FilterChoice;
 import io.bloomstore.core.LevelShape;
 import io.bloomstore.core.ReadOptions;
@@ -478,6 +479,23 @@ public final class DbImpl implements Store {
     }
 
     @Override
+    public void awaitCompactions() throws IOException {
+        checkOpen();
+        mutex.lock();
+        try {
+            while (!closed && backgroundError == null && (compactionScheduled
+                    || options.autoCompaction() && picker.needsCompaction(versions.current()))) {
+                queue.awaitChange();
+            }
+            if (backgroundError != null) {
+                throw new IOException("background work failed: " + backgroundError.getMessage(), backgroundError);
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    @Override
     public void compact() throws IOException {
         checkOpen();
         flush();
@@ -656,9 +674,11 @@ public final class DbImpl implements Store {
             return e.getKey().type() == ValueType.VALUE ? e.getValue().clone() : null;
         }
         Version version = v.version();
+        // One hash of the key serves every table's filter.
+        long hash = Filters.hash(key);
         for (FileMetaData f : version.files(0)) {
             if (f.covers(key)) {
-                TableLookup r = lookup(v, 0, f, key, snapshot);
+                TableLookup r = lookup(v, 0, f, key, hash, snapshot);
                 if (r != null) {
                     return r.type() == ValueType.VALUE ? r.value() : null;
                 }
@@ -667,7 +687,7 @@ public final class DbImpl implements Store {
         for (int level = 1; level < Version.NUM_LEVELS; level++) {
             FileMetaData f = version.candidate(level, key);
             if (f != null) {
-                TableLookup r = lookup(v, level, f, key, snapshot);
+                TableLookup r = lookup(v, level, f, key, hash, snapshot);
                 if (r != null) {
                     return r.type() == ValueType.VALUE ? r.value() : null;
                 }
@@ -677,10 +697,11 @@ public final class DbImpl implements Store {
     }
 
     /** Looks in one table, counting the probe and its outcome for the level's hit ratio. */
-    private TableLookup lookup(ReadView v, int level, FileMetaData f, byte[] key, long snapshot) throws IOException {
+    private TableLookup lookup(ReadView v, int level, FileMetaData f, byte[] key, long hash, long snapshot)
+            throws IOException {
         LevelCounters lc = counters.level(level);
         lc.probes.increment();
-        TableLookup r = v.tables().handle(f.fileNumber()).reader().get(key, snapshot);
+        TableLookup r = v.tables().handle(f.fileNumber()).reader().get(key, hash, snapshot);
         if (r != null) {
             lc.hits.increment();
         }

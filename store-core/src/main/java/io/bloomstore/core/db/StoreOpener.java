@@ -45,6 +45,9 @@ final class StoreOpener {
         if (!isStore) {
             List<String> other = new ArrayList<>(fs.list(dir));
             other.remove(FileNames.LOCK);
+            // A crash while a new store was being created leaves a MANIFEST and perhaps CURRENT.tmp
+            // but no CURRENT: nothing was ever acknowledged, so creation simply starts again.
+            other.removeIf(StoreOpener::isCreationLeftover);
             if (!other.isEmpty()) {
                 Collections.sort(other);
                 throw new IllegalArgumentException(dir + " is not a BloomStore directory: it has no CURRENT file but "
@@ -98,5 +101,10 @@ final class StoreOpener {
             lock.close();
             throw e;
         }
+    }
+
+    private static boolean isCreationLeftover(String name) {
+        FileNames.Parsed p = FileNames.parse(name);
+        return p != null && (p.kind() == FileNames.Kind.MANIFEST || p.kind() == FileNames.Kind.TEMP);
     }
 }
