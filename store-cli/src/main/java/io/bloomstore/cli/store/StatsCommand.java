@@ -11,18 +11,21 @@ import java.util.Map;
 import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Json;
 import io.bloomstore.cli.Units;
+import io.bloomstore.core.FilterChoice;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
+import io.bloomstore.core.StoreStats.LevelStats;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bloomstore stats}: the store's tables per level (files, table bytes, filter bytes
- * mapped), the filter policy for new tables with its configured false-positive rate, and the
- * engine's counters: gets, disk accesses saved (filter negatives), filter positives and true
- * positives, measured FPR, data-block reads, bytes read, block-cache hits, flushes.
- * {@code --json} prints the same with {@link StoreStats}'s names.
+ * {@code bloomstore stats}: per level the tables (files, table bytes, entries), their filters
+ * (bytes, the bits per entry they actually spend, the policy's choice for new tables, the rate
+ * in theory) and the filters' measured effect (disk accesses saved, positives, measured FPR,
+ * probes and hit ratio, memory a skipped filter saves); then the totals: compactions, write
+ * amplification, and the engine's counters (gets, tables consulted, filter answers, data-block
+ * reads, block cache, flushes). {@code --json} prints the same with {@link StoreStats}'s names.
  *
  * <p>The counters live in the process that opened the store and start at zero on every open;
  * each {@code bloomstore} command is its own process, so here they count only what opening the
@@ -37,6 +40,8 @@ import picocli.CommandLine.Option;
 public final class StatsCommand extends StoreCommand {
     static final String COUNTERS_NOTE = "counters since this command opened the store (they are per process and "
             + "start at zero on every open)";
+    private static final String SHAPE_ROW = "%-6s %7s %12s %12s %12s %9s  %s%n";
+    private static final String EFFECT_ROW = "%-6s %12s %12s %12s %18s %10s %9s %12s%n";
 
     @Option(names = "--json", description = "Print JSON with the statistics' API names.")
     private boolean json;
@@ -59,6 +64,15 @@ public final class StatsCommand extends StoreCommand {
         return ExitCodes.OK;
     }
 
+    /**
+     * Bits of filter actually spent per entry at a level: filter file bytes × 8 / entries (NaN for
+     * an empty level). Entries count every version, so on a level holding overwrites this is below
+     * the bits per distinct key the filter was built with.
+     */
+    static double filterBitsPerKey(LevelStats l) {
+        return l.entries() == 0 ? Double.NaN : l.filterFileBytes() * 8.0 / l.entries();
+    }
+
     private Map<String, Object> jsonObject(StoreStats s, StoreOptions options) {
         Map<String, Object> j = new LinkedHashMap<>();
         j.put("dir", dataDir().toString());
@@ -67,50 +81,106 @@ public final class StatsCommand extends StoreCommand {
         j.put("filterNegatives", s.filterNegatives());
         j.put("filterPositives", s.filterPositives());
         j.put("filterTruePositives", s.filterTruePositives());
+        j.put("filterFalsePositives", s.filterFalsePositives());
         j.put("measuredFpr", s.measuredFpr());
         j.put("configuredFpr", s.configuredFpr());
+        j.put("expectedReadsPerMissingLookup", s.expectedReadsPerMissingLookup());
         j.put("dataBlockReads", s.dataBlockReads());
         j.put("bytesRead", s.bytesRead());
         j.put("blockCacheHits", s.blockCacheHits());
         j.put("blockCacheMisses", s.blockCacheMisses());
         j.put("flushes", s.flushes());
+        j.put("compactions", s.compactions());
+        j.put("compactionBytesRead", s.compactionBytesRead());
+        j.put("compactionBytesWritten", s.compactionBytesWritten());
+        j.put("flushBytesWritten", s.flushBytesWritten());
+        j.put("userBytesWritten", s.userBytesWritten());
+        j.put("writeAmplification", s.writeAmplification());
+        j.put("writeSlowdowns", s.writeSlowdowns());
+        j.put("writeStops", s.writeStops());
         List<Map<String, Object>> levels = new ArrayList<>();
-        for (StoreStats.LevelStats l : s.levels()) {
-            Map<String, Object> level = new LinkedHashMap<>();
-            level.put("level", l.level());
-            level.put("files", l.files());
-            level.put("tableBytes", l.tableBytes());
-            level.put("filterFileBytes", l.filterFileBytes());
-            levels.add(level);
+        for (LevelStats l : s.levels()) {
+            levels.add(jsonLevel(l));
         }
         j.put("levels", levels);
+        j.put("totalFiles", s.totalFiles());
         j.put("filterBytes", s.filterBytes());
+        j.put("filterPolicy", s.filterPolicy());
         j.put("filterKind", options.filterKind() == null ? null : options.filterKind().cliName());
         j.put("bitsPerKey", options.bitsPerKey());
         j.put("countersSince", "open");
         return j;
     }
 
+    private static Map<String, Object> jsonLevel(LevelStats l) {
+        Map<String, Object> level = new LinkedHashMap<>();
+        level.put("level", l.level());
+        level.put("files", l.files());
+        level.put("tableBytes", l.tableBytes());
+        level.put("filterFileBytes", l.filterFileBytes());
+        level.put("entries", l.entries());
+        level.put("filterBitsPerKey", finiteOrNull(filterBitsPerKey(l)));
+        Map<String, Object> policy = new LinkedHashMap<>();
+        FilterChoice c = l.policy();
+        policy.put("kind", c.kind() == null ? null : c.kind().cliName());
+        policy.put("bitsPerKey", c.bitsPerKey());
+        policy.put("skipped", c.skipped());
+        policy.put("reason", c.reason());
+        level.put("policy", policy);
+        level.put("expectedFpr", l.expectedFpr());
+        level.put("filterNegatives", l.filterNegatives());
+        level.put("filterPositives", l.filterPositives());
+        level.put("filterTruePositives", l.filterTruePositives());
+        level.put("measuredFpr", l.measuredFpr());
+        level.put("probes", l.probes());
+        level.put("hitRatio", finiteOrNull(l.hitRatio()));
+        level.put("filterBytesSaved", l.filterBytesSaved());
+        return level;
+    }
+
+    /** JSON has no NaN: a rate not yet measured is null. */
+    private static Double finiteOrNull(double v) {
+        return Double.isFinite(v) ? v : null;
+    }
+
     private void printText(PrintWriter out, StoreStats s, StoreOptions options) {
-        out.println("store " + dataDir());
-        out.printf(Locale.ROOT, "%-6s %7s %14s %14s%n", "level", "files", "table bytes", "filter bytes");
+        out.println("store " + dataDir() + " (filter policy " + s.filterPolicy() + ")");
+        out.printf(Locale.ROOT, SHAPE_ROW, "level", "files", "table bytes", "entries", "filter bytes", "bits/key",
+                "filter for new tables");
         long tableBytes = 0;
         long filterBytes = 0;
-        for (StoreStats.LevelStats l : s.levels()) {
+        long entries = 0;
+        for (LevelStats l : s.levels()) {
             tableBytes += l.tableBytes();
             filterBytes += l.filterFileBytes();
-            if (l.files() > 0) {
-                out.printf(Locale.ROOT, "%-6s %7s %14s %14s%n", "L" + l.level(), Units.count(l.files()),
-                        Units.bytes(l.tableBytes()), Units.bytes(l.filterFileBytes()));
+            entries += l.entries();
+            if (shown(l)) {
+                out.printf(Locale.ROOT, SHAPE_ROW, "L" + l.level(), Units.count(l.files()), Units.bytes(l.tableBytes()),
+                        Units.count(l.entries()), Units.bytes(l.filterFileBytes()), bits(filterBitsPerKey(l)),
+                        l.policy());
             }
         }
-        out.printf(Locale.ROOT, "%-6s %7s %14s %14s%n", "total", Units.count(s.totalFiles()), Units.bytes(tableBytes),
-                Units.bytes(filterBytes));
+        out.println(String.format(Locale.ROOT, SHAPE_ROW, "total", Units.count(s.totalFiles()),
+                Units.bytes(tableBytes), Units.count(entries), Units.bytes(filterBytes),
+                bits(entries == 0 ? Double.NaN : filterBytes * 8.0 / entries), "").stripTrailing());
         out.println("filters mapped: " + Units.bytes(s.filterBytes()) + "; new tables get "
                 + (options.filterKind() == null ? "no filter"
                 : String.format(Locale.ROOT, "a %s filter of %.1f bits/key, configured FPR %s",
-                options.filterKind().cliName(), options.bitsPerKey(), Units.percent(s.configuredFpr()))));
+                options.filterKind().cliName(), options.bitsPerKey(), Units.percent(s.configuredFpr())))
+                + "; expected reads per missing lookup " + String.format(Locale.ROOT, "%.4f",
+                s.expectedReadsPerMissingLookup()));
         out.println(COUNTERS_NOTE + ":");
+        out.printf(Locale.ROOT, EFFECT_ROW, "level", "expected FPR", "measured FPR", "disk saved", "positives (true)",
+                "probes", "hit ratio", "bytes saved");
+        for (LevelStats l : s.levels()) {
+            if (shown(l)) {
+                out.printf(Locale.ROOT, EFFECT_ROW, "L" + l.level(), Units.percent(l.expectedFpr()),
+                        Units.percent(l.measuredFpr()), Units.count(l.filterNegatives()),
+                        Units.count(l.filterPositives()) + " (" + Units.count(l.filterTruePositives()) + ")",
+                        Units.count(l.probes()), Double.isNaN(l.hitRatio()) ? "-" : Units.percent(l.hitRatio()),
+                        Units.bytes(l.filterBytesSaved()));
+            }
+        }
         row(out, "gets", Units.count(s.gets()));
         row(out, "tables consulted", Units.count(s.tableLookups()));
         row(out, "disk accesses saved", Units.count(s.filterNegatives()) + " (filter negatives)");
@@ -121,7 +191,22 @@ public final class StatsCommand extends StoreCommand {
         row(out, "data-block reads", Units.count(s.dataBlockReads()) + " (" + Units.bytes(s.bytesRead()) + ")");
         row(out, "block-cache hits", Units.count(s.blockCacheHits()) + " (misses " + Units.count(s.blockCacheMisses())
                 + ")");
-        row(out, "flushes", Units.count(s.flushes()));
+        row(out, "flushes", Units.count(s.flushes()) + " (" + Units.bytes(s.flushBytesWritten()) + " written)");
+        row(out, "compactions", Units.count(s.compactions()) + " (" + Units.bytes(s.compactionBytesRead()) + " read, "
+                + Units.bytes(s.compactionBytesWritten()) + " written)");
+        row(out, "write amplification", String.format(Locale.ROOT, "%.2f", s.writeAmplification()) + " (of "
+                + Units.bytes(s.userBytesWritten()) + " written by users)");
+        row(out, "write stalls", Units.count(s.writeSlowdowns()) + " slowed, " + Units.count(s.writeStops())
+                + " stopped");
+    }
+
+    /** A level is listed when it holds tables or its filters or tables answered a lookup. */
+    private static boolean shown(LevelStats l) {
+        return l.files() > 0 || l.probes() > 0 || l.filterNegatives() + l.filterPositives() > 0;
+    }
+
+    private static String bits(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
     }
 
     private static void row(PrintWriter out, String name, String value) {

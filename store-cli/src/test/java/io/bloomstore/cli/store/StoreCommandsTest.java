@@ -197,6 +197,63 @@ class StoreCommandsTest {
     }
 
     @Test
+    void statsShowEachLevelsFiltersAndTheWriteFigures() throws IOException {
+        try (Store s = Store.open(store(), StoreOptions.defaults())) {
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 2000; i++) {
+                    s.put(("key" + i).getBytes(StandardCharsets.UTF_8), ("v" + round).getBytes(StandardCharsets.UTF_8));
+                }
+                s.flush();
+            }
+            s.compact();
+            s.put("newer".getBytes(StandardCharsets.UTF_8), "x".getBytes(StandardCharsets.UTF_8));
+            s.flush();
+        }
+
+        JsonNode j = JSON.readTree(cli("stats", "--json").out());
+        for (String name : List.of("compactions", "compactionBytesRead", "compactionBytesWritten", "flushBytesWritten",
+                "userBytesWritten", "writeAmplification", "writeSlowdowns", "writeStops", "filterPolicy",
+                "expectedReadsPerMissingLookup", "filterFalsePositives", "totalFiles")) {
+            assertTrue(j.has(name), name + " in " + j);
+        }
+        assertEquals(2, j.get("totalFiles").asInt(), j.toString());
+        JsonNode l0 = j.get("levels").get(0);
+        assertEquals(1, l0.get("files").asInt(), l0.toString());
+        assertEquals(1, l0.get("entries").asLong(), l0.toString());
+        JsonNode bottom = null;
+        for (JsonNode l : j.get("levels")) {
+            if (l.get("level").asInt() > 0 && l.get("files").asInt() > 0) {
+                bottom = l;
+            }
+        }
+        assertTrue(bottom != null, "compact() leaves a deeper level: " + j);
+        // compact() kept one version of each of the 2,000 keys
+        assertEquals(2000, bottom.get("entries").asLong(), bottom.toString());
+        double spent = bottom.get("filterBitsPerKey").asDouble();
+        assertEquals(bottom.get("filterFileBytes").asLong() * 8.0 / 2000, spent, 1e-9);
+        assertTrue(spent >= 10 && spent < 11, "10 bits/key plus the sidecar's header: " + spent);
+        JsonNode policy = bottom.get("policy");
+        assertEquals("bloom", policy.get("kind").asText());
+        assertEquals(10.0, policy.get("bitsPerKey").asDouble());
+        assertEquals(false, policy.get("skipped").asBoolean());
+        // the live table's rate from its actual bit count and hashes, so close to the theory, not equal
+        assertEquals(j.get("configuredFpr").asDouble(), bottom.get("expectedFpr").asDouble(), 1e-5);
+        assertTrue(bottom.get("hitRatio").isNull(), "no lookups yet: " + bottom);
+        for (String name : List.of("filterNegatives", "filterPositives", "filterTruePositives", "measuredFpr",
+                "probes", "filterBytesSaved")) {
+            assertEquals(0, bottom.get(name).asDouble(), name);
+        }
+        assertTrue(j.get("levels").get(6).get("filterBitsPerKey").isNull(), "an empty level spends nothing");
+
+        String text = cli("stats").out();
+        for (String part : List.of("bits/key", "bloom 10.00 bits/key (uniform)", "expected FPR", "hit ratio",
+                "compactions", "write amplification", "L" + bottom.get("level").asInt(),
+                String.format(java.util.Locale.ROOT, "%.2f", spent))) {
+            assertTrue(text.contains(part), part + " in\n" + text);
+        }
+    }
+
+    @Test
     void directoriesThatAreNotStoresAreRefused() throws IOException {
         Result missing = cli("get", "k");
         assertEquals(ExitCodes.NOT_A_STORE, missing.exitCode());
