@@ -23,7 +23,7 @@ final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final Thread reader;
     private final CountDownLatch opened = new CountDownLatch(1);
-    private final StringBuilder stderr = new StringBuilder();
+    private volatile long compactions;
 
     private ChildJvm(Process process) {
         this.process = process;
@@ -56,6 +56,8 @@ final class ChildJvm implements AutoCloseable {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 if (line.equals("open")) {
                     opened.countDown();
+                } else if (line.startsWith("compactions ")) {
+                    compactions = Long.parseLong(line.substring("compactions ".length()));
                 }
             }
         } catch (IOException e) {
@@ -66,6 +68,11 @@ final class ChildJvm implements AutoCloseable {
     /** Waits until the child has opened the store; false when it died or the time ran out first. */
     boolean awaitOpen(long millis) throws InterruptedException {
         return opened.await(millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Compactions the child reported completing (complete after {@link #kill()}). */
+    long compactions() {
+        return compactions;
     }
 
     boolean isAlive() {

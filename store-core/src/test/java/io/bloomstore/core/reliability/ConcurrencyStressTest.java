@@ -8,6 +8,7 @@ import io.bloomstore.core.KeyValue;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import java.lang.management.ManagementFactory;
@@ -28,28 +29,34 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Readers, writers, iterators and flushes together on a real (mapped) store for a fixed time,
- * checked against a model: each writer owns a key range and writes ever-increasing counter values
- * (single puts and batches), recording each acknowledged value. A reader's get must return at
- * least the value acknowledged before it started and at most the writer's counter after it
- * returned (never an unwritten or an older value); an iterator must see every key acknowledged
- * before it opened, with such values, in order. Afterwards the store is reopened and every key
- * must hold its last acknowledged value. Memory stays bounded: the mapped filters are exactly
- * the live tables' (no mapping leaks while flushes add tables), all are unmapped at close, and
- * the heap after the run is far below the data written. CI runs 15 s; {@code -Pstress} 2 min
- * ({@code -Dbloomstore.stress.seconds=N}).
+ * Readers, writers, iterators, flushes and compactions (background ones, and {@code compact()}
+ * every 2 s) together on a real (mapped) store for a fixed time, checked against a model: each
+ * writer owns a key range and writes ever-increasing counter values (single puts and batches),
+ * recording each acknowledged value. A reader's get must return at least the value acknowledged
+ * before it started and at most the writer's counter after it returned (never an unwritten or an
+ * older value); an iterator must see every key acknowledged before it opened, with such values,
+ * in order. Afterwards the store is reopened and every key must hold its last acknowledged value.
+ * Memory stays bounded: during the run the mapped filters are never more than the live tables'
+ * plus those of replaced tables still being read, once compactions settle they are exactly the
+ * live tables' (no mapping leaks while flushes add tables and compactions replace them), all are
+ * unmapped at close, and the heap after the run is far below the data written. CI runs 15 s;
+ * {@code -Pstress} 2 min ({@code -Dbloomstore.stress.seconds=N}).
  */
 class ConcurrencyStressTest {
     private static final int WRITERS = 2;
     private static final int KEYS = 2000;
+    /**
+     * Small memtables and tiny levels (level 1 of 16 KiB, each level 4× the one above, 8 KiB
+     * tables) so background compactions run all the time, several levels deep.
+     */
     private static final StoreOptions OPTIONS = StoreOptions.builder().memtableBytes(128 * 1024).blockSize(1024)
-            .build();
+            .baseLevelBytes(16 * 1024).levelSizeRatio(4).targetFileBytes(8 * 1024).build();
 
     @TempDir
     Path tmp;
 
     @Test
-    void readersWritersIteratorsAndFlushesAgreeWithTheModel() throws Exception {
+    void readersWritersIteratorsFlushesAndCompactionsAgreeWithTheModel() throws Exception {
         run(15);
     }
 
@@ -87,9 +94,13 @@ class ConcurrencyStressTest {
         AtomicLong reads = new AtomicLong();
         AtomicLong scanned = new AtomicLong();
         AtomicLong flushes = new AtomicLong();
+        AtomicLong compacts = new AtomicLong();
         long maxMappingsSeen = 0;
+        long maxExcessMappings = 0;
+        int maxTablesSeen = 0;
+        long maxHeapSeen = 0;
         Store store = Store.open(dir, OPTIONS);
-        ExecutorService pool = Executors.newFixedThreadPool(WRITERS + 4);
+        ExecutorService pool = Executors.newFixedThreadPool(WRITERS + 5);
         List<Future<?>> tasks = new ArrayList<>();
         for (int w = 0; w < WRITERS; w++) {
             int writer = w;
@@ -168,11 +179,23 @@ class ConcurrencyStressTest {
             }
             return null;
         }));
+        tasks.add(pool.submit(() -> {
+            while (!stop.get()) {
+                Thread.sleep(2000);
+                store.compact();
+                compacts.incrementAndGet();
+            }
+            return null;
+        }));
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         while (System.nanoTime() < end) {
             Thread.sleep(500);
+            int live = store.stats().totalFiles();
             long mappings = MappedBitStore.openMappings() - mappingsBefore;
             maxMappingsSeen = Math.max(maxMappingsSeen, mappings);
+            maxTablesSeen = Math.max(maxTablesSeen, live);
+            maxExcessMappings = Math.max(maxExcessMappings, mappings - live);
+            maxHeapSeen = Math.max(maxHeapSeen, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
             for (Future<?> f : tasks) {
                 if (f.isDone()) {
                     f.get();
@@ -185,7 +208,14 @@ class ConcurrencyStressTest {
         }
         pool.shutdown();
         store.flush();
-        int tables = store.stats().totalFiles();
+        store.awaitCompactions();
+        StoreStats stats = store.stats();
+        int tables = stats.totalFiles();
+        assertTrue(stats.compactions() > compacts.get(), "background compactions ran beside compact()");
+        // Beyond the live tables only replaced ones still read: by the one scan, the two gets and
+        // the compaction in progress (its inputs and the outputs it has written so far).
+        assertTrue(maxExcessMappings <= 4L * maxTablesSeen + 16, "mappings beyond the live tables: "
+                + maxExcessMappings + " with at most " + maxTablesSeen + " live tables");
         assertEquals(tables, MappedBitStore.openMappings() - mappingsBefore,
                 "one mapping per live table's filter, none leaked");
         assertEquals(store.stats().filterBytes(), store.stats().levels().stream()
@@ -194,9 +224,12 @@ class ConcurrencyStressTest {
         assertEquals(mappingsBefore, MappedBitStore.openMappings(), "every filter unmapped at close");
         long heap = usedHeap();
         long dataWritten = writes.get() * 60;
-        System.out.printf("ConcurrencyStressTest: %d s, %d writes, %d gets, %d keys scanned, %d flushes checked; "
-                + "%d tables, at most %d filters mapped, heap after run %d MiB%n", seconds, writes.get(), reads.get(),
-                scanned.get(), flushes.get(), tables, maxMappingsSeen, heap >> 20);
+        System.out.printf("ConcurrencyStressTest: %d s, %d writes, %d gets, %d keys scanned, %d flushes checked, "
+                + "%d compact() calls and %d compactions in all (write amplification %.2f); %d tables at the end "
+                + "(down to level %d), at most %d live, at most %d filters mapped (%d beyond the live tables); "
+                + "heap at most %d MiB during the run, %d MiB after%n", seconds, writes.get(), reads.get(),
+                scanned.get(), flushes.get(), compacts.get(), stats.compactions(), stats.writeAmplification(), tables,
+                deepest(stats), maxTablesSeen, maxMappingsSeen, maxExcessMappings, maxHeapSeen >> 20, heap >> 20);
         assertTrue(heap < 512L << 20, "heap " + heap + " after writing about " + dataWritten + " bytes");
         try (Store reopened = Store.open(dir, OPTIONS)) {
             for (int w = 0; w < WRITERS; w++) {
@@ -207,6 +240,11 @@ class ConcurrencyStressTest {
                 }
             }
         }
+    }
+
+    private static int deepest(StoreStats stats) {
+        return stats.levels().stream().filter(l -> l.files() > 0).mapToInt(StoreStats.LevelStats::level).max()
+                .orElse(-1);
     }
 
     private static long usedHeap() {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.StoreVerifier;
 import io.bloomstore.core.VerifyReport;
 import io.bloomstore.core.fs.LockedException;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@link StoreVerifier}), reopens the store and checks with {@link CrashHistory} that it holds
  * exactly the first {@code k} operations, where {@code k} covers every acknowledged operation (a
  * killed process loses nothing the operating system has, synced or not) and at most the one
- * operation in flight; then the next child continues from {@code k}. A short run is in the normal
+ * operation in flight; then the next child continues from {@code k}. The writer's options make
+ * flushes and background compactions frequent, so kills land in them too. A short run is in the normal
  * suite, a long one under {@code -Pstress}. Also: a store held open by another process is locked.
  */
 class CrashTest {
@@ -48,6 +50,8 @@ class CrashTest {
         long recovered = 0;
         long acknowledged = 0;
         int killedWhileWriting = 0;
+        long childCompactions = 0;
+        int deepestLevel = 0;
         for (int cycle = 0; cycle < cycles; cycle++) {
             long lastAck;
             Path acks = tmp.resolve("acks-" + cycle);
@@ -63,6 +67,7 @@ class CrashTest {
                 assertTrue(child.isAlive(), "the writer runs until killed");
                 child.kill();
                 lastAck = ChildJvm.lastAck(acks);
+                childCompactions += child.compactions();
             }
             if (Files.exists(dir.resolve("CURRENT"))) {
                 VerifyReport report = StoreVerifier.verify(dir);
@@ -74,6 +79,11 @@ class CrashTest {
             long k;
             try (Store store = Store.open(dir, CrashWriter.OPTIONS)) {
                 k = history.recoveredPrefix(store);
+                for (StoreStats.LevelStats l : store.stats().levels()) {
+                    if (l.files() > 0) {
+                        deepestLevel = Math.max(deepestLevel, l.level());
+                    }
+                }
             }
             String where = "cycle " + cycle + ", seed " + seed + ": recovered " + k + " operations, last ack "
                     + lastAck;
@@ -84,7 +94,13 @@ class CrashTest {
             recovered = k;
         }
         System.out.printf("CrashTest: %d cycles survived (%d killed while writing), %d operations recovered, "
-                + "%d acknowledged in the runs, nothing lost%n", cycles, killedWhileWriting, recovered, acknowledged);
+                + "%d acknowledged in the runs, nothing lost; %d compactions completed in the killed writers, "
+                + "tables down to level %d%n", cycles, killedWhileWriting, recovered, acknowledged, childCompactions,
+                deepestLevel);
+        if (cycles >= 10) {
+            assertTrue(childCompactions > 0, "the writers compacted while they could be killed");
+            assertTrue(deepestLevel >= 2, "compactions reached level 2");
+        }
     }
 
     @Test

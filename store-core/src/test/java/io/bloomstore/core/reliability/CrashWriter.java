@@ -9,14 +9,21 @@ import java.nio.file.Path;
  * The child process of the crash tests. {@code write DIR SEED START ACKS} opens the store, prints
  * {@code open}, then applies {@link CrashHistory} operations from {@code START} on, appending
  * {@code ack I} to the file {@code ACKS} after operation {@code I} returned (one write call per
- * line: the operating system keeps it when the process is killed), until it is killed. {@code hold DIR} opens the store, prints {@code open} and waits for its
- * standard input to close, to keep the directory locked.
+ * line: the operating system keeps it when the process is killed), until it is killed; now and
+ * then it prints {@code compactions N}, the background compactions it has completed so far.
+ * {@code hold DIR} opens the store, prints {@code open} and waits for its standard input to
+ * close, to keep the directory locked.
  *
  * <p>Thread safety: a program; single-threaded apart from the store's flush thread.
  */
 public final class CrashWriter {
-    /** Small memtables so a run of a second flushes several tables and switches WAL segments. */
-    static final StoreOptions OPTIONS = StoreOptions.builder().memtableBytes(64 * 1024).blockSize(1024).build();
+    /**
+     * Small memtables so a run of a second flushes several tables and switches WAL segments, and
+     * tiny levels (compaction at 2 level-0 tables, level 1 of 64 KiB, each level 4× the one above,
+     * 16 KiB tables) so that background compactions run, and get killed, in most cycles.
+     */
+    static final StoreOptions OPTIONS = StoreOptions.builder().memtableBytes(32 * 1024).blockSize(1024)
+            .l0Triggers(2, 8, 12).baseLevelBytes(64 * 1024).levelSizeRatio(4).targetFileBytes(16 * 1024).build();
 
     private CrashWriter() {
     }
@@ -34,11 +41,16 @@ public final class CrashWriter {
         }
         CrashHistory history = new CrashHistory(Long.parseLong(args[2]));
         java.io.FileOutputStream acks = new java.io.FileOutputStream(args[4], true);
+        long compactions = 0;
         for (long i = Long.parseLong(args[3]); ; i++) {
             history.apply(store, i);
             acks.write(("ack " + i + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             if (i % 997 == 0) {
                 store.flush();
+            }
+            if (i % 64 == 0 && store.stats().compactions() > compactions) {
+                compactions = store.stats().compactions();
+                out.println("compactions " + compactions);
             }
         }
     }
