@@ -460,12 +460,7 @@ public final class DbImpl implements Store {
                 compactionLock.unlock();
             }
         } catch (IOException | RuntimeException e) {
-            mutex.lock();
-            try {
-                backgroundError = e instanceof IOException io ? io : new IOException("compaction failed", e);
-            } finally {
-                mutex.unlock();
-            }
+            compactionFailed(e);
         } finally {
             mutex.lock();
             try {
@@ -475,6 +470,20 @@ public final class DbImpl implements Store {
             } finally {
                 mutex.unlock();
             }
+        }
+    }
+
+    /**
+     * A failed compaction, background or {@link #compact()}, makes the store read-only as a failed
+     * flush does: its MANIFEST edit may be torn, and nothing may be appended after it.
+     */
+    private void compactionFailed(Exception e) {
+        mutex.lock();
+        try {
+            backgroundError = e instanceof IOException io ? io : new IOException("compaction failed", e);
+            queue.signalChange();
+        } finally {
+            mutex.unlock();
         }
     }
 
@@ -520,7 +529,12 @@ public final class DbImpl implements Store {
                 Compaction c = level < bottom ? picker.whole(versions.current(), level)
                         : bottomRewritten ? null : picker.inPlace(versions.current(), level);
                 if (c != null) {
-                    runCompaction(c);
+                    try {
+                        runCompaction(c);
+                    } catch (IOException | RuntimeException e) {
+                        compactionFailed(e);
+                        throw e;
+                    }
                     bottomRewritten = c.outputLevel() == bottom;
                 }
             }
@@ -584,7 +598,10 @@ public final class DbImpl implements Store {
             try {
                 next = versions.logAndApply(c.edit(job.outputs()));
             } catch (IOException | RuntimeException e) {
-                job.outputs().forEach(f -> tables.drop(f.fileNumber(), true));
+                // The edit may have reached the MANIFEST (a failed fsync says nothing about what the
+                // file holds), so the outputs must stay on disk: recovery deletes them as orphans
+                // when the edit did not survive.
+                job.outputs().forEach(f -> tables.drop(f.fileNumber(), false));
                 throw e;
             }
             ReadView v = view;

@@ -167,6 +167,35 @@ class FaultInjectionTest {
     }
 
     @Test
+    void aCompactionWhoseManifestSyncFailsLeavesItsOutputsForRecovery() throws IOException {
+        FaultInjectionFileSystem fs = new FaultInjectionFileSystem(new MemoryFileSystem(), 6);
+        TreeMap<String, String> model = new TreeMap<>();
+        Store store = Store.open(fs, DIR, OPTIONS.toBuilder().autoCompaction(false).build());
+        for (int table = 0; table < 3; table++) {
+            for (int i = 0; i < 100; i++) {
+                String key = "k" + (i * 7 + table) % 150;
+                store.put(b(key), b("t" + table + "-" + i));
+                model.put(key, "t" + table + "-" + i);
+            }
+            store.flush();
+        }
+        fs.onlyFiles(p -> p.getFileName().toString().startsWith("MANIFEST")).failSyncsAfter(0);
+        IOException e = assertThrows(IOException.class, store::compact);
+        assertTrue(e.getMessage().contains(FaultInjectionFileSystem.IO_ERROR), e.getMessage());
+        assertEquals(model, contents(store), "reads go on after the failed compaction");
+        IOException later = assertThrows(IOException.class, () -> store.put(b("late"), b("write")),
+                "read-only: nothing may follow a possibly torn MANIFEST edit");
+        assertTrue(later.getMessage().contains(FaultInjectionFileSystem.IO_ERROR), later.getMessage());
+        store.close();
+        // The process ends after the failed fsync, but the edit had reached the file: it names the
+        // compaction's outputs, which must still be there.
+        fs.heal();
+        try (Store reopened = Store.open(fs, DIR, OPTIONS)) {
+            assertEquals(model, contents(reopened));
+        }
+    }
+
+    @Test
     void randomFaultsThenCrashRecoverAPrefixWithEverySyncedWrite() throws IOException {
         sweep(30, 300);
     }
