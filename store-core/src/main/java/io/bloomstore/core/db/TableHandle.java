@@ -2,7 +2,6 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,11 +10,12 @@ import org.slf4j.LoggerFactory;
  * dropped and — once a compaction made it obsolete — its files deleted) when the last reference
  * goes: the {@link TableRegistry} holds one while the table is live, each {@link VersionRef} one
  * for every table of its version, and each iterator one per table it reads. So a table replaced
- * by a compaction stays readable, and on disk, for the readers that still use it.
+ * by a compaction stays readable, and on disk, for the readers that still use it. {@link #retain()}
+ * fails once the table is closed.
  *
  * <p>Thread safety: safe for concurrent use.
  */
-final class TableHandle {
+final class TableHandle extends RefCounted {
     private static final Logger LOG = LoggerFactory.getLogger(TableHandle.class);
 
     /** What happens once the table is closed: cache invalidation, and deletion when obsolete. */
@@ -27,7 +27,6 @@ final class TableHandle {
     private final int level;
     private final TableReader reader;
     private final Closer closer;
-    private final AtomicInteger refs = new AtomicInteger(1);
     private volatile boolean obsolete;
 
     TableHandle(long fileNumber, int level, TableReader reader, Closer closer) {
@@ -59,31 +58,18 @@ final class TableHandle {
         return obsolete;
     }
 
-    /** Takes a reference; false when the table is already closed. */
-    boolean retain() {
-        while (true) {
-            int n = refs.get();
-            if (n == 0) {
-                return false;
-            }
-            if (refs.compareAndSet(n, n + 1)) {
-                return true;
-            }
+    @Override
+    void lastReleased() {
+        try {
+            reader.close();
+            closer.closed(this);
+        } catch (IOException e) {
+            LOG.warn("closing table {} failed", fileNumber, e);
         }
     }
 
-    /** Drops a reference; the last one closes the table. */
-    void release() {
-        int n = refs.decrementAndGet();
-        if (n == 0) {
-            try {
-                reader.close();
-                closer.closed(this);
-            } catch (IOException e) {
-                LOG.warn("closing table {} failed", fileNumber, e);
-            }
-        } else if (n < 0) {
-            throw new IllegalStateException("table " + fileNumber + " released more often than retained");
-        }
+    @Override
+    String describe() {
+        return "table " + fileNumber;
     }
 }

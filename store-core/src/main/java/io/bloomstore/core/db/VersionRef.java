@@ -4,21 +4,20 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link Version} with a reference on every one of its tables, itself reference-counted: the
  * store holds one reference while the version is current, each get and iterator construction one
  * while it runs. So the tables a reader found in its version stay open (and on disk) until it is
  * done, however many compactions replace them meanwhile; a get pays one atomic increment, not one
- * per table.
+ * per table. {@link #retain()} fails once the version was let go: the caller retries with a newer
+ * one.
  *
  * <p>Thread safety: safe for concurrent use.
  */
-final class VersionRef {
+final class VersionRef extends RefCounted {
     private final Version version;
     private final Map<Long, TableHandle> handles;
-    private final AtomicInteger refs = new AtomicInteger(1);
 
     /** Takes a reference on each table of {@code version}; all must be live in {@code tables}. */
     VersionRef(Version version, TableRegistry tables) {
@@ -48,26 +47,14 @@ final class VersionRef {
         return h;
     }
 
-    /** Takes a reference; false when the version was already let go (the caller retries with a newer one). */
-    boolean retain() {
-        while (true) {
-            int n = refs.get();
-            if (n == 0) {
-                return false;
-            }
-            if (refs.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
+    /** The last reference releases every table. */
+    @Override
+    void lastReleased() {
+        handles.values().forEach(TableHandle::release);
     }
 
-    /** Drops a reference; the last one releases every table. */
-    void release() {
-        int n = refs.decrementAndGet();
-        if (n == 0) {
-            handles.values().forEach(TableHandle::release);
-        } else if (n < 0) {
-            throw new IllegalStateException("version released more often than retained");
-        }
+    @Override
+    String describe() {
+        return "version";
     }
 }
