@@ -130,9 +130,7 @@ public final class BlockedBloomFilter implements MembershipFilter {
         if (other.blocks != blocks || other.k != k || other.strategy != strategy || other.seed != seed) {
             throw new IllegalArgumentException("cannot merge blocked filters with different parameters");
         }
-        for (long w = 0, n = bits.wordCount(); w < n; w++) {
-            bits.setWord(w, bits.getWord(w) | other.bits.getWord(w));
-        }
+        bits.orWith(other.bits);
         count += other.count;
     }
 

@@ -164,9 +164,7 @@ public final class BloomFilter implements MembershipFilter {
                     "cannot merge filters with different parameters (m=%d k=%d %s seed=%d vs m=%d k=%d %s seed=%d)",
                     m, k, strategy, seed, other.m, other.k, other.strategy, other.seed));
         }
-        for (long w = 0, n = bits.wordCount(); w < n; w++) {
-            bits.setWord(w, bits.getWord(w) | other.bits.getWord(w));
-        }
+        bits.orWith(other.bits);
         count += other.count;
     }
 

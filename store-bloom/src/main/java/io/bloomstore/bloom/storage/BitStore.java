@@ -50,6 +50,22 @@ public interface BitStore extends AutoCloseable {
         return c;
     }
 
+    /**
+     * ORs every word of {@code other} into this store: the union of two filters with the same
+     * layout.
+     *
+     * @throws IllegalArgumentException when the word counts differ
+     */
+    default void orWith(BitStore other) {
+        long n = wordCount();
+        if (other.wordCount() != n) {
+            throw new IllegalArgumentException("cannot OR " + other.wordCount() + " words into " + n);
+        }
+        for (long w = 0; w < n; w++) {
+            setWord(w, getWord(w) | other.getWord(w));
+        }
+    }
+
     /** Releases the memory or the mapping. Idempotent; the store is unusable afterwards. */
     @Override
     void close();
