@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * add at 10 bits per key into a filter sized for 2^20 keys (after the first 2^20 adds the
  * same keys are added again, at the same cost): standard vs blocked Bloom on heap and native
  * storage (mapped filters are read-only) beside Guava's BloomFilter. Time includes hashing the key.
- * Run: {@code java -jar store-cli/target/bloomstore.jar jmh Filter -f 1 -wi 2 -i 3 -w 1s -r 1s}.
+ * Run: {@code java -jar store-cli/target/bloomstore.jar jmh 'Filter(Add|Query)' -f 1 -wi 2 -i 3 -w 1s -r 1s}.
  *
  * <p>Thread safety: JMH state per benchmark; one thread.
  */

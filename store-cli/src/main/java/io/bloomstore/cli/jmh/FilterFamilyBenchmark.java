@@ -38,7 +38,7 @@ import io.bloomstore.bloom.storage.Storage;
  * so it runs as a chain of four stages; binary fuse with 8-bit fingerprints (0.39%, the nearest
  * width it offers).
  *
- * <p>Run: {@code java <chronicle flags> -cp store-cli/target/bloomstore.jar org.openjdk.jmh.Main FilterFamilyBenchmark}.
+ * <p>Run: {@code java -jar store-cli/target/bloomstore.jar jmh FilterFamilyBenchmark -f 1 -wi 1 -i 2 -w 1s -r 1s}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * mightContain at 10 bits per key over 2^20 inserted keys, half the queries hits and half
  * misses: standard vs blocked Bloom, on heap, native and mapped storage, beside Guava's
  * BloomFilter at the same false-positive rate. Time per query includes hashing the 16-byte key.
- * Run: {@code java -jar store-cli/target/bloomstore.jar jmh Filter -f 1 -wi 2 -i 3 -w 1s -r 1s}.
+ * Run: {@code java -jar store-cli/target/bloomstore.jar jmh 'Filter(Add|Query)' -f 1 -wi 2 -i 3 -w 1s -r 1s}.
  *
  * <p>Thread safety: JMH state per benchmark; one thread.
  */
