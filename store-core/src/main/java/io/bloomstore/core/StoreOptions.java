@@ -20,10 +20,13 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code filterPolicy} null: {@link FilterPolicy#uniform} of {@code filterKind} and
  *       {@code bitsPerKey}; any other policy chooses each level's filter instead;
  *   <li>compaction: {@code l0CompactionTrigger} 4 level-0 tables start a compaction into level
- *       1; at {@code l0SlowdownTrigger} 8 each write group is delayed by 1 ms and at
- *       {@code l0StopTrigger} 12 writers wait for compaction; level 1 holds up to
- *       {@code baseLevelBytes} 64 MiB and each deeper level {@code levelSizeRatio} 10 times
- *       more; compaction output tables are cut at {@code targetFileBytes} 8 MiB;
+ *       1; at {@code l0SlowdownTrigger} 20 each write group is delayed by 1 ms and at
+ *       {@code l0StopTrigger} 36 writers wait for compaction; level 1 holds up to
+ *       {@code baseLevelBytes} 256 MiB and each deeper level {@code levelSizeRatio} 10 times
+ *       more (these are RocksDB's defaults: level 0 absorbs a burst of writes while a
+ *       compaction runs, and the next compaction merges the whole burst at once, instead of
+ *       delaying writers while level 1 is rewritten once per four tables); compaction output
+ *       tables are cut at {@code targetFileBytes} 8 MiB;
  *       {@code autoCompaction} true runs compactions in the background (false leaves them to
  *       {@link Store#compact()}, and writers are then never delayed).
  * </ul>
@@ -245,10 +248,10 @@ public final class StoreOptions {
         private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
         private FilterPolicy filterPolicy;
         private int l0CompactionTrigger = 4;
-        private int l0SlowdownTrigger = 8;
-        private int l0StopTrigger = 12;
+        private int l0SlowdownTrigger = 20;
+        private int l0StopTrigger = 36;
         private int levelSizeRatio = 10;
-        private long baseLevelBytes = 64L << 20;
+        private long baseLevelBytes = 256L << 20;
         private long targetFileBytes = 8L << 20;
         private boolean autoCompaction = true;
 

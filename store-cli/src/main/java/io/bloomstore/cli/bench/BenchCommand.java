@@ -97,6 +97,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
     boolean noProgress;
 
+    @Option(names = "--warmup-keys", description = "Keys of the untimed warm-up run on each engine before it is "
+            + "measured (JIT compilation, heap growth), 0 for none (default: ${DEFAULT-VALUE}).")
+    int warmUpKeys = 200_000;
+
     /** The command with the standard engines. */
     public BenchCommand() {
         this(EngineFactory.standard());
@@ -131,12 +135,16 @@ public final class BenchCommand implements Callable<Integer> {
                 throw usage(dir + " already exists and is not empty; choose another --data directory");
             }
         }
+        if (warmUpKeys < 0) {
+            throw usage("--warmup-keys must not be negative: " + warmUpKeys);
+        }
         PrintWriter out = spec.commandLine().getOut();
         MachineInfo machine = MachineInfo.current();
         out.println("bloomstore bench: " + String.join(", ", engineNames) + " on " + machine.describe());
         List<WorkloadResult> results;
         try {
-            results = new BenchRunner(config, factory, noProgress ? null : System.err).run(engineNames, chosen, root);
+            results = new BenchRunner(config, factory, noProgress ? null : System.err, warmUpKeys)
+                    .run(engineNames, chosen, root);
         } finally {
             if (!keep) {
                 for (String e : engineNames) {

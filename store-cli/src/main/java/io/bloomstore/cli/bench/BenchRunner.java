@@ -27,21 +27,44 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * {@link BenchEngine#prepareForReads} moves everything into tables. Every engine does the
  * same operations on the same keys: all random choices come from the configured seed.
  *
+ * <p>Fairness between engines run one after another in one JVM: before an engine's first
+ * measured workload it gets an untimed warm-up in a scratch directory (a random fill of
+ * {@code warmUpKeys} keys, {@link BenchEngine#prepareForReads}, lookups of present and
+ * absent keys and short scans), so that the JIT has compiled its code paths and the heap has
+ * grown — otherwise whichever engine runs first pays for both in its first workloads. Before
+ * each measured workload the heap is collected ({@link System#gc()}), so no workload pays for
+ * the garbage of the one before, or of another engine.
+ *
  * <p>Thread safety: one {@link #run} at a time; it starts and joins its own worker threads.
  */
 public final class BenchRunner {
     private static final int PROGRESS_STEP = 1024;
     private static final int CLOCK_CHECK_MASK = 255;
+    /** Suffix of the scratch directory of an engine's warm-up, next to its own directory. */
+    public static final String WARM_UP_SUFFIX = "-warmup";
 
     private final BenchConfig config;
     private final EngineFactory factory;
     private final PrintStream progressOut;
     private final KeySpace keySpace;
     private final ValueSource values;
+    private final int warmUpKeys;
     private int[] randomOrder;
 
-    /** {@code progressOut} receives progress bars; null for none. */
+    /** A runner without warm-up; {@code progressOut} receives progress bars, null for none. */
     public BenchRunner(BenchConfig config, EngineFactory factory, PrintStream progressOut) {
+        this(config, factory, progressOut, 0);
+    }
+
+    /**
+     * A runner that warms each engine up with {@code warmUpKeys} keys (at most the configured
+     * key count; 0 for no warm-up) before measuring it.
+     */
+    public BenchRunner(BenchConfig config, EngineFactory factory, PrintStream progressOut, int warmUpKeys) {
+        if (warmUpKeys < 0) {
+            throw new IllegalArgumentException("warm-up keys must not be negative: " + warmUpKeys);
+        }
+        this.warmUpKeys = Math.min(warmUpKeys, config.keys());
         this.config = config;
         this.factory = factory;
         this.progressOut = progressOut;
@@ -54,6 +77,9 @@ public final class BenchRunner {
         List<Workload> ordered = workloads.stream().distinct().sorted(Comparator.naturalOrder()).toList();
         List<WorkloadResult> results = new ArrayList<>();
         for (String name : engines) {
+            if (warmUpKeys > 0) {
+                warmUp(name, dataRoot.resolve(name + WARM_UP_SUFFIX));
+            }
             results.addAll(runEngine(name, ordered, dataRoot.resolve(name)));
         }
         return results;
@@ -87,6 +113,45 @@ public final class BenchRunner {
         return results;
     }
 
+    /**
+     * Untimed: a random fill of the first {@link #warmUpKeys} keys, then present and absent
+     * lookups and scans, in a scratch directory deleted afterwards. Nothing is recorded.
+     */
+    private void warmUp(String name, Path dir) throws IOException {
+        deleteRecursively(dir);
+        Files.createDirectories(dir);
+        BenchEngine engine = factory.create(name);
+        try {
+            engine.open(dir, config);
+            SplittableRandom random = new SplittableRandom(config.seed() ^ 0x3A93L);
+            byte[] key = keySpace.newKeyBuffer();
+            byte[] scanKey = keySpace.newKeyBuffer();
+            byte[] value = values.newValueBuffer();
+            for (int i = 0; i < warmUpKeys; i++) {
+                keySpace.present(random.nextInt(warmUpKeys), key);
+                values.fill(random, value);
+                engine.put(key, value);
+            }
+            engine.prepareForReads();
+            for (int i = 0; i < warmUpKeys; i++) {
+                int index = random.nextInt(warmUpKeys);
+                if ((i & 1) == 0) {
+                    keySpace.present(index, key);
+                } else {
+                    keySpace.missing(index, key);
+                }
+                engine.get(key, value);
+            }
+            for (int i = 0; i < warmUpKeys / 20; i++) {
+                keySpace.present(random.nextInt(warmUpKeys), key);
+                engine.seekScan(key, config.scanLength(), scanKey, value);
+            }
+        } finally {
+            engine.close();
+            deleteRecursively(dir);
+        }
+    }
+
     private BenchEngine reopenEmpty(BenchEngine previous, String name, Path dir) throws IOException {
         if (previous != null) {
             previous.close();
@@ -106,6 +171,7 @@ public final class BenchRunner {
         Optional<ProcIo> ioBefore = ProcIo.read();
         AtomicBoolean stopWriter = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(threads + (w == Workload.READWHILEWRITING ? 1 : 0));
+        System.gc();
         try (ProgressBar bar = progressBar(name + " " + task, totalOps)) {
             long start = System.nanoTime();
             long deadline = !w.isFill() && config.durationSeconds() > 0

@@ -1,9 +1,11 @@
 package io.bloomstore.cli.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.bloom.FilterKind;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -102,5 +104,18 @@ class BenchRunnerTest {
         WorkloadResult b = find(run("sim", smallConfig(), Workload.FILLRANDOM, Workload.READMIXED), Workload.READMIXED);
         assertEquals(a.counters(), b.counters());
         assertEquals(a.found(), b.found());
+    }
+
+    @Test
+    void warmUpIsUnmeasuredAndLeavesNothingBehind() throws Exception {
+        WorkloadResult cold = find(run("sim", smallConfig(), Workload.FILLRANDOM, Workload.READMIXED), Workload.READMIXED);
+        List<WorkloadResult> results = new BenchRunner(smallConfig(), SimulatedEngine.factory(), null, 5_000)
+                .run(List.of("sim"), List.of(Workload.FILLRANDOM, Workload.READMIXED), dir);
+        WorkloadResult warm = find(results, Workload.READMIXED);
+        assertEquals(2, results.size());
+        assertEquals(cold.counters(), warm.counters(), "the warm-up's operations are not counted");
+        assertEquals(cold.found(), warm.found());
+        assertEquals(smallConfig().keys(), find(results, Workload.FILLRANDOM).ops());
+        assertFalse(Files.exists(dir.resolve("sim" + BenchRunner.WARM_UP_SUFFIX)), "scratch directory deleted");
     }
 }

@@ -1,6 +1,5 @@
 package io.bloomstore.core.table;
 
-import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 
 /**
@@ -14,7 +13,9 @@ import java.util.Arrays;
  */
 final class BlockBuilder {
     private final int restartInterval;
-    private final ByteArrayOutputStream buf = new ByteArrayOutputStream(4096 + 512);
+    /** The block so far, {@code size} bytes (a plain array: a stream's synchronized writes cost a compaction dearly). */
+    private byte[] buf = new byte[4096 + 512];
+    private int size;
     private int[] restarts = new int[16];
     private int restartCount;
     private int sinceRestart;
@@ -30,7 +31,7 @@ final class BlockBuilder {
     }
 
     void reset() {
-        buf.reset();
+        size = 0;
         restartCount = 0;
         sinceRestart = 0;
         lastKey = new byte[0];
@@ -45,17 +46,27 @@ final class BlockBuilder {
             int mismatch = Arrays.mismatch(lastKey, 0, max, key, 0, max);
             shared = mismatch < 0 ? max : mismatch;
         } else {
-            addRestart(buf.size());
+            addRestart(size);
             sinceRestart = 0;
         }
-        Varint.write(buf, shared);
-        Varint.write(buf, key.length - shared);
-        Varint.write(buf, value.length);
-        buf.write(key, shared, key.length - shared);
-        buf.write(value, 0, value.length);
+        int unshared = key.length - shared;
+        ensure(3 * Varint.MAX_BYTES_32 + unshared + value.length);
+        size = Varint.write(buf, size, shared);
+        size = Varint.write(buf, size, unshared);
+        size = Varint.write(buf, size, value.length);
+        System.arraycopy(key, shared, buf, size, unshared);
+        size += unshared;
+        System.arraycopy(value, 0, buf, size, value.length);
+        size += value.length;
         lastKey = key;
         sinceRestart++;
         entries++;
+    }
+
+    private void ensure(int more) {
+        if (buf.length - size < more) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + more));
+        }
     }
 
     private void addRestart(int offset) {
@@ -79,22 +90,23 @@ final class BlockBuilder {
 
     /** Size of the block if it were finished now. */
     int estimatedSize() {
-        return buf.size() + (restartCount + 1) * Integer.BYTES;
+        return size + (restartCount + 1) * Integer.BYTES;
     }
 
     /** The finished block contents; call {@link #reset()} before building the next block. */
     byte[] finish() {
+        ensure((restartCount + 1) * Integer.BYTES);
         for (int i = 0; i < restartCount; i++) {
             writeInt(restarts[i]);
         }
         writeInt(restartCount);
-        return buf.toByteArray();
+        return Arrays.copyOf(buf, size);
     }
 
     private void writeInt(int v) {
-        buf.write(v);
-        buf.write(v >>> 8);
-        buf.write(v >>> 16);
-        buf.write(v >>> 24);
+        buf[size++] = (byte) v;
+        buf[size++] = (byte) (v >>> 8);
+        buf[size++] = (byte) (v >>> 16);
+        buf[size++] = (byte) (v >>> 24);
     }
 }

@@ -21,7 +21,11 @@ final class BlockIterator {
     private int current;
     private int nextOffset;
     private int restartIndex;
-    private byte[] key = new byte[0];
+    /** The current key is {@code keyBuf[0..keyLen)}, decoded in place: a seek compares without allocating. */
+    private byte[] keyBuf = new byte[32];
+    private int keyLen;
+    /** The current key as its own array, made on the first {@link #key()} call for the entry. */
+    private byte[] key;
     private int valueOffset;
     private int valueLength;
 
@@ -36,6 +40,9 @@ final class BlockIterator {
 
     /** The current internal key (a fresh array per entry; do not modify). */
     byte[] key() {
+        if (key == null) {
+            key = Arrays.copyOf(keyBuf, keyLen);
+        }
         return key;
     }
 
@@ -65,7 +72,7 @@ final class BlockIterator {
             if (!parseNext()) {
                 throw corrupt(block.restartPoint(mid), "restart point holds no entry");
             }
-            if (InternalKeys.compare(key, target) < 0) {
+            if (compareCurrent(target) < 0) {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -73,10 +80,14 @@ final class BlockIterator {
         }
         seekToRestart(lo);
         while (parseNext()) {
-            if (InternalKeys.compare(key, target) >= 0) {
+            if (compareCurrent(target) >= 0) {
                 return;
             }
         }
+    }
+
+    private int compareCurrent(byte[] target) {
+        return InternalKeys.compare(keyBuf, 0, keyLen, target, 0, target.length);
     }
 
     /** Positions at the last entry whose key is ≤ {@code target}; invalid when there is none. */
@@ -84,7 +95,7 @@ final class BlockIterator {
         seek(target);
         if (!valid()) {
             seekToLast();
-        } else if (InternalKeys.compare(key, target) > 0) {
+        } else if (compareCurrent(target) > 0) {
             prev();
         }
     }
@@ -111,7 +122,8 @@ final class BlockIterator {
 
     private void seekToRestart(int index) {
         restartIndex = index;
-        key = new byte[0];
+        keyLen = 0;
+        key = null;
         nextOffset = block.restartPoint(index);
         current = nextOffset;
     }
@@ -134,15 +146,18 @@ final class BlockIterator {
             throw corrupt(current, "malformed entry header");
         }
         int keyStart = pos[0];
-        if (shared > key.length || (long) keyStart + nonShared + valueLen > limit
+        if (shared > keyLen || (long) keyStart + nonShared + valueLen > limit
                 || (long) shared + nonShared < InternalKeys.TRAILER_BYTES) {
             throw corrupt(current, "entry lengths (shared " + shared + ", key " + nonShared + ", value " + valueLen
                     + ") do not fit the block");
         }
-        byte[] k = new byte[shared + nonShared];
-        System.arraycopy(key, 0, k, 0, shared);
-        System.arraycopy(data, keyStart, k, shared, nonShared);
-        key = k;
+        int length = shared + nonShared;
+        if (length > keyBuf.length) {
+            keyBuf = Arrays.copyOf(keyBuf, Math.max(length, 2 * keyBuf.length));
+        }
+        System.arraycopy(data, keyStart, keyBuf, shared, nonShared);
+        keyLen = length;
+        key = null;
         valueOffset = keyStart + nonShared;
         valueLength = valueLen;
         nextOffset = valueOffset + valueLen;

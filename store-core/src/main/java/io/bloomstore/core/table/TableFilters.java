@@ -35,10 +35,13 @@ final class TableFilters {
     private TableFilters() {
     }
 
-    /** Builds the filter over {@code hashes[0..count)} and writes it durably; returns the file's size. */
+    /**
+     * Builds the filter over {@code hashes[0..count)} and writes it durably; returns the file's size.
+     * Built on the heap: it lives only until written, and heap words are cheaper to set.
+     */
     static long write(FileSystem fs, Path path, FilterKind kind, double bitsPerKey, long[] hashes, int count)
             throws IOException {
-        try (MembershipFilter filter = Filters.build(kind, bitsPerKey, hashes, count, Storage.NATIVE);
+        try (MembershipFilter filter = Filters.build(kind, bitsPerKey, hashes, count, Storage.HEAP);
              WritableFile out = fs.create(path)) {
             long size = FilterFile.write(filter, new WritableFileChannel(out));
             out.sync();

@@ -13,6 +13,19 @@ final class Varint {
     private Varint() {
     }
 
+    /** Most bytes a value of up to 32 bits takes. */
+    static final int MAX_BYTES_32 = 5;
+
+    /** Writes {@code value} at {@code buf[pos]}, which must have room; returns the position after it. */
+    static int write(byte[] buf, int pos, long value) {
+        while ((value & ~0x7FL) != 0) {
+            buf[pos++] = (byte) ((value & 0x7F) | 0x80);
+            value >>>= 7;
+        }
+        buf[pos++] = (byte) value;
+        return pos;
+    }
+
     static void write(ByteArrayOutputStream out, long value) {
         while ((value & ~0x7FL) != 0) {
             out.write((int) ((value & 0x7F) | 0x80));
