@@ -524,18 +524,23 @@ public final class DbImpl implements Store {
                     throw new IOException("compaction refused after an earlier failure: " + backgroundError.getMessage(),
                             backgroundError);
                 }
-                // The bottom level is rewritten in place only when nothing above was merged into it,
-                // so garbage there (versions of released snapshots) goes too.
+                // The bottom level is rewritten in place unless a merge from above already took all of
+                // it, so garbage there (versions of released snapshots) goes too.
                 Compaction c = level < bottom ? picker.whole(versions.current(), level)
                         : bottomRewritten ? null : picker.inPlace(versions.current(), level);
                 if (c != null) {
+                    // The bottom counts as rewritten only when every one of its tables was an input:
+                    // tables outside the merged key range may still hold garbage.
+                    boolean wholeBottom = c.outputLevel() == bottom
+                            && (c.level() == bottom ? c.inputs() : c.nextInputs()).size()
+                            == versions.current().files(bottom).size();
                     try {
                         runCompaction(c);
                     } catch (IOException | RuntimeException e) {
                         compactionFailed(e);
                         throw e;
                     }
-                    bottomRewritten = c.outputLevel() == bottom;
+                    bottomRewritten = wholeBottom;
                 }
             }
         } finally {
