@@ -4,24 +4,31 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 /**
- * The block cache: decoded (checksum-verified, decompressed) data blocks, keyed by table file
- * number and block offset, bounded by their total size in bytes (Caffeine, W-TinyLFU eviction,
- * weight = block bytes). A capacity of 0 disables it: {@link #get} always misses and
+ * The block cache: decoded (checksum-verified, decompressed and parsed) data blocks, keyed by
+ * table file number and block offset, bounded by their total size in bytes (Caffeine, W-TinyLFU
+ * eviction, weight = {@link Entry#sizeBytes()}). Holding parsed blocks rather than their bytes
+ * lets a hit skip re-checking the block's structure. A capacity of 0 disables it: {@link #get} always misses and
  * {@link #put} keeps nothing.
  *
  * <p>One cache serves one store: file numbers are unique within a store, not across stores.
  * When a table is dropped its blocks can no longer be looked up (its number is never reused),
  * so they would age out anyway; {@link #invalidateFile} frees them at once.
  *
- * <p>Cached arrays are shared between readers and must never be modified.
+ * <p>Cached blocks are shared between readers and must be immutable.
  *
  * <p>Thread safety: safe for concurrent use.
  */
 public final class BlockCache {
     private final long capacityBytes;
-    private final Cache<Key, byte[]> cache;
+    private final Cache<Key, Entry> cache;
 
     private record Key(long fileNumber, long offset) {
+    }
+
+    /** A cached block: immutable, and knowing the bytes it holds in memory. */
+    public interface Entry {
+        /** Bytes this block occupies in memory (its weight in the cache). */
+        int sizeBytes();
     }
 
     /** A cache holding at most {@code capacityBytes} bytes of blocks; 0 disables caching. */
@@ -32,7 +39,7 @@ public final class BlockCache {
         this.capacityBytes = capacityBytes;
         this.cache = capacityBytes == 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
-                .weigher((Key k, byte[] block) -> block.length)
+                .weigher((Key k, Entry block) -> block.sizeBytes())
                 // Maintenance runs on the calling thread: no hidden pool, deterministic in tests.
                 .executor(Runnable::run)
                 .build();
@@ -51,14 +58,14 @@ public final class BlockCache {
         return capacityBytes;
     }
 
-    /** The cached contents of the block at {@code offset} of table {@code fileNumber}, or null. */
-    public byte[] get(long fileNumber, long offset) {
+    /** The cached block at {@code offset} of table {@code fileNumber}, or null. */
+    public Entry get(long fileNumber, long offset) {
         return cache == null ? null : cache.getIfPresent(new Key(fileNumber, offset));
     }
 
-    public void put(long fileNumber, long offset, byte[] contents) {
+    public void put(long fileNumber, long offset, Entry block) {
         if (cache != null) {
-            cache.put(new Key(fileNumber, offset), contents);
+            cache.put(new Key(fileNumber, offset), block);
         }
     }
 

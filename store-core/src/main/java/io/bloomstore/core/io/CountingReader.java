@@ -38,23 +38,31 @@ public final class CountingReader implements Closeable {
         this.counters = counters;
     }
 
-    /** Reads {@code length} bytes of a data block at {@code offset} and counts the read. */
-    public byte[] readDataBlock(long offset, int length) throws IOException {
-        byte[] b = readUncounted(offset, length);
+    /**
+     * Reads a data block at {@code offset} into {@code dst}, filling it from its position to its
+     * limit, and counts the read. Readers pass a reused direct buffer, so the file system can
+     * read straight into it without a temporary copy.
+     */
+    public void readDataBlock(long offset, ByteBuffer dst) throws IOException {
+        int length = dst.remaining();
+        readFully(offset, dst, length);
         counters.dataBlockReads.increment();
         counters.bytesRead.add(length);
-        return b;
     }
 
     /** Reads {@code length} bytes at {@code offset} without counting a data-block read. */
     public byte[] readUncounted(long offset, int length) throws IOException {
         byte[] b = new byte[length];
+        readFully(offset, ByteBuffer.wrap(b), length);
+        return b;
+    }
+
+    private void readFully(long offset, ByteBuffer dst, int length) throws IOException {
         try {
-            file.readFully(offset, ByteBuffer.wrap(b));
+            file.readFully(offset, dst);
         } catch (EOFException e) {
             throw new CorruptionException(name, offset, "file ends inside a read of " + length + " bytes", e);
         }
-        return b;
     }
 
     public long size() throws IOException {

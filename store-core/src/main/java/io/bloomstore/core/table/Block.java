@@ -3,15 +3,17 @@ package io.bloomstore.core.table;
 import java.nio.file.Path;
 
 import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.cache.BlockCache;
 
 /**
  * The decoded (checksum-verified, decompressed) contents of one block: entries followed by
  * the restart array and its length (docs/format/sstable.md, "Block contents"). The
- * constructor checks the restart array, so iterators can trust it.
+ * constructor checks the restart array, so iterators can trust it; the block cache keeps
+ * blocks in this checked form.
  *
  * <p>Thread safety: immutable; any number of {@link BlockIterator}s may read it concurrently.
  */
-final class Block {
+final class Block implements BlockCache.Entry {
     final byte[] data;
     final int restartsOffset;
     final int restartCount;
@@ -55,8 +57,8 @@ final class Block {
         return readInt(data, restartsOffset + index * Integer.BYTES);
     }
 
-    /** Bytes this block occupies in memory (the block cache's weight). */
-    int size() {
+    @Override
+    public int sizeBytes() {
         return data.length;
     }
 

@@ -1,5 +1,6 @@
 package io.bloomstore.core.table;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
@@ -57,34 +58,49 @@ final class BlockCodec {
      * and the type, then decompresses.
      */
     static byte[] decode(byte[] stored, Path file, long offset) throws CorruptionException {
-        if (stored.length < TRAILER_BYTES) {
-            throw new CorruptionException(file, offset, "stored block of " + stored.length + " bytes has no trailer");
+        return decode(ByteBuffer.wrap(stored), file, offset);
+    }
+
+    /**
+     * As {@link #decode(byte[], Path, long)} for the stored block between {@code stored}'s
+     * position and limit, which may be a direct buffer: the contents are decompressed (or
+     * copied) straight out of it into the one array returned. The buffer's position and limit
+     * are left as they were.
+     */
+    static byte[] decode(ByteBuffer stored, Path file, long offset) throws CorruptionException {
+        int start = stored.position();
+        int storedLength = stored.remaining();
+        if (storedLength < TRAILER_BYTES) {
+            throw new CorruptionException(file, offset, "stored block of " + storedLength + " bytes has no trailer");
         }
-        int length = stored.length - TRAILER_BYTES;
-        int expected = Block.readInt(stored, length + 1);
-        int actual = crc(stored, length + 1);
+        int length = storedLength - TRAILER_BYTES;
+        int expected = readInt(stored, start + length + 1);
+        CRC32C c = new CRC32C();
+        c.update(stored.duplicate().limit(start + length + 1));
+        int actual = (int) c.getValue();
         if (expected != actual) {
             throw CorruptionException.mismatch(file, offset + length + 1, "block CRC32C (block at " + offset + ", "
                     + length + " bytes)", expected & 0xFFFFFFFFL, actual & 0xFFFFFFFFL);
         }
-        int typeCode = stored[length] & 0xFF;
+        int typeCode = stored.get(start + length) & 0xFF;
         Compression type = Compression.byCode(typeCode);
         if (type == null) {
             throw new CorruptionException(file, offset + length, "unknown block compression type " + typeCode);
         }
         if (type == Compression.NONE) {
             byte[] contents = new byte[length];
-            System.arraycopy(stored, 0, contents, 0, length);
+            stored.get(start, contents);
             return contents;
         }
-        return decompressLz4(stored, length, file, offset);
+        return decompressLz4(stored, start, length, file, offset);
     }
 
-    private static byte[] decompressLz4(byte[] stored, int length, Path file, long offset) throws CorruptionException {
+    private static byte[] decompressLz4(ByteBuffer stored, int start, int length, Path file, long offset)
+            throws CorruptionException {
         if (length < Integer.BYTES) {
             throw new CorruptionException(file, offset, "LZ4 block of " + length + " bytes has no length prefix");
         }
-        long declared = Block.readInt(stored, 0) & 0xFFFFFFFFL;
+        long declared = readInt(stored, start) & 0xFFFFFFFFL;
         if (declared > (long) (length - Integer.BYTES) * LZ4_MAX_RATIO + 16 || declared > Integer.MAX_VALUE - 16) {
             throw new CorruptionException(file, offset, "impossible uncompressed length " + declared + " for "
                     + length + " stored bytes");
@@ -93,7 +109,8 @@ final class BlockCodec {
         LZ4SafeDecompressor d = LZ4_FACTORY.safeDecompressor();
         int n;
         try {
-            n = d.decompress(stored, Integer.BYTES, length - Integer.BYTES, contents, 0, contents.length);
+            n = d.decompress(stored, start + Integer.BYTES, length - Integer.BYTES, ByteBuffer.wrap(contents), 0,
+                    contents.length);
         } catch (LZ4Exception e) {
             throw new CorruptionException(file, offset, "malformed LZ4 block", e);
         }
@@ -101,6 +118,11 @@ final class BlockCodec {
             throw CorruptionException.mismatch(file, offset, "uncompressed block length", declared, n);
         }
         return contents;
+    }
+
+    private static int readInt(ByteBuffer b, int at) {
+        return (b.get(at) & 0xFF) | (b.get(at + 1) & 0xFF) << 8 | (b.get(at + 2) & 0xFF) << 16
+                | (b.get(at + 3) & 0xFF) << 24;
     }
 
     private static int crc(byte[] b, int length) {

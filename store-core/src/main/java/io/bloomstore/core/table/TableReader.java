@@ -2,6 +2,7 @@ package io.bloomstore.core.table;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -34,6 +35,10 @@ import io.bloomstore.core.stats.StoreCounters;
  */
 public final class TableReader implements Closeable {
     private static final byte[] EMPTY = new byte[0];
+    /** Large enough for a default block; grown for larger ones. */
+    private static final int INITIAL_READ_BUFFER = 16 * 1024;
+    private static final ThreadLocal<ByteBuffer> READ_BUFFER =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(INITIAL_READ_BUFFER));
 
     private final long fileNumber;
     private final Path path;
@@ -237,18 +242,33 @@ public final class TableReader implements Closeable {
     /** The decoded data block {@code b}: from the block cache, else one counted read. */
     Block dataBlock(int b) throws IOException {
         BlockHandle h = index.handle(b);
-        byte[] contents = cache.get(fileNumber, h.offset());
-        if (contents != null) {
+        Block block = (Block) cache.get(fileNumber, h.offset());
+        if (block != null) {
             counters.blockCacheHits.increment();
-            return new Block(contents, path, h.offset());
+            return block;
         }
         if (cache.enabled()) {
             counters.blockCacheMisses.increment();
         }
-        contents = BlockCodec.decode(reader.readDataBlock(h.offset(), (int) h.storedSize()), path, h.offset());
-        Block block = new Block(contents, path, h.offset());
-        cache.put(fileNumber, h.offset(), contents);
+        ByteBuffer stored = readBuffer((int) h.storedSize());
+        reader.readDataBlock(h.offset(), stored);
+        block = new Block(BlockCodec.decode(stored.flip(), path, h.offset()), path, h.offset());
+        cache.put(fileNumber, h.offset(), block);
         return block;
+    }
+
+    /**
+     * This thread's read buffer, cleared and limited to {@code length} bytes. Direct, so the
+     * file system reads into it without copying through a temporary buffer of its own, and
+     * reused, so a cache miss allocates only the decoded block.
+     */
+    private static ByteBuffer readBuffer(int length) {
+        ByteBuffer b = READ_BUFFER.get();
+        if (b.capacity() < length) {
+            b = ByteBuffer.allocateDirect(Math.max(length, 2 * b.capacity()));
+            READ_BUFFER.set(b);
+        }
+        return b.clear().limit(length);
     }
 
     TableIndex index() {

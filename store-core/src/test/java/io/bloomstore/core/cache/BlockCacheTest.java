@@ -1,6 +1,5 @@
 package io.bloomstore.core.cache;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -10,13 +9,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 class BlockCacheTest {
+    /** A stand-in block weighing {@code size} bytes, told apart by {@code id}. */
+    private record Sized(int id, int size) implements BlockCache.Entry {
+        @Override
+        public int sizeBytes() {
+            return size;
+        }
+    }
+
     @Test
     void blocksAreKeyedByFileAndOffset() {
         BlockCache c = new BlockCache(1 << 20);
-        c.put(1, 0, new byte[] {1});
-        c.put(2, 0, new byte[] {2});
-        assertArrayEquals(new byte[] {1}, c.get(1, 0));
-        assertArrayEquals(new byte[] {2}, c.get(2, 0));
+        c.put(1, 0, new Sized(1, 1));
+        c.put(2, 0, new Sized(2, 1));
+        assertEquals(new Sized(1, 1), c.get(1, 0));
+        assertEquals(new Sized(2, 1), c.get(2, 0));
         assertNull(c.get(1, 4096));
     }
 
@@ -24,7 +31,7 @@ class BlockCacheTest {
     void sizeStaysWithinTheCapacityInBytes() {
         BlockCache c = new BlockCache(64 * 1024);
         for (int i = 0; i < 100; i++) {
-            c.put(1, i * 4096L, new byte[4096]);
+            c.put(1, i * 4096L, new Sized(i, 4096));
         }
         assertTrue(c.sizeBytes() <= 64 * 1024, "held " + c.sizeBytes());
         assertTrue(c.sizeBytes() > 0);
@@ -34,13 +41,13 @@ class BlockCacheTest {
     void invalidatingAFileDropsOnlyItsBlocks() {
         BlockCache c = new BlockCache(1 << 20);
         for (int i = 0; i < 10; i++) {
-            c.put(1, i, new byte[100]);
-            c.put(2, i, new byte[100]);
+            c.put(1, i, new Sized(i, 100));
+            c.put(2, i, new Sized(i, 100));
         }
         c.invalidateFile(1);
         for (int i = 0; i < 10; i++) {
             assertNull(c.get(1, i));
-            assertArrayEquals(new byte[100], c.get(2, i));
+            assertEquals(new Sized(i, 100), c.get(2, i));
         }
         assertEquals(1000, c.sizeBytes());
     }
@@ -49,7 +56,7 @@ class BlockCacheTest {
     void capacityZeroDisablesCaching() {
         BlockCache c = BlockCache.disabled();
         assertFalse(c.enabled());
-        c.put(1, 0, new byte[10]);
+        c.put(1, 0, new Sized(0, 10));
         assertNull(c.get(1, 0));
         assertEquals(0, c.sizeBytes());
         assertThrows(IllegalArgumentException.class, () -> new BlockCache(-1));

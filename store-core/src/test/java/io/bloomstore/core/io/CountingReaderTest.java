@@ -26,11 +26,13 @@ class CountingReaderTest {
         }
         StoreCounters c = new StoreCounters();
         try (CountingReader r = new CountingReader(fs.openRead(p), p, c)) {
-            assertArrayEquals(new byte[] {2, 3}, r.readDataBlock(1, 2));
+            ByteBuffer block = ByteBuffer.allocateDirect(2);
+            r.readDataBlock(1, block);
+            assertEquals(ByteBuffer.wrap(new byte[] {2, 3}), block.flip());
             assertArrayEquals(new byte[] {4, 5}, r.readUncounted(3, 2));
             assertEquals(1, c.dataBlockReads.sum());
             assertEquals(2, c.bytesRead.sum());
-            CorruptionException e = assertThrows(CorruptionException.class, () -> r.readDataBlock(4, 3));
+            CorruptionException e = assertThrows(CorruptionException.class, () -> r.readDataBlock(4, ByteBuffer.allocate(3)));
             assertEquals(p, e.file());
             assertEquals(1, c.dataBlockReads.sum());
         }

@@ -73,8 +73,8 @@ class BlockTest {
         long raw = keys.stream().mapToLong(k -> k.length).sum();
         Block compressed = build(keys, 16);
         Block whole = build(keys, 1);
-        assertTrue(compressed.size() < whole.size() - raw / 2,
-                "restart interval 16 block " + compressed.size() + " bytes vs interval 1 " + whole.size());
+        assertTrue(compressed.sizeBytes() < whole.sizeBytes() - raw / 2,
+                "restart interval 16 block " + compressed.sizeBytes() + " bytes vs interval 1 " + whole.sizeBytes());
     }
 
     @Test
