@@ -1,0 +1,400 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.FilterChoice;
+import io.bloomstore.core.LevelShape;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.compaction.Compaction;
+import io.bloomstore.core.compaction.CompactionJob;
+import io.bloomstore.core.compaction.CompactionPicker;
+import io.bloomstore.core.compaction.ShadowedVersions;
+import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.FileNames;
+import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.manifest.VersionEdit;
+import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.table.TableBuilder;
+import io.bloomstore.core.table.TableMetadata;
+import io.bloomstore.core.table.TableOptions;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The background work of an open store: the flush thread (immutable memtable → level-0 table →
+ * MANIFEST edit → obsolete WAL segments deleted), compaction scheduling and running (background
+ * and {@link #compact()}), and the background error that a failure of either leaves behind, after
+ * which the store refuses writes.
+ *
+ * <p>Thread safety: one flush thread and one compaction thread. Results are installed under the
+ * store's mutex; a second lock lets one compaction run at a time (background or {@link #compact()})
+ * and is never taken while holding the mutex.
+ */
+final class DbBackground {
+    private final DbState db;
+    private final StoreOptions options;
+    private final CompactionPicker picker;
+    private final ExecutorService flusher;
+    private final ExecutorService compactor;
+    private final ReentrantLock mutex;
+    private final ReentrantLock compactionLock = new ReentrantLock();
+    /** A background compaction is queued or running; guarded by the mutex. */
+    private boolean compactionScheduled;
+
+    DbBackground(DbState db) {
+        this.db = db;
+        this.options = db.options;
+        this.picker = new CompactionPicker(options);
+        this.mutex = db.mutex();
+        this.flusher = daemon("bloomstore-flush-" + db.dir.getFileName());
+        this.compactor = daemon("bloomstore-compact-" + db.dir.getFileName());
+    }
+
+    private static ExecutorService daemon(String name) {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    // ---- flush ----
+
+    /** With the mutex held: queues the flush of the oldest immutable memtable. */
+    void scheduleFlush() {
+        flusher.execute(this::flushOldest);
+    }
+
+    /** Flush thread: writes the oldest immutable memtable as a level-0 table and records it. */
+    private void flushOldest() {
+        if (db.backgroundError != null) {
+            // An earlier flush failed and may have left a torn MANIFEST edit: append nothing more.
+            return;
+        }
+        MemTable m = db.view.immutables().get(0);
+        try {
+            FileMetaData meta = writeLevel0Table(m);
+            mutex.lock();
+            try {
+                ReadView v = db.view;
+                long logNumber = v.immutables().size() > 1 ? v.immutables().get(1).logNumber() : v.mem().logNumber();
+                VersionEdit edit = new VersionEdit().setLogNumber(logNumber).setLastSequence(db.lastSequence);
+                if (meta != null) {
+                    edit.addFile(0, meta);
+                }
+                Version next = db.versions.logAndApply(edit);
+                db.installVersion(next, v.mem(), List.copyOf(v.immutables().subList(1, v.immutables().size())));
+                db.counters.flushes.increment();
+                if (meta != null) {
+                    db.counters.flushBytesWritten.add(meta.fileSize() + meta.filterFileSize());
+                }
+                deleteObsoleteFiles(logNumber, false);
+                maybeScheduleCompaction();
+                db.queue.signalChange();
+            } finally {
+                mutex.unlock();
+            }
+        } catch (IOException | RuntimeException e) {
+            mutex.lock();
+            try {
+                db.backgroundError = e instanceof IOException io ? io : new IOException("flush failed", e);
+                db.queue.signalChange();
+            } finally {
+                mutex.unlock();
+            }
+        }
+    }
+
+    /** Writes a memtable's entries, every version and tombstone, as a table; null when empty. */
+    FileMetaData writeLevel0Table(MemTable m) throws IOException {
+        if (m.isEmpty()) {
+            return null;
+        }
+        long number = db.versions.newFileNumber();
+        FilterChoice filter = options.filterPolicy().choose(0, db.levelShape(db.versions.current()).plus(0, m.entries()));
+        TableBuilder builder = new TableBuilder(db.fs, db.dir, number, filter.apply(options.tableOptions()));
+        TableMetadata t;
+        try (InternalIterator it = m.iterator()) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                builder.add(it.key(), it.sequence(), it.type(), it.value());
+            }
+            t = builder.finish();
+        } catch (IOException | RuntimeException e) {
+            builder.abandon();
+            throw e;
+        }
+        db.tables.open(number, 0);
+        return new FileMetaData(t.fileNumber(), t.fileSize(), t.filterFileSize(), t.smallestUserKey(),
+                t.largestUserKey(), t.entries(), t.smallestSeq(), t.largestSeq());
+    }
+
+    /**
+     * Recovery's last step, before the store is handed out: writes what was replayed from the WAL
+     * as a level-0 table, records that the new WAL is the only one needed, and deletes what a
+     * crash may have left behind.
+     */
+    void finishRecovery(MemTable replayed) throws IOException {
+        FileMetaData meta = writeLevel0Table(replayed);
+        VersionEdit edit = new VersionEdit().setLogNumber(db.view.mem().logNumber()).setLastSequence(db.lastSequence);
+        if (meta != null) {
+            edit.addFile(0, meta);
+            db.counters.flushes.increment();
+            db.counters.flushBytesWritten.add(meta.fileSize() + meta.filterFileSize());
+        }
+        Version v = db.versions.logAndApply(edit);
+        db.installVersion(v, db.view.mem(), List.of());
+        deleteObsoleteFiles(db.view.mem().logNumber(), true);
+        mutex.lock();
+        try {
+            maybeScheduleCompaction();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * Deletes WAL segments below {@code logNumber} and stale MANIFESTs; with {@code orphans} (at
+     * recovery, before any flush or compaction thread runs) also tables the current version does
+     * not hold, left by a crash during a flush or compaction. Tables a compaction replaced are
+     * deleted by their {@link TableHandle} once no reader holds them.
+     */
+    private void deleteObsoleteFiles(long logNumber, boolean orphans) throws IOException {
+        Set<Long> live = new HashSet<>();
+        db.view.version().allFiles().forEach(f -> live.add(f.fileNumber()));
+        for (String name : db.fs.list(db.dir)) {
+            FileNames.Parsed p = FileNames.parse(name);
+            if (p == null) {
+                continue;
+            }
+            boolean obsolete = switch (p.kind()) {
+                case WAL -> p.number() < logNumber;
+                case TABLE, FILTER -> orphans && !live.contains(p.number()) && !db.tables.holds(p.number());
+                case MANIFEST -> p.number() != db.versions.manifestNumber();
+                case TEMP -> true;
+                default -> false;
+            };
+            if (obsolete) {
+                db.fs.delete(db.dir.resolve(name));
+            }
+        }
+    }
+
+    // ---- compaction ----
+
+    /** With the mutex held: queues a background compaction when a level needs one and none is queued. */
+    void maybeScheduleCompaction() {
+        if (db.closed || compactionScheduled || !options.autoCompaction() || db.backgroundError != null
+                || !picker.needsCompaction(db.versions.current())) {
+            return;
+        }
+        compactionScheduled = true;
+        compactor.execute(this::backgroundCompaction);
+    }
+
+    /** Compaction thread: runs the compaction the picker chooses, then schedules the next if needed. */
+    private void backgroundCompaction() {
+        try {
+            compactionLock.lock();
+            try {
+                Compaction c = db.closed ? null : picker.pick(db.versions.current());
+                if (c != null) {
+                    runCompaction(c);
+                }
+            } finally {
+                compactionLock.unlock();
+            }
+        } catch (IOException | RuntimeException e) {
+            compactionFailed(e);
+        } finally {
+            mutex.lock();
+            try {
+                compactionScheduled = false;
+                maybeScheduleCompaction();
+                db.queue.signalChange();
+            } finally {
+                mutex.unlock();
+            }
+        }
+    }
+
+    /**
+     * A failed compaction, background or {@link #compact()}, makes the store read-only as a failed
+     * flush does: its MANIFEST edit may be torn, and nothing may be appended after it.
+     */
+    private void compactionFailed(Exception e) {
+        mutex.lock();
+        try {
+            db.backgroundError = e instanceof IOException io ? io : new IOException("compaction failed", e);
+            db.queue.signalChange();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Waits until no background compaction is queued or needed. */
+    void awaitCompactions() throws IOException {
+        db.checkOpen();
+        mutex.lock();
+        try {
+            while (!db.closed && db.backgroundError == null && (compactionScheduled
+                    || options.autoCompaction() && picker.needsCompaction(db.versions.current()))) {
+                db.queue.awaitChange();
+            }
+            IOException bg = db.backgroundError;
+            if (bg != null) {
+                throw new IOException("background work failed: " + bg.getMessage(), bg);
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Merges every level down into the bottom one; the caller has flushed the memtables. */
+    void compact() throws IOException {
+        compactionLock.lock();
+        try {
+            Version v = db.versions.current();
+            int bottom = 1;
+            for (int level = 1; level < Version.NUM_LEVELS; level++) {
+                if (!v.files(level).isEmpty()) {
+                    bottom = level;
+                }
+            }
+            boolean bottomRewritten = false;
+            for (int level = 0; level <= bottom; level++) {
+                db.checkOpen();
+                IOException bg = db.backgroundError;
+                if (bg != null) {
+                    throw new IOException("compaction refused after an earlier failure: " + bg.getMessage(), bg);
+                }
+                // The bottom level is rewritten in place unless a merge from above already took all of
+                // it, so garbage there (versions of released snapshots) goes too.
+                Compaction c = level < bottom ? picker.whole(db.versions.current(), level)
+                        : bottomRewritten ? null : picker.inPlace(db.versions.current(), level);
+                if (c != null) {
+                    // The bottom counts as rewritten only when every one of its tables was an input:
+                    // tables outside the merged key range may still hold garbage.
+                    boolean wholeBottom = c.outputLevel() == bottom
+                            && (c.level() == bottom ? c.inputs() : c.nextInputs()).size()
+                            == db.versions.current().files(bottom).size();
+                    try {
+                        runCompaction(c);
+                    } catch (IOException | RuntimeException e) {
+                        compactionFailed(e);
+                        throw e;
+                    }
+                    bottomRewritten = wholeBottom;
+                }
+            }
+        } finally {
+            compactionLock.unlock();
+        }
+    }
+
+    /**
+     * With the compaction lock held: merges the compaction's inputs into new tables at its output
+     * level (filters chosen by the policy for that level), then installs the result with one
+     * MANIFEST edit. The replaced tables leave the live set at once and are closed, unmapped and
+     * deleted when their last reader lets go.
+     */
+    private void runCompaction(Compaction c) throws IOException {
+        long[] snapshotSequences;
+        mutex.lock();
+        try {
+            snapshotSequences = db.snapshots.stream().mapToLong(SnapshotImpl::pinnedSequence).toArray();
+        } finally {
+            mutex.unlock();
+        }
+        long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
+        LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
+        TableOptions tableOptions = options.filterPolicy().choose(c.outputLevel(), shape).apply(options.tableOptions());
+        int outputLevel = c.outputLevel();
+        CompactionJob job = new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()),
+                options.targetFileBytes());
+        List<TableHandle> inputs = new ArrayList<>();
+        List<InternalIterator> sources = new ArrayList<>();
+        try {
+            for (FileMetaData f : c.allInputs()) {
+                TableHandle h = db.tables.acquire(f.fileNumber());
+                inputs.add(h);
+                sources.add(h.reader().iterator());
+            }
+            job.run(MergingIterator.forward(sources, null), new CompactionJob.Output() {
+                @Override
+                public TableBuilder newTable() throws IOException {
+                    return new TableBuilder(db.fs, db.dir, db.versions.newFileNumber(), tableOptions);
+                }
+
+                @Override
+                public void finished(TableMetadata table) throws IOException {
+                    db.tables.open(table.fileNumber(), outputLevel);
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            job.outputs().forEach(f -> db.tables.drop(f.fileNumber(), true));
+            throw e;
+        } finally {
+            closeAll(sources);
+            inputs.forEach(TableHandle::release);
+        }
+        mutex.lock();
+        try {
+            Version next;
+            try {
+                next = db.versions.logAndApply(c.edit(job.outputs()));
+            } catch (IOException | RuntimeException e) {
+                // The edit may have reached the MANIFEST (a failed fsync says nothing about what the
+                // file holds), so the outputs must stay on disk: recovery deletes them as orphans
+                // when the edit did not survive.
+                job.outputs().forEach(f -> db.tables.drop(f.fileNumber(), false));
+                throw e;
+            }
+            ReadView v = db.view;
+            db.installVersion(next, v.mem(), v.immutables());
+            c.allInputs().forEach(f -> db.tables.drop(f.fileNumber(), true));
+            db.counters.compactions.increment();
+            db.counters.compactionBytesRead.add(c.inputBytes());
+            db.counters.compactionBytesWritten.add(job.bytesWritten());
+            db.queue.signalChange();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private static void closeAll(List<InternalIterator> sources) throws IOException {
+        IOException failure = null;
+        for (InternalIterator it : sources) {
+            try {
+                it.close();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** At close, after writers are drained: lets pending flushes and a running compaction finish. */
+    void shutdown() {
+        awaitTermination(flusher);
+        awaitTermination(compactor);
+        compactionLock.lock();
+        compactionLock.unlock();
+    }
+
+    private static void awaitTermination(ExecutorService executor) {
+        executor.shutdown();
+        try {
+            executor.awaitTermination(Long.MAX_VALUE, TimeUnit.DAYS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.bloom.Filters;
+import io.bloomstore.core.FilterChoice;
+import io.bloomstore.core.LevelShape;
+import io.bloomstore.core.ReadOptions;
+import io.bloomstore.core.Snapshot;
+import io.bloomstore.core.StoreIterator;
+import io.bloomstore.core.StoreStats;
+import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.ValueType;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.memtable.InternalKey;
+import io.bloomstore.core.stats.LevelCounters;
+import io.bloomstore.core.table.TableLookup;
+import io.bloomstore.core.table.TableReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The read path of an open store: point lookups (memtables, then level 0 newest first, then one
+ * candidate table per deeper level, each behind its key range and filter), iterators, snapshots
+ * and the statistics snapshot.
+ *
+ * <p>Thread safety: safe for concurrent use and lock-free: a read retains the current
+ * {@link ReadView}'s tables and reads the published sequence number, both volatile; only taking a
+ * snapshot takes the mutex.
+ */
+final class DbRead {
+    private final DbState db;
+
+    DbRead(DbState db) {
+        this.db = db;
+    }
+
+    byte[] get(byte[] key, ReadOptions readOptions) throws IOException {
+        ReadView v = db.retainView();
+        try {
+            long snapshot = sequenceFor(readOptions, v);
+            if (snapshot < 0) {
+                return get(key, readOptions);
+            }
+            return get(v, key, snapshot);
+        } finally {
+            v.tables().release();
+        }
+    }
+
+    private byte[] get(ReadView v, byte[] key, long snapshot) throws IOException {
+        db.counters.gets.increment();
+        Map.Entry<InternalKey, byte[]> e = v.mem().get(key, snapshot);
+        for (int i = v.immutables().size() - 1; e == null && i >= 0; i--) {
+            e = v.immutables().get(i).get(key, snapshot);
+        }
+        if (e != null) {
+            return e.getKey().type() == ValueType.VALUE ? e.getValue().clone() : null;
+        }
+        Version version = v.version();
+        // One hash of the key serves every table's filter.
+        long hash = Filters.hash(key);
+        for (FileMetaData f : version.files(0)) {
+            if (f.covers(key)) {
+                TableLookup r = lookup(v, 0, f, key, hash, snapshot);
+                if (r != null) {
+                    return r.type() == ValueType.VALUE ? r.value() : null;
+                }
+            }
+        }
+        for (int level = 1; level < Version.NUM_LEVELS; level++) {
+            FileMetaData f = version.candidate(level, key);
+            if (f != null) {
+                TableLookup r = lookup(v, level, f, key, hash, snapshot);
+                if (r != null) {
+                    return r.type() == ValueType.VALUE ? r.value() : null;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Looks in one table, counting the probe and its outcome for the level's hit ratio. */
+    private TableLookup lookup(ReadView v, int level, FileMetaData f, byte[] key, long hash, long snapshot)
+            throws IOException {
+        LevelCounters lc = db.counters.level(level);
+        lc.probes.increment();
+        TableLookup r = v.tables().handle(f.fileNumber()).reader().get(key, hash, snapshot);
+        if (r != null) {
+            lc.hits.increment();
+        }
+        return r;
+    }
+
+    /**
+     * The sequence a read at {@code readOptions} sees: the snapshot's, or else the last published
+     * sequence — but only if {@code v} was still the current view when it was read, else -1 (the
+     * caller retries). So a compaction that dropped versions older than that sequence can only
+     * have happened after {@code v}, whose tables still hold them.
+     */
+    private long sequenceFor(ReadOptions readOptions, ReadView v) {
+        if (readOptions.snapshot() != null) {
+            return readOptions.snapshot().sequence();
+        }
+        long seq = db.lastSequence;
+        return db.view == v ? seq : -1;
+    }
+
+    StoreIterator iterator(byte[] from, byte[] to, ReadOptions readOptions, boolean reverse) {
+        ReadView v = db.retainView();
+        List<InternalIterator> sources = new ArrayList<>();
+        List<TableHandle> pinned = new ArrayList<>();
+        try {
+            long snapshot = sequenceFor(readOptions, v);
+            if (snapshot < 0) {
+                return iterator(from, to, readOptions, reverse);
+            }
+            sources.add(v.mem().iterator());
+            v.immutables().forEach(m -> sources.add(m.iterator()));
+            for (FileMetaData f : v.version().allFiles()) {
+                if (f.overlaps(from, to)) {
+                    TableHandle h = v.tables().handle(f.fileNumber());
+                    h.retain();
+                    pinned.add(h);
+                    sources.add(h.reader().iterator());
+                }
+            }
+            return new DbIterator(sources, pinned, from, to, snapshot, reverse);
+        } catch (IOException | RuntimeException e) {
+            pinned.forEach(TableHandle::release);
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+        } finally {
+            v.tables().release();
+        }
+    }
+
+    /**
+     * A snapshot at the last published sequence, registered under the mutex so that a compaction,
+     * which reads the registered sequences under the same mutex, keeps every version it needs.
+     */
+    Snapshot snapshot() {
+        db.mutex().lock();
+        try {
+            return new SnapshotImpl(db.lastSequence, db.snapshots);
+        } finally {
+            db.mutex().unlock();
+        }
+    }
+
+    StoreStats stats() {
+        ReadView v = db.retainView();
+        try {
+            LevelShape shape = db.levelShape(v.version());
+            List<StoreStats.LevelStats> levels = new ArrayList<>();
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                levels.add(levelStats(v, shape, level));
+            }
+            var c = db.counters;
+            return new StoreStats(c.gets.sum(), c.filterNegatives.sum(), c.filterPositives.sum(),
+                    c.filterTruePositives.sum(), c.measuredFpr(), db.options.configuredFpr(), c.dataBlockReads.sum(),
+                    c.bytesRead.sum(), c.blockCacheHits.sum(), c.blockCacheMisses.sum(), c.flushes.sum(),
+                    List.copyOf(levels), db.tables.filterBytes(), c.compactions.sum(), c.compactionBytesRead.sum(),
+                    c.compactionBytesWritten.sum(), c.flushBytesWritten.sum(), c.userBytesWritten.sum(),
+                    c.writeSlowdowns.sum(), c.writeStops.sum(), db.options.filterPolicy().name(),
+                    c.tableLookups.sum());
+        } finally {
+            v.tables().release();
+        }
+    }
+
+    private StoreStats.LevelStats levelStats(ReadView v, LevelShape shape, int level) {
+        long bytes = 0;
+        long filterBytes = 0;
+        double weightedFpr = 0;
+        List<FileMetaData> files = v.version().files(level);
+        for (FileMetaData f : files) {
+            bytes += f.fileSize();
+            filterBytes += f.filterFileSize();
+            TableReader r = v.tables().handle(f.fileNumber()).reader();
+            weightedFpr += (r.hasFilter() ? r.filterExpectedFpr() : 1.0) * f.entries();
+        }
+        long entries = shape.entries(level);
+        FilterChoice choice = db.options.filterPolicy().choose(level, shape);
+        long saved = choice.skipped() ? (long) Math.ceil(entries * choice.bitsPerKey() / 8) : 0;
+        LevelCounters lc = db.counters.level(level);
+        return new StoreStats.LevelStats(level, files.size(), bytes, filterBytes, entries, choice,
+                entries == 0 ? 0 : weightedFpr / entries, lc.filterNegatives.sum(), lc.filterPositives.sum(),
+                lc.filterTruePositives.sum(), lc.measuredFpr(), lc.probes.sum(), lc.hitRatio(), saved);
+    }
+}

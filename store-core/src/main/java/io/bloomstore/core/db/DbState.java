@@ -1,0 +1,99 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.LevelShape;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.manifest.VersionSet;
+import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.stats.StoreCounters;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What the write path ({@link DbWrite}), the background work ({@link DbBackground}) and the read
+ * path ({@link DbRead}) of one open store share: its files, options and counters, the published
+ * {@link ReadView} and last sequence, the snapshots, the background error and the closed flag.
+ *
+ * <p>Thread safety: the view, last sequence, background error and closed flag are volatile and
+ * read without a lock; they (and the snapshot registrations) change only under {@link #mutex()},
+ * which is the {@link WriteQueue}'s.
+ */
+final class DbState {
+    final FileSystem fs;
+    final Path dir;
+    final StoreOptions options;
+    final StoreCounters counters;
+    final VersionSet versions;
+    final TableRegistry tables;
+    final WriteQueue queue = new WriteQueue();
+    final Set<SnapshotImpl> snapshots = ConcurrentHashMap.newKeySet();
+
+    volatile ReadView view;
+    volatile long lastSequence;
+    volatile IOException backgroundError;
+    volatile boolean closed;
+
+    DbState(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters, VersionSet versions,
+            TableRegistry tables, long walNumber, long lastSequence) {
+        this.fs = fs;
+        this.dir = dir;
+        this.options = options;
+        this.counters = counters;
+        this.versions = versions;
+        this.tables = tables;
+        this.lastSequence = lastSequence;
+        this.view = new ReadView(new MemTable(walNumber), List.of(), new VersionRef(versions.current(), tables));
+    }
+
+    ReentrantLock mutex() {
+        return queue.mutex();
+    }
+
+    /**
+     * With the mutex held: makes {@code next} the current version under a new view with the given
+     * memtables, and lets go of the previous version's tables.
+     */
+    void installVersion(Version next, MemTable mem, List<MemTable> immutables) {
+        ReadView old = view;
+        view = new ReadView(mem, immutables, new VersionRef(next, tables));
+        old.tables().release();
+    }
+
+    /** The current view with its tables retained; the caller releases {@code tables()}. */
+    ReadView retainView() {
+        while (true) {
+            ReadView v = view;
+            if (v.tables().retain()) {
+                return v;
+            }
+            checkOpen();
+        }
+    }
+
+    /** The entries per level of {@code v} with the measured hit ratios: what a filter policy decides on. */
+    LevelShape levelShape(Version v) {
+        long[] entries = new long[Version.NUM_LEVELS];
+        double[] hitRatios = new double[Version.NUM_LEVELS];
+        long[] probes = new long[Version.NUM_LEVELS];
+        for (int level = 0; level < Version.NUM_LEVELS; level++) {
+            for (FileMetaData f : v.files(level)) {
+                entries[level] += f.entries();
+            }
+            hitRatios[level] = counters.level(level).hitRatio();
+            probes[level] = counters.level(level).probes.sum();
+        }
+        return new LevelShape(entries, hitRatios, probes);
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("store " + dir + " is closed");
+        }
+    }
+}

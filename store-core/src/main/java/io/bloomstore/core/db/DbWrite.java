@@ -1,0 +1,228 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.WriteBatch;
+import io.bloomstore.core.WriteOptions;
+import io.bloomstore.core.internal.ValueType;
+import io.bloomstore.core.manifest.FileNames;
+import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.wal.BatchCodec;
+import io.bloomstore.core.wal.LogFormat;
+import io.bloomstore.core.wal.LogWriter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The write path of an open store: argument checks, group commit into the WAL and then the
+ * memtable, memtable switching with a new WAL segment, and backpressure. Full memtables are handed
+ * to {@link DbBackground} for flushing.
+ *
+ * <p>Thread safety: safe for concurrent use. Writers line up in the {@link WriteQueue}; the
+ * group's leader writes the WAL and inserts into the memtable with the mutex released, and only it
+ * touches the current {@link LogWriter} (memtable switches and close change it under the mutex,
+ * when no leader is writing).
+ */
+final class DbWrite {
+    /** Immutable memtables waiting for the flush thread before writers must wait. */
+    private static final int MAX_IMMUTABLES = 2;
+
+    private final DbState db;
+    private final DbBackground background;
+    private LogWriter wal;
+
+    DbWrite(DbState db, DbBackground background, LogWriter wal) {
+        this.db = db;
+        this.background = background;
+        this.wal = wal;
+    }
+
+    void write(WriteBatch batch, WriteOptions writeOptions) throws IOException {
+        db.checkOpen();
+        if (batch == null || writeOptions == null) {
+            throw new IllegalArgumentException("batch and write options must not be null");
+        }
+        long[] userBytes = {0};
+        batch.forEach(new WriteBatch.Handler() {
+            @Override
+            public void put(byte[] key, byte[] value) {
+                checkKey(key);
+                userBytes[0] += key.length + value.length;
+                if (value.length > db.options.maxValueBytes()) {
+                    throw new IllegalArgumentException("value of " + value.length + " bytes is over the maximum of "
+                            + db.options.maxValueBytes() + " bytes (StoreOptions.maxValueBytes)");
+                }
+            }
+
+            @Override
+            public void delete(byte[] key) {
+                checkKey(key);
+                userBytes[0] += key.length;
+            }
+        });
+        if (batch.count() == 0) {
+            return;
+        }
+        db.queue.submit(batch, writeOptions.sync(), this::commitGroup);
+        db.counters.userBytesWritten.add(userBytes[0]);
+    }
+
+    void checkKey(byte[] key) {
+        if (key == null || key.length == 0) {
+            throw new IllegalArgumentException("key must not be null or empty");
+        }
+        if (key.length > db.options.maxKeyBytes()) {
+            throw new IllegalArgumentException("key of " + key.length + " bytes is over the maximum of "
+                    + db.options.maxKeyBytes() + " bytes (StoreOptions.maxKeyBytes)");
+        }
+    }
+
+    /**
+     * Called by a group's leader with the mutex held: makes room, assigns sequence numbers, then
+     * (mutex released) writes the group to the WAL, syncs once if any writer asked, inserts into
+     * the memtable and finally publishes the new last sequence.
+     */
+    private void commitGroup(List<WriteQueue.Writer> group) throws IOException {
+        makeRoomForWrite(false);
+        MemTable mem = db.view.mem();
+        LogWriter log = wal;
+        long first = db.lastSequence + 1;
+        long seq = first;
+        boolean sync = false;
+        long[] starts = new long[group.size()];
+        for (int i = 0; i < group.size(); i++) {
+            starts[i] = seq;
+            seq += group.get(i).batch().count();
+            sync |= group.get(i).sync();
+        }
+        long last = seq - 1;
+        boolean doSync = sync;
+        db.queue.unlocked(() -> {
+            try {
+                for (int i = 0; i < group.size(); i++) {
+                    log.addRecord(BatchCodec.encode(group.get(i).batch(), starts[i]));
+                }
+                if (doSync) {
+                    log.sync();
+                }
+            } catch (IOException e) {
+                // The WAL's state is unknown now: refuse all further writes rather than risk a hole.
+                db.backgroundError = e;
+                throw e;
+            }
+            for (int i = 0; i < group.size(); i++) {
+                long[] next = {starts[i]};
+                group.get(i).batch().forEach(new WriteBatch.Handler() {
+                    @Override
+                    public void put(byte[] key, byte[] value) {
+                        mem.add(key, next[0]++, ValueType.VALUE, value);
+                    }
+
+                    @Override
+                    public void delete(byte[] key) {
+                        mem.add(key, next[0]++, ValueType.DELETION, new byte[0]);
+                    }
+                });
+            }
+        });
+        db.lastSequence = last;
+    }
+
+    /**
+     * With the mutex held: switches to a new memtable when the current one is full (or forced).
+     * Backpressure (with background compaction on): once level 0 holds {@code l0SlowdownTrigger}
+     * tables the group is delayed by 1 ms, once, spreading the wait over many writes; at
+     * {@code l0StopTrigger} tables, or with {@link #MAX_IMMUTABLES} memtables waiting for the
+     * flush thread, a full memtable is not switched until compaction or flush catches up.
+     */
+    private void makeRoomForWrite(boolean force) throws IOException {
+        boolean allowDelay = !force && db.options.autoCompaction();
+        while (true) {
+            IOException bg = db.backgroundError;
+            if (bg != null) {
+                throw new IOException("store refuses writes after an earlier failure: " + bg.getMessage(), bg);
+            }
+            ReadView v = db.view;
+            int level0 = v.version().files(0).size();
+            if (allowDelay && level0 >= db.options.l0SlowdownTrigger()) {
+                allowDelay = false;
+                db.counters.writeSlowdowns.increment();
+                db.queue.unlocked(DbWrite::pause);
+                continue;
+            }
+            if (force ? v.mem().isEmpty() : v.mem().approximateBytes() < db.options.memtableBytes()) {
+                return;
+            }
+            if (v.immutables().size() >= MAX_IMMUTABLES) {
+                db.queue.awaitChange();
+                continue;
+            }
+            if (db.options.autoCompaction() && level0 >= db.options.l0StopTrigger()) {
+                db.counters.writeStops.increment();
+                background.maybeScheduleCompaction();
+                db.queue.awaitChange();
+                continue;
+            }
+            switchMemTable(v);
+            force = false;
+        }
+    }
+
+    /** With the mutex held: starts a new WAL segment and memtable, and queues the full one for flushing. */
+    private void switchMemTable(ReadView v) throws IOException {
+        long walNumber = db.versions.newFileNumber();
+        LogWriter next = null;
+        try {
+            next = new LogWriter(db.fs.create(FileNames.wal(db.dir, walNumber)), LogFormat.WAL_MAGIC);
+            // Sync the finished segment so a crash can never keep a newer segment but lose an older one.
+            wal.sync();
+        } catch (IOException e) {
+            // Like every write-path I/O failure this makes the store read-only: after a failed
+            // sync what the old segment holds is unknown, and writing on could leave a hole.
+            db.backgroundError = e;
+            if (next != null) {
+                next.close();
+            }
+            throw e;
+        }
+        wal.close();
+        wal = next;
+        List<MemTable> imm = new ArrayList<>(v.immutables());
+        imm.add(v.mem());
+        db.view = new ReadView(new MemTable(walNumber), List.copyOf(imm), v.tables());
+        background.scheduleFlush();
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Switches the memtable (if it holds anything) and waits until every immutable memtable is flushed. */
+    void flush() throws IOException {
+        db.checkOpen();
+        db.queue.submitBarrier(group -> {
+            makeRoomForWrite(true);
+            while (!db.view.immutables().isEmpty() && db.backgroundError == null) {
+                db.queue.awaitChange();
+            }
+            IOException bg = db.backgroundError;
+            if (bg != null) {
+                throw new IOException("flush failed: " + bg.getMessage(), bg);
+            }
+        });
+    }
+
+    /** With the mutex held, at close: syncs the WAL unless the store already failed, then closes it. */
+    void closeWal() throws IOException {
+        try {
+            if (db.backgroundError == null) {
+                wal.sync();
+            }
+        } finally {
+            wal.close();
+        }
+    }
+}
