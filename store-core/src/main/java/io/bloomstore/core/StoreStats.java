@@ -33,13 +33,20 @@ import java.util.List;
  * @param filterPolicy           the name of the filter policy
  * @param tableLookups           tables point lookups consulted (key in the table's range): with
  *                               filters, negatives + positives; without, the tables read
+ * @param filterFileReads        filter sidecars read whole from their file to check their payload
+ *                               checksums (on open, or before a table's first "absent" answer is
+ *                               trusted) or loaded where files cannot be mapped: reads that are
+ *                               not data-block reads, counted apart
+ * @param filterFileBytesRead    bytes of those sidecar reads
+ * @param indexHeapBytes         estimated heap bytes of the live tables' decoded indexes
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
                          long blockCacheHits, long blockCacheMisses, long flushes, List<LevelStats> levels,
                          long filterBytes, long compactions, long compactionBytesRead, long compactionBytesWritten,
                          long flushBytesWritten, long userBytesWritten, long writeSlowdowns, long writeStops,
-                         String filterPolicy, long tableLookups) {
+                         String filterPolicy, long tableLookups, long filterFileReads,
+                         long filterFileBytesRead, long indexHeapBytes) {
 
     /**
      * One level.

@@ -164,7 +164,8 @@ final class DbRead {
                     List.copyOf(levels), db.tables.filterBytes(), c.compactions.sum(), c.compactionBytesRead.sum(),
                     c.compactionBytesWritten.sum(), c.flushBytesWritten.sum(), c.userBytesWritten.sum(),
                     c.writeSlowdowns.sum(), c.writeStops.sum(), db.options.filterPolicy().name(),
-                    c.tableLookups.sum());
+                    c.tableLookups.sum(), c.filterFileReads.sum(), c.filterFileBytesRead.sum(),
+                    db.tables.indexHeapBytes());
         } finally {
             v.tables().release();
         }

@@ -89,6 +89,15 @@ final class TableRegistry {
         return sum;
     }
 
+    /** Estimated heap bytes of the live tables' decoded indexes. */
+    long indexHeapBytes() {
+        long sum = 0;
+        for (TableHandle h : open.values()) {
+            sum += h.reader().indexHeapBytes();
+        }
+        return sum;
+    }
+
     /** Live tables plus dropped ones still held by readers. */
     int openTables() {
         return open.size() + draining.size();

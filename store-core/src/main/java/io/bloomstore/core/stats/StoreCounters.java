@@ -17,6 +17,10 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code dataBlockReads}/{@code bytesRead}: data blocks read from files (block-cache misses),
  *       the "disk accesses", counted in the one layer all data-block reads pass through.
  *   <li>{@code blockCacheHits}/{@code blockCacheMisses}: data-block lookups served by / missing the cache.
+ *   <li>{@code filterFileReads}/{@code filterFileBytesRead}: filter sidecars read whole from their file
+ *       (the payload checksum check, on open or before a table's first "absent" answer is trusted,
+ *       or a load where files cannot be mapped), and their bytes. Kept apart from data-block reads so
+ *       that "a missing key costs no disk read" can be checked against both.
  *   <li>{@code userBytesWritten}: key and value bytes of the batches written (tombstones count their key);
  *       {@code flushBytesWritten}: bytes of tables and filters written by flushes;
  *       {@code compactions}, {@code compactionBytesRead}/{@code compactionBytesWritten}: compactions run
@@ -39,6 +43,8 @@ public final class StoreCounters {
     public final LongAdder bytesRead = new LongAdder();
     public final LongAdder blockCacheHits = new LongAdder();
     public final LongAdder blockCacheMisses = new LongAdder();
+    public final LongAdder filterFileReads = new LongAdder();
+    public final LongAdder filterFileBytesRead = new LongAdder();
     public final LongAdder flushes = new LongAdder();
     public final LongAdder bytesWritten = new LongAdder();
     public final LongAdder userBytesWritten = new LongAdder();

@@ -27,6 +27,20 @@ final class TableIndex {
         this.sizes = sizes;
     }
 
+    /**
+     * Estimated heap bytes held by this index: each key array (16-byte header plus its bytes,
+     * rounded up to 8), a reference to it, and 12 bytes of handle per block, plus the three
+     * arrays' headers. An estimate with the usual 64-bit, compressed-reference layout, not a
+     * measurement.
+     */
+    long heapBytes() {
+        long bytes = 3 * 16;
+        for (byte[] key : lastKeys) {
+            bytes += ((16 + key.length + 7) & ~7L) + 4 + 8 + 4;
+        }
+        return bytes;
+    }
+
     /** Decodes the index block of a table whose data blocks occupy bytes [0, dataSize). */
     static TableIndex decode(Block block, long expectedBlocks, long dataSize) throws CorruptionException {
         Path file = block.file;

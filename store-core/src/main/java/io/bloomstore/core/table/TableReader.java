@@ -130,6 +130,9 @@ public final class TableReader implements Closeable {
             if (props.filterKind() != null) {
                 filter = TableFilters.open(fs, dir.resolve(TableFileNames.filter(fileNumber)), props,
                         opts.verifyFilterOnOpen());
+                if (opts.verifyFilterOnOpen() || !fs.supportsMapping()) {
+                    countFilterFileRead(counters, props);
+                }
             }
             return new TableReader(fs, dir, fileNumber, reader, cache, counters, levelCounters, props, index, filter,
                     size, opts.verifyFilterOnOpen());
@@ -225,10 +228,21 @@ public final class TableReader implements Closeable {
                     return false;
                 }
                 TableFilters.verify(fs, filterPath, props);
+                countFilterFileRead(counters, props);
                 filterPayloadChecked = true;
             }
             return true;
         }
+    }
+
+    private static void countFilterFileRead(StoreCounters counters, TableProperties props) {
+        counters.filterFileReads.increment();
+        counters.filterFileBytesRead.add(props.filterFileSize());
+    }
+
+    /** Estimated heap bytes of this table's decoded index (keys, handles and array headers). */
+    public long indexHeapBytes() {
+        return index.heapBytes();
     }
 
     ValueType typeOf(long trailer, long blockOffset) throws CorruptionException {
