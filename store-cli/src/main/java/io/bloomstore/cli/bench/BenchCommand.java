@@ -37,9 +37,23 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> engines;
 
     @Option(names = "--workloads", split = ",", paramLabel = "NAME",
-            description = "Workloads (default: all): fillseq, fillrandom, readrandom, readmissing, readmixed, "
-                    + "seekrandom, readwhilewriting.")
+            description = "Workloads (default: all but open): fillseq, fillrandom, readrandom, readmissing, readmixed, "
+                    + "seekrandom, updaterandom, readwhilewriting; open (reopen the loaded store in a fresh JVM: "
+                    + "open time, heap, RSS, filter and index bytes).")
     List<String> workloads;
+
+    @Option(names = "--repeat", paramLabel = "N", description = "Rounds: every engine runs every workload N times, "
+            + "the engine order rotated each round; figures become medians (default: ${DEFAULT-VALUE}).")
+    int repeat = 1;
+
+    @Option(names = "--distribution", description = "Keys of lookups and updates: uniform or zipfian "
+            + "(theta " + KeyChooser.ZIPFIAN_THETA + ", hot keys scattered; default: ${DEFAULT-VALUE}).")
+    String distribution = BenchConfig.defaults().distribution().name().toLowerCase(Locale.ROOT);
+
+    @Option(names = "--cold-ops", description = "Operations of the cold-start probe: a fresh JVM per engine and "
+            + "round does this many random puts, then as many lookups, with no warm-up; 0 for none "
+            + "(default: ${DEFAULT-VALUE}).")
+    int coldOps = 100_000;
 
     @Option(names = "--keys", description = "Keys to load (default: ${DEFAULT-VALUE}).")
     int keys = BenchConfig.defaults().keys();
@@ -138,17 +152,31 @@ public final class BenchCommand implements Callable<Integer> {
         if (warmUpKeys < 0) {
             throw usage("--warmup-keys must not be negative: " + warmUpKeys);
         }
+        if (repeat <= 0) {
+            throw usage("--repeat must be positive: " + repeat);
+        }
+        if (coldOps < 0) {
+            throw usage("--cold-ops must not be negative: " + coldOps);
+        }
+        if (chosen.contains(Workload.OPEN)) {
+            for (String e : engineNames) {
+                if (!ChildJvm.canCreate(e)) {
+                    throw usage("the open workload runs in a child JVM, which cannot create engine '" + e + "'");
+                }
+            }
+        }
         PrintWriter out = spec.commandLine().getOut();
         MachineInfo machine = MachineInfo.current();
         out.println("bloomstore bench: " + String.join(", ", engineNames) + " on " + machine.describe());
-        List<WorkloadResult> results;
+        BenchResults run;
         try {
-            results = new BenchRunner(config, factory, noProgress ? null : System.err, warmUpKeys)
-                    .run(engineNames, chosen, root);
+            run = new BenchRunner(config, factory, noProgress ? null : System.err, warmUpKeys).withColdOps(coldOps)
+                    .run(engineNames, chosen, root, repeat);
         } finally {
             if (!keep) {
                 for (String e : engineNames) {
                     BenchRunner.deleteRecursively(root.resolve(e));
+                    BenchRunner.deleteRecursively(root.resolve(e + BenchRunner.COLD_SUFFIX));
                 }
                 if (data == null) {
                     Files.deleteIfExists(root);
@@ -158,14 +186,15 @@ public final class BenchCommand implements Callable<Integer> {
             }
             out.flush();
         }
-        ResultTable.print(out, results);
-        new Headline(results).print(out);
+        ResultTable.print(out, run);
+        new Headline(run.results()).print(out);
+        out.println("RocksDB statistics: " + RocksDbEngine.STATS_LEVEL);
         if (json != null) {
-            JsonReport.write(json, config, machine, results);
+            JsonReport.write(json, config, machine, run, coldOps);
             out.println("JSON written to " + json);
         }
         if (report != null) {
-            HtmlReport.write(report, config, machine, results);
+            HtmlReport.write(report, config, machine, run);
             out.println("report written to " + report);
         }
         out.flush();
@@ -175,9 +204,10 @@ public final class BenchCommand implements Callable<Integer> {
     private BenchConfig config() {
         try {
             BenchConfig.Compression c = BenchConfig.Compression.valueOf(compression.toUpperCase(Locale.ROOT));
+            BenchConfig.Distribution d = BenchConfig.Distribution.valueOf(distribution.toUpperCase(Locale.ROOT));
             return new BenchConfig(keys, keySize, valueSize, threads, reads, duration, bitsPerKey,
                     FilterKind.byCliName(filterKind), blockCacheMb << 20, memtableMb << 20, c, missingFraction,
-                    BenchConfig.defaults().scanLength(), seed);
+                    BenchConfig.defaults().scanLength(), seed, d);
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
@@ -186,7 +216,9 @@ public final class BenchCommand implements Callable<Integer> {
     private static List<String> allWorkloadNames() {
         List<String> names = new ArrayList<>();
         for (Workload w : Workload.values()) {
-            names.add(w.cliName());
+            if (w.isDefault()) {
+                names.add(w.cliName());
+            }
         }
         return names;
     }

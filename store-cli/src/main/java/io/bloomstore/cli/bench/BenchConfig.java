@@ -25,13 +25,17 @@ import io.bloomstore.bloom.FilterKind;
  * @param missingFraction fraction of absent keys in readmixed
  * @param scanLength      entries read after each seek in seekrandom
  * @param seed            seed of every random choice (key order, lookups, values)
+ * @param distribution    how lookups and updates choose among the loaded keys
  */
 public record BenchConfig(int keys, int keySize, int valueSize, int threads, long reads, long durationSeconds,
         double bitsPerKey, FilterKind filterKind, long blockCacheBytes, long memtableBytes,
-        Compression compression, double missingFraction, int scanLength, long seed) {
+        Compression compression, double missingFraction, int scanLength, long seed, Distribution distribution) {
 
     /** Block compression applied by every engine. */
     public enum Compression { NONE, LZ4 }
+
+    /** How lookups and updates choose keys: all equally, or zipfian (see {@link KeyChooser}). */
+    public enum Distribution { UNIFORM, ZIPFIAN }
 
     public BenchConfig {
         requirePositive("keys", keys);
@@ -53,25 +57,30 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
             throw new IllegalArgumentException("missing fraction must be in [0, 1]: " + missingFraction);
         }
         requirePositive("scan length", scanLength);
-        if (filterKind == null || compression == null) {
-            throw new IllegalArgumentException("filter kind and compression are required");
+        if (filterKind == null || compression == null || distribution == null) {
+            throw new IllegalArgumentException("filter kind, compression and distribution are required");
         }
     }
 
     /** The defaults of {@code bloomstore bench}. */
     public static BenchConfig defaults() {
         return new BenchConfig(1_000_000, 16, 100, 1, 200_000, 0, 10, FilterKind.BLOOM,
-                8L << 20, 4L << 20, Compression.LZ4, 0.5, 10, 42);
+                8L << 20, 4L << 20, Compression.LZ4, 0.5, 10, 42, Distribution.UNIFORM);
     }
 
     public BenchConfig withReads(long newReads) {
         return new BenchConfig(keys, keySize, valueSize, threads, newReads, durationSeconds, bitsPerKey, filterKind,
-                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed);
+                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution);
     }
 
     public BenchConfig withMemtableBytes(long newMemtableBytes) {
         return new BenchConfig(keys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
-                blockCacheBytes, newMemtableBytes, compression, missingFraction, scanLength, seed);
+                blockCacheBytes, newMemtableBytes, compression, missingFraction, scanLength, seed, distribution);
+    }
+
+    public BenchConfig withKeys(int newKeys) {
+        return new BenchConfig(newKeys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
+                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution);
     }
 
     /** Theoretical false-positive rate of a standard Bloom filter with this many bits per key, at the optimal k. */

@@ -44,6 +44,11 @@ public interface BenchEngine extends AutoCloseable {
     /** The engine's counters since {@link #open}; the harness subtracts two snapshots. */
     EngineCounters counters();
 
+    /** What the open store holds in memory now; unknown figures are -1. */
+    default EngineMemory memory() {
+        return EngineMemory.UNKNOWN;
+    }
+
     @Override
     void close() throws IOException;
 }

@@ -6,7 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
@@ -35,6 +37,15 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * each measured workload the heap is collected ({@link System#gc()}), so no workload pays for
  * the garbage of the one before, or of another engine.
  *
+ * <p>Rounds ({@link #run(List, List, Path, int)}): every engine runs every workload once per
+ * round, and the order of the engines is rotated by one each round, so that no engine always
+ * runs first (or last) on a machine whose speed drifts. The warm-up is done once per engine,
+ * before its first round.
+ *
+ * <p>Child JVMs: for engines a fresh JVM can create ({@link EngineFactory#standard()}), each
+ * round also measures a cold start ({@link ColdProbe}, unless {@code coldOps} is 0) and, when
+ * asked for, {@link Workload#OPEN} ({@link OpenProbe}), each in a JVM of its own.
+ *
  * <p>Thread safety: one {@link #run} at a time; it starts and joins its own worker threads.
  */
 public final class BenchRunner {
@@ -42,6 +53,8 @@ public final class BenchRunner {
     private static final int CLOCK_CHECK_MASK = 255;
     /** Suffix of the scratch directory of an engine's warm-up, next to its own directory. */
     public static final String WARM_UP_SUFFIX = "-warmup";
+    /** Suffix of the scratch directory of an engine's cold-start probe. */
+    public static final String COLD_SUFFIX = "-cold";
 
     private final BenchConfig config;
     private final EngineFactory factory;
@@ -49,6 +62,8 @@ public final class BenchRunner {
     private final KeySpace keySpace;
     private final ValueSource values;
     private final int warmUpKeys;
+    private final KeyChooser chooser;
+    private int coldOps;
     private int[] randomOrder;
 
     /** A runner without warm-up; {@code progressOut} receives progress bars, null for none. */
@@ -70,22 +85,70 @@ public final class BenchRunner {
         this.progressOut = progressOut;
         this.keySpace = new KeySpace(config.keys(), config.keySize());
         this.values = new ValueSource(config.valueSize(), config.seed());
+        this.chooser = KeyChooser.of(config.distribution(), config.keys());
     }
 
-    /** Runs every workload on every engine (both in the given order of engines, workload order of {@link Workload}). */
-    public List<WorkloadResult> run(List<String> engines, List<Workload> workloads, Path dataRoot) throws IOException {
-        List<Workload> ordered = workloads.stream().distinct().sorted(Comparator.naturalOrder()).toList();
-        List<WorkloadResult> results = new ArrayList<>();
-        for (String name : engines) {
-            if (warmUpKeys > 0) {
-                warmUp(name, dataRoot.resolve(name + WARM_UP_SUFFIX));
-            }
-            results.addAll(runEngine(name, ordered, dataRoot.resolve(name)));
+    /** Also measures a cold start of {@code ops} operations per engine and round; 0 for none (the default). */
+    public BenchRunner withColdOps(int ops) {
+        if (ops < 0) {
+            throw new IllegalArgumentException("cold operations must not be negative: " + ops);
         }
-        return results;
+        this.coldOps = ops;
+        return this;
     }
 
-    private List<WorkloadResult> runEngine(String name, List<Workload> workloads, Path dir) throws IOException {
+    /** Runs every workload on every engine once (both in the given order of engines, workload order of {@link Workload}). */
+    public List<WorkloadResult> run(List<String> engines, List<Workload> workloads, Path dataRoot) throws IOException {
+        return run(engines, workloads, dataRoot, 1).results();
+    }
+
+    /**
+     * Runs {@code rounds} rounds; in round r the engines start at position r of the given list
+     * (wrapping), so each engine runs first in turn.
+     */
+    public BenchResults run(List<String> engines, List<Workload> workloads, Path dataRoot, int rounds)
+            throws IOException {
+        if (rounds <= 0) {
+            throw new IllegalArgumentException("rounds must be positive: " + rounds);
+        }
+        List<Workload> ordered = workloads.stream().distinct().sorted(Comparator.naturalOrder()).toList();
+        boolean open = ordered.contains(Workload.OPEN);
+        for (String name : engines) {
+            if (open && !ChildJvm.canCreate(name)) {
+                throw new IllegalArgumentException("the open workload needs an engine a child JVM can create: "
+                        + "not '" + name + "'");
+            }
+        }
+        List<Workload> inProcess = ordered.stream().filter(w -> !w.isOpen()).toList();
+        List<WorkloadResult> results = new ArrayList<>();
+        List<ColdResult> cold = new ArrayList<>();
+        List<OpenResult> opened = new ArrayList<>();
+        Set<String> warmed = new HashSet<>();
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < engines.size(); i++) {
+                String name = engines.get((i + round) % engines.size());
+                if (coldOps > 0 && ChildJvm.canCreate(name)) {
+                    cold.add(ColdProbe.run(name, dataRoot.resolve(name + COLD_SUFFIX), config, coldOps, round));
+                }
+                if (warmed.add(name) && warmUpKeys > 0) {
+                    warmUp(name, dataRoot.resolve(name + WARM_UP_SUFFIX));
+                }
+                Path dir = dataRoot.resolve(name);
+                results.addAll(runEngine(name, inProcess, dir, open, round));
+                if (open) {
+                    opened.add(OpenProbe.run(name, dir, config, round));
+                }
+            }
+        }
+        return new BenchResults(rounds, results, cold, opened);
+    }
+
+    /**
+     * Runs {@code workloads} on a fresh store in {@code dir}; with {@code loadForOpen} the store is
+     * left loaded, flushed and settled for {@link OpenProbe} to reopen.
+     */
+    private List<WorkloadResult> runEngine(String name, List<Workload> workloads, Path dir, boolean loadForOpen,
+            int round) throws IOException {
         List<WorkloadResult> results = new ArrayList<>();
         BenchEngine engine = null;
         boolean loaded = false;
@@ -93,17 +156,24 @@ public final class BenchRunner {
             for (Workload w : workloads) {
                 if (w.isFill()) {
                     engine = reopenEmpty(engine, name, dir);
-                    results.add(measure(name, engine, w, w.cliName()));
+                    results.add(measure(name, engine, w, w.cliName(), round));
                     loaded = true;
                     continue;
                 }
                 if (!loaded) {
                     engine = reopenEmpty(engine, name, dir);
-                    measure(name, engine, Workload.FILLRANDOM, "load");
+                    measure(name, engine, Workload.FILLRANDOM, "load", round);
                     loaded = true;
                 }
                 engine.prepareForReads();
-                results.add(measure(name, engine, w, w.cliName()));
+                results.add(measure(name, engine, w, w.cliName(), round));
+            }
+            if (loadForOpen) {
+                if (!loaded) {
+                    engine = reopenEmpty(engine, name, dir);
+                    measure(name, engine, Workload.FILLRANDOM, "load", round);
+                }
+                engine.prepareForReads();
             }
         } finally {
             if (engine != null) {
@@ -164,8 +234,12 @@ public final class BenchRunner {
     }
 
     /** Runs {@code w} on all threads and measures it; {@code task} labels its progress bar. */
-    private WorkloadResult measure(String name, BenchEngine engine, Workload w, String task) throws IOException {
+    private WorkloadResult measure(String name, BenchEngine engine, Workload w, String task, int round)
+            throws IOException {
         long totalOps = w.isFill() ? config.keys() : config.reads();
+        if (w == Workload.FILLRANDOM) {
+            randomOrder();
+        }
         int threads = config.threads();
         EngineCounters before = engine.counters();
         Optional<ProcIo> ioBefore = ProcIo.read();
@@ -183,7 +257,7 @@ public final class BenchRunner {
                 Worker worker = new Worker(engine, w, t, first, share, deadline, bar);
                 futures.add(pool.submit(worker::run));
             }
-            Future<?> writer = w == Workload.READWHILEWRITING
+            Future<Long> writer = w == Workload.READWHILEWRITING
                     ? pool.submit(() -> overwriteUntil(engine, stopWriter)) : null;
             LatencyHistogram latency = new LatencyHistogram();
             long ops = 0;
@@ -195,32 +269,34 @@ public final class BenchRunner {
                 found += outcome.found;
             }
             stopWriter.set(true);
-            if (writer != null) {
-                join(writer);
-            }
+            long writerOps = writer == null ? 0 : join(writer);
             double seconds = (System.nanoTime() - start) / 1e9;
             EngineCounters delta = engine.counters().minus(before);
             Optional<ProcIo> io = ioBefore.flatMap(b -> ProcIo.read().map(a -> a.minus(b)));
             return new WorkloadResult(name, w, ops, seconds, latency.micros(0.50), latency.micros(0.99),
-                    latency.micros(0.999), found, delta, io);
+                    latency.micros(0.999), found, delta, io, round, writerOps);
         } finally {
             stopWriter.set(true);
             pool.shutdownNow();
         }
     }
 
-    private Void overwriteUntil(BenchEngine engine, AtomicBoolean stop) throws IOException {
+    /** readwhilewriting's writer: overwrites keys chosen as the readers choose them; returns its puts. */
+    private long overwriteUntil(BenchEngine engine, AtomicBoolean stop) throws IOException {
         SplittableRandom random = new SplittableRandom(config.seed() ^ 0x5EEDL);
         byte[] key = keySpace.newKeyBuffer();
         byte[] value = values.newValueBuffer();
+        long puts = 0;
         while (!stop.get()) {
-            keySpace.present(random.nextInt(keySpace.keys()), key);
+            keySpace.present(chooser.next(random), key);
             values.fill(random, value);
             engine.put(key, value);
+            puts++;
         }
-        return null;
+        return puts;
     }
 
+    /** fillrandom's order, made before its workers start (by the measuring thread only). */
     private int[] randomOrder() {
         if (randomOrder == null) {
             randomOrder = keySpace.shuffledIndices(config.seed());
@@ -311,6 +387,7 @@ public final class BenchRunner {
                     case READMISSING -> hit = lookup(true);
                     case READMIXED -> hit = lookup(random.nextDouble() < config.missingFraction());
                     case SEEKRANDOM -> hit = seek();
+                    case UPDATERANDOM -> hit = update();
                     default -> throw new IllegalStateException("no operation for " + workload);
                 }
                 latency.record(System.nanoTime() - t0);
@@ -337,7 +414,7 @@ public final class BenchRunner {
         }
 
         private boolean lookup(boolean missing) throws IOException {
-            int index = random.nextInt(keySpace.keys());
+            int index = chooser.next(random);
             if (missing) {
                 keySpace.missing(index, key);
             } else {
@@ -347,8 +424,17 @@ public final class BenchRunner {
         }
 
         private boolean seek() throws IOException {
-            keySpace.present(random.nextInt(keySpace.keys()), key);
+            keySpace.present(chooser.next(random), key);
             return engine.seekScan(key, config.scanLength(), scanKey, value) > 0;
+        }
+
+        /** Read-modify-write: the value read (or, for a key not found, the last one) with one byte changed, written back. */
+        private boolean update() throws IOException {
+            keySpace.present(chooser.next(random), key);
+            boolean found = engine.get(key, value) != BenchEngine.NOT_FOUND;
+            value[random.nextInt(value.length)] ^= 1;
+            engine.put(key, value);
+            return found;
         }
     }
 }

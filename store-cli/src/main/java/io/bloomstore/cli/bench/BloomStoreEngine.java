@@ -26,6 +26,7 @@ import io.bloomstore.core.table.Compression;
  *   filterPositives      filterPositives
  *   filterTruePositives  filterTruePositives
  *   blockCacheHits       blockCacheHits
+ *   filterFileReads      filterFileReads (whole-sidecar checksum checks, once per table)
  *   configuredFpr        configuredFpr (1 without filters)
  * </pre>
  *
@@ -110,7 +111,17 @@ public final class BloomStoreEngine implements BenchEngine {
         StoreStats s = store.stats();
         return new EngineCounters(s.gets(), s.tableLookups(), s.dataBlockReads(), s.bytesRead(),
                 s.filterNegatives(), s.filterPositives(), s.filterTruePositives(), s.blockCacheHits(),
-                s.configuredFpr());
+                s.filterFileReads(), s.configuredFpr());
+    }
+
+    /** Filters are mapped from their sidecars; indexes are decoded on the heap; nothing else is native. */
+    @Override
+    public EngineMemory memory() {
+        if (store == null) {
+            return EngineMemory.UNKNOWN;
+        }
+        StoreStats s = store.stats();
+        return new EngineMemory(s.filterBytes(), s.indexHeapBytes(), 0);
     }
 
     @Override

@@ -17,6 +17,10 @@ package io.bloomstore.cli.bench;
  *   <li>{@code filterTruePositives}: of those, the key was really there
  *       (BLOOM_FILTER_FULL_TRUE_POSITIVE).</li>
  *   <li>{@code blockCacheHits}: data blocks served from the block cache.</li>
+ *   <li>{@code filterFileReads}: filters read from table files, apart from data blocks:
+ *       BloomStore's whole-sidecar checksum checks (once per table), RocksDB's filter blocks
+ *       read into the block cache (BLOCK_CACHE_FILTER_MISS). A missing-key lookup that reads
+ *       neither a data block nor a filter touched no file.</li>
  *   <li>{@code configuredFpr}: the false-positive rate the filters were built for, in theory;
  *       1 for an engine without filters (every consulted table is read).</li>
  * </ul>
@@ -25,7 +29,7 @@ package io.bloomstore.cli.bench;
  */
 public record EngineCounters(long gets, long tablesConsulted, long dataBlockReads, long bytesRead,
         long filterNegatives, long filterPositives, long filterTruePositives, long blockCacheHits,
-        double configuredFpr) {
+        long filterFileReads, double configuredFpr) {
 
     /** The counts accumulated between {@code earlier} and this snapshot. */
     public EngineCounters minus(EngineCounters earlier) {
@@ -33,7 +37,7 @@ public record EngineCounters(long gets, long tablesConsulted, long dataBlockRead
                 dataBlockReads - earlier.dataBlockReads, bytesRead - earlier.bytesRead,
                 filterNegatives - earlier.filterNegatives, filterPositives - earlier.filterPositives,
                 filterTruePositives - earlier.filterTruePositives, blockCacheHits - earlier.blockCacheHits,
-                configuredFpr);
+                filterFileReads - earlier.filterFileReads, configuredFpr);
     }
 
     /** The sum of two deltas (for aggregating workloads); keeps this snapshot's configured rate. */
@@ -42,7 +46,7 @@ public record EngineCounters(long gets, long tablesConsulted, long dataBlockRead
                 dataBlockReads + other.dataBlockReads, bytesRead + other.bytesRead,
                 filterNegatives + other.filterNegatives, filterPositives + other.filterPositives,
                 filterTruePositives + other.filterTruePositives, blockCacheHits + other.blockCacheHits,
-                configuredFpr);
+                filterFileReads + other.filterFileReads, configuredFpr);
     }
 
     /** Filter answers "maybe present" for a key the table did not hold. */
@@ -60,6 +64,6 @@ public record EngineCounters(long gets, long tablesConsulted, long dataBlockRead
     }
 
     public static EngineCounters zero(double configuredFpr) {
-        return new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0, configuredFpr);
+        return new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, configuredFpr);
     }
 }

@@ -7,11 +7,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The summary a run ends with: disk accesses the filters saved per engine, each engine's
  * throughput as a ratio to the baseline (RocksDB) per workload, and data-block reads per
  * missing lookup per engine — the numbers DESIGN.md's performance targets are stated in.
+ * With several rounds each figure is the median over rounds, and a ratio is the median of the
+ * per-round ratios ({@link Summary}).
  *
  * <p>Thread safety: immutable after construction.
  */
@@ -20,10 +23,14 @@ public final class Headline {
     public static final String BASELINE = RocksDbEngine.NAME;
 
     private final List<WorkloadResult> results;
+    private final Summary summary;
     private final List<String> engines = new ArrayList<>();
+    private final int rounds;
 
     public Headline(List<WorkloadResult> results) {
         this.results = List.copyOf(results);
+        this.summary = new Summary(results);
+        this.rounds = (int) results.stream().mapToInt(WorkloadResult::round).distinct().count();
         for (WorkloadResult r : results) {
             if (!engines.contains(r.engine())) {
                 engines.add(r.engine());
@@ -39,25 +46,43 @@ public final class Headline {
         return engines.contains(BASELINE);
     }
 
-    /** Filter negatives over all of the engine's workloads. */
-    public long diskAccessesSaved(String engine) {
-        return results.stream().filter(r -> r.engine().equals(engine)).mapToLong(WorkloadResult::diskAccessesSaved).sum();
+    /** Rounds the results come from. */
+    public int rounds() {
+        return rounds;
     }
 
-    /** The engine's ops/s divided by the baseline's in the same workload, if both ran it. */
+    public Summary summary() {
+        return summary;
+    }
+
+    /** Filter negatives over all of the engine's workloads of a round (the median round's with several). */
+    public long diskAccessesSaved(String engine) {
+        List<Integer> roundsRun = results.stream().filter(r -> r.engine().equals(engine))
+                .map(WorkloadResult::round).distinct().toList();
+        double[] perRound = roundsRun.stream().mapToDouble(round -> results.stream()
+                .filter(r -> r.engine().equals(engine) && r.round() == round)
+                .mapToLong(WorkloadResult::diskAccessesSaved).sum()).toArray();
+        return perRound.length == 0 ? 0 : Math.round(Summary.median(perRound));
+    }
+
+    /** The median over rounds of the engine's ops/s divided by the baseline's in the same round, if both ran it. */
     public OptionalDouble ratioToBaseline(String engine, Workload workload) {
-        WorkloadResult mine = find(engine, workload);
-        WorkloadResult base = find(BASELINE, workload);
-        if (mine == null || base == null || base.opsPerSec() == 0) {
+        Summary.Row row = summary.find(engine, workload);
+        if (row == null || Double.isNaN(row.medianRatioToBaseline())) {
             return OptionalDouble.empty();
         }
-        return OptionalDouble.of(mine.opsPerSec() / base.opsPerSec());
+        return OptionalDouble.of(row.medianRatioToBaseline());
     }
 
-    /** Data-block reads per lookup in readmissing, if the engine ran it. */
+    /** Data-block reads per lookup in readmissing (median over rounds), if the engine ran it. */
     public OptionalDouble readsPerMissingLookup(String engine) {
-        WorkloadResult r = find(engine, Workload.READMISSING);
-        return r == null ? OptionalDouble.empty() : OptionalDouble.of(r.dataBlockReadsPerOp());
+        double v = Summary.median(results, engine, Workload.READMISSING, WorkloadResult::dataBlockReadsPerOp);
+        return Double.isNaN(v) ? OptionalDouble.empty() : OptionalDouble.of(v);
+    }
+
+    /** The median over rounds of {@code metric} for the engine and workload; NaN when it did not run. */
+    public double median(String engine, Workload workload, ToDoubleFunction<WorkloadResult> metric) {
+        return Summary.median(results, engine, workload, metric);
     }
 
     /** Ratios per workload for every engine but the baseline, in run order. */
@@ -76,6 +101,7 @@ public final class Headline {
         return out;
     }
 
+    /** The engine's result for the workload in the first round it ran, or null. */
     public WorkloadResult find(String engine, Workload workload) {
         for (WorkloadResult r : results) {
             if (r.engine().equals(engine) && r.workload() == workload) {
@@ -87,16 +113,18 @@ public final class Headline {
 
     public void print(PrintWriter out) {
         out.println();
-        out.println("Disk accesses saved by filters (filter negatives, all workloads):");
+        String of = rounds > 1 ? ", median of " + rounds + " rounds" : "";
+        out.println("Disk accesses saved by filters (filter negatives, all workloads" + of + "):");
         for (String e : engines) {
             out.printf(Locale.ROOT, "  %-22s %,d%n", e, diskAccessesSaved(e));
         }
-        out.println("Data-block reads per missing lookup (readmissing):");
+        out.println("Data-block reads per missing lookup (readmissing" + of + "):");
         for (String e : engines) {
             readsPerMissingLookup(e).ifPresent(v -> out.printf(Locale.ROOT, "  %-22s %.4f%n", e, v));
         }
         if (hasBaseline() && engines.size() > 1) {
-            out.println("Throughput ratio to " + BASELINE + " (ops/s, higher is better):");
+            out.println("Throughput ratio to " + BASELINE + " (ops/s, higher is better"
+                    + (rounds > 1 ? "; median of the " + rounds + " per-round ratios" : "") + "):");
             ratios().forEach((engine, row) -> {
                 StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-22s", engine));
                 row.forEach((w, v) -> line.append(String.format(Locale.ROOT, " %s %.2fx", w.cliName(), v)));

@@ -14,8 +14,9 @@ import java.util.function.ToDoubleFunction;
  * Writes a run as one self-contained HTML file ({@code --report FILE.html}): inline CSS,
  * charts as inline SVG, no scripts and no network fetches. The markup is XHTML, so the file
  * also parses as XML. Sections, each {@code <section class="chart">} holding one chart:
- * throughput, disk reads per lookup, measured FPR against theory, disk accesses saved;
- * then the full results table and the definitions of its columns.
+ * throughput, disk reads per lookup, measured FPR against theory, disk accesses saved (medians
+ * over rounds when the run was repeated); then the summary over rounds, the cold-start and
+ * reopen tables when those probes ran, the full results table and the definitions of its columns.
  *
  * <p>Thread safety: stateless.
  */
@@ -27,12 +28,13 @@ public final class HtmlReport {
     private HtmlReport() {
     }
 
-    public static void write(Path file, BenchConfig config, MachineInfo machine, List<WorkloadResult> results)
+    public static void write(Path file, BenchConfig config, MachineInfo machine, BenchResults run)
             throws IOException {
-        Files.writeString(file, render(config, machine, results), StandardCharsets.UTF_8);
+        Files.writeString(file, render(config, machine, run), StandardCharsets.UTF_8);
     }
 
-    static String render(BenchConfig config, MachineInfo machine, List<WorkloadResult> results) {
+    static String render(BenchConfig config, MachineInfo machine, BenchResults run) {
+        List<WorkloadResult> results = run.results();
         Headline headline = new Headline(results);
         List<String> engines = headline.engines();
         StringBuilder h = new StringBuilder();
@@ -44,18 +46,22 @@ public final class HtmlReport {
                 .append(escape(String.format(Locale.ROOT,
                         "%,d keys of %d bytes, values of %d bytes, %d thread(s), %,d operations per read workload, "
                                 + "%s filter at %.1f bits/key (theory FPR %.4f), block cache %d MiB, memtable %d MiB, "
-                                + "compression %s, seed %d",
+                                + "compression %s, %s keys, seed %d, %d round(s) with the engine order rotated; "
+                                + "RocksDB statistics: %s",
                         config.keys(), config.keySize(), config.valueSize(), config.threads(), config.reads(),
                         config.filterKind().cliName(), config.bitsPerKey(), config.theoreticalFpr(),
                         config.blockCacheBytes() >> 20, config.memtableBytes() >> 20,
-                        config.compression().name().toLowerCase(Locale.ROOT), config.seed())))
+                        config.compression().name().toLowerCase(Locale.ROOT),
+                        config.distribution().name().toLowerCase(Locale.ROOT), config.seed(), run.rounds(),
+                        RocksDbEngine.STATS_LEVEL)))
                 .append("</p>\n");
         headlineList(h, headline);
 
         List<Workload> all = workloads(results, false);
         List<Workload> lookups = workloads(results, true);
         List<Workload> reads = all.stream().filter(w -> !w.isFill()).toList();
-        chartSection(h, "throughput", "Throughput", "Operations per second, per engine and workload.",
+        chartSection(h, "throughput", "Throughput", "Operations per second, per engine and workload"
+                        + (run.rounds() > 1 ? " (median of " + run.rounds() + " rounds)." : "."),
                 SvgChart.bars("Throughput (ops/s)", "ops/s", names(all), engines,
                         values(headline, engines, all, WorkloadResult::opsPerSec)));
         chartSection(h, "disk-reads", "Disk reads per lookup",
@@ -70,6 +76,15 @@ public final class HtmlReport {
                 "Filter negatives: tables the filter ruled out, each one data-block read that never happened.",
                 SvgChart.bars("Disk accesses saved (filter negatives)", "accesses saved", names(reads), engines,
                         values(headline, engines, reads, r -> (double) r.diskAccessesSaved())));
+        if (run.rounds() > 1) {
+            summaryTable(h, headline.summary(), run.rounds());
+        }
+        if (!run.cold().isEmpty()) {
+            coldTable(h, run.cold());
+        }
+        if (!run.open().isEmpty()) {
+            openTable(h, run.open());
+        }
         resultsTable(h, results);
         return h.append("</body>\n</html>\n").toString();
     }
@@ -94,31 +109,101 @@ public final class HtmlReport {
                 .append("</section>\n");
     }
 
-    private static void resultsTable(StringBuilder h, List<WorkloadResult> results) {
-        h.append("<section id=\"results\">\n<h2>All results</h2>\n<table>\n<tr>");
-        for (String c : new String[] {"engine", "workload", "ops", "ops/s", "p50 µs", "p99 µs", "p99.9 µs",
-                "blocks/op", "tables/op", "saved", "FPR measured/configured", "OS read calls", "OS bytes read"}) {
+    private static void summaryTable(StringBuilder h, Summary summary, int rounds) {
+        h.append("<section id=\"summary\">\n<h2>Summary over ").append(rounds).append(" rounds</h2>\n<table>\n");
+        headerRow(h, "engine", "workload", "median ops/s", "min ops/s", "max ops/s",
+                "median ratio to " + Headline.BASELINE);
+        for (Summary.Row r : summary.rows()) {
+            h.append("<tr><td class=\"l\">").append(escape(r.engine())).append("</td><td class=\"l\">")
+                    .append(r.workload().cliName()).append("</td>");
+            cell(h, String.format(Locale.ROOT, "%,.0f", r.medianOpsPerSec()));
+            cell(h, String.format(Locale.ROOT, "%,.0f", r.minOpsPerSec()));
+            cell(h, String.format(Locale.ROOT, "%,.0f", r.maxOpsPerSec()));
+            cell(h, ResultTable.ratio(r.medianRatioToBaseline()));
+            h.append("</tr>\n");
+        }
+        h.append("</table>\n<p class=\"note\">The ratio is the median over rounds of the engine's ops/s divided by "
+                + "the baseline's in the same round; the engine order was rotated every round.</p>\n</section>\n");
+    }
+
+    private static void coldTable(StringBuilder h, List<ColdResult> cold) {
+        h.append("<section id=\"cold\">\n<h2>Cold start</h2>\n<table>\n");
+        headerRow(h, "engine", "round", "ops", "startup ms", "fill ops/s", "read ops/s");
+        for (ColdResult c : cold) {
+            h.append("<tr><td class=\"l\">").append(escape(c.engine())).append("</td>");
+            cell(h, Integer.toString(c.round() + 1));
+            cell(h, String.format(Locale.ROOT, "%,d", c.ops()));
+            cell(h, String.format(Locale.ROOT, "%,.0f", c.startupMillis()));
+            cell(h, String.format(Locale.ROOT, "%,.0f", c.fillOpsPerSec()));
+            cell(h, String.format(Locale.ROOT, "%,.0f", c.readOpsPerSec()));
+            h.append("</tr>\n");
+        }
+        h.append("</table>\n<p class=\"note\">A fresh JVM per engine and round, no warm-up: the first operations of "
+                + "the process (random puts into an empty store), then as many random lookups of the keys written. "
+                + "Startup: from the JVM's start to the open store.</p>\n</section>\n");
+    }
+
+    private static void openTable(StringBuilder h, List<OpenResult> open) {
+        h.append("<section id=\"open\">\n<h2>Open and memory</h2>\n<table>\n");
+        headerRow(h, "engine", "round", "keys", "open ms", "heap after open MiB", "heap after reads MiB",
+                "RSS after open MiB", "RSS after reads MiB", "filter bytes mapped MiB", "index on heap MiB",
+                "native index+filter MiB", "data on disk MiB", "read ops/s");
+        for (OpenResult o : open) {
+            h.append("<tr><td class=\"l\">").append(escape(o.engine())).append("</td>");
+            cell(h, Integer.toString(o.round() + 1));
+            cell(h, String.format(Locale.ROOT, "%,d", o.keys()));
+            cell(h, String.format(Locale.ROOT, "%,.0f", o.openMillis()));
+            for (long bytes : new long[] {o.heapAfterOpenBytes(), o.heapAfterReadsBytes(), o.rssAfterOpenBytes(),
+                    o.rssAfterReadsBytes(), o.memory().filterBytesMapped(), o.memory().indexHeapBytes(),
+                    o.memory().nativeTableBytes(), o.dataBytesOnDisk()}) {
+                cell(h, ResultTable.mib(bytes));
+            }
+            cell(h, String.format(Locale.ROOT, "%,.0f", o.readOpsPerSec()));
+            h.append("</tr>\n");
+        }
+        h.append("</table>\n<p class=\"note\">The loaded store, flushed and closed, reopened in a fresh JVM per "
+                + "engine; heap figures after a full GC, RSS from /proc/self/status; then " + OpenProbe.READS
+                + " random lookups of loaded keys.</p>\n</section>\n");
+    }
+
+    private static void headerRow(StringBuilder h, String... columns) {
+        h.append("<tr>");
+        for (String c : columns) {
             h.append("<th>").append(escape(c)).append("</th>");
         }
         h.append("</tr>\n");
+    }
+
+    private static void resultsTable(StringBuilder h, List<WorkloadResult> results) {
+        h.append("<section id=\"results\">\n<h2>All results</h2>\n<table>\n");
+        headerRow(h, "engine", "workload", "round", "ops", "ops/s", "writer ops/s", "p50 µs", "p99 µs", "p99.9 µs",
+                "blocks/op", "filter reads/op", "tables/op", "saved", "saved/op", "FPR measured/configured",
+                "OS read calls", "OS bytes read");
         for (WorkloadResult r : results) {
             h.append("<tr><td class=\"l\">").append(escape(r.engine())).append("</td><td class=\"l\">")
                     .append(r.workload().cliName()).append("</td>");
+            cell(h, Integer.toString(r.round() + 1));
             cell(h, String.format(Locale.ROOT, "%,d", r.ops()));
             cell(h, String.format(Locale.ROOT, "%,.0f", r.opsPerSec()));
+            cell(h, ResultTable.writer(r));
             cell(h, String.format(Locale.ROOT, "%.1f", r.p50Micros()));
             cell(h, String.format(Locale.ROOT, "%.1f", r.p99Micros()));
             cell(h, String.format(Locale.ROOT, "%.1f", r.p999Micros()));
             cell(h, String.format(Locale.ROOT, "%.4f", r.dataBlockReadsPerOp()));
+            cell(h, String.format(Locale.ROOT, "%.5f", r.filterFileReadsPerOp()));
             cell(h, String.format(Locale.ROOT, "%.2f", r.tablesConsultedPerOp()));
             cell(h, String.format(Locale.ROOT, "%,d", r.diskAccessesSaved()));
+            cell(h, String.format(Locale.ROOT, "%.3f", r.diskAccessesSavedPerOp()));
             cell(h, ResultTable.fpr(r));
             cell(h, r.osIo().map(io -> String.format(Locale.ROOT, "%,d", io.readSyscalls())).orElse("n/a"));
             cell(h, r.osIo().map(io -> String.format(Locale.ROOT, "%,d", io.storageReadBytes())).orElse("n/a"));
             h.append("</tr>\n");
         }
         h.append("</table>\n<p class=\"note\">blocks/op: data blocks read from table files per operation "
-                + "(block-cache misses). tables/op: tables whose key range held the key. saved: filter negatives. "
+                + "(block-cache misses). filter reads/op: filters read from table files (BloomStore's sidecar "
+                + "checksum checks, once per table; RocksDB's filter-block cache misses), so a missing lookup with "
+                + "neither touched no table file. tables/op: tables whose key range held the key. saved: filter "
+                + "negatives, also per operation. writer ops/s: readwhilewriting's writer beside its readers. "
                 + "OS columns: /proc/self/io deltas for the whole process (read system calls; bytes fetched from "
                 + "storage, i.e. page-cache misses), background work included.</p>\n</section>\n");
     }
@@ -133,7 +218,7 @@ public final class HtmlReport {
             String e = engines.get(i);
             EngineCounters sum = null;
             for (WorkloadResult r : results) {
-                if (r.engine().equals(e) && !r.workload().isFill()) {
+                if (r.engine().equals(e) && !r.workload().isFill() && r.round() == 0) {
                     sum = sum == null ? r.counters() : sum.plus(r.counters());
                 }
             }
@@ -158,8 +243,7 @@ public final class HtmlReport {
         double[][] v = new double[engines.size()][workloads.size()];
         for (int e = 0; e < engines.size(); e++) {
             for (int w = 0; w < workloads.size(); w++) {
-                WorkloadResult r = headline.find(engines.get(e), workloads.get(w));
-                v[e][w] = r == null ? Double.NaN : metric.applyAsDouble(r);
+                v[e][w] = headline.median(engines.get(e), workloads.get(w), metric);
             }
         }
         return v;

@@ -11,15 +11,24 @@ import java.util.List;
 
 /**
  * Writes a run as JSON ({@code --json FILE}): the configuration, the machine, a
- * {@code results} array with one object per engine and workload, and the headline.
+ * {@code results} array with one object per engine, workload and round, the {@code summary}
+ * over rounds, the cold-start and reopen probes, and the headline (medians over rounds).
  * Rates that are undefined (no filter checks, no OS counters) are written as {@code null}.
  *
  * <pre>
- * { "config": {...}, "machine": {cores, jvm, os, arch, maxHeapBytes}, "timestamp": ISO-8601,
- *   "results": [ { engine, workload, ops, seconds, opsPerSec, p50Micros, p99Micros, p999Micros,
- *                  found, dataBlockReadsPerOp, tablesConsultedPerOp, diskAccessesSaved,
- *                  filterPositives, filterTruePositives, measuredFpr, configuredFpr,
- *                  blockCacheHits, bytesRead, osReadSyscalls, osStorageReadBytes } ],
+ * { "config": {..., repeat, coldOps, rocksdbStatistics}, "machine": {cores, jvm, os, arch, maxHeapBytes},
+ *   "timestamp": ISO-8601,
+ *   "results": [ { engine, workload, round, ops, seconds, opsPerSec, writerOpsPerSec, p50Micros, p99Micros,
+ *                  p999Micros, found, dataBlockReadsPerOp, filterFileReads, filterFileReadsPerOp,
+ *                  tablesConsultedPerOp, diskAccessesSaved, diskAccessesSavedPerOp, filterPositives,
+ *                  filterTruePositives, measuredFpr, configuredFpr, blockCacheHits, bytesRead,
+ *                  osReadSyscalls, osStorageReadBytes } ],
+ *   "summary": [ { engine, workload, rounds, medianOpsPerSec, minOpsPerSec, maxOpsPerSec,
+ *                  medianRatioToRocksdb } ],
+ *   "cold": [ { engine, round, ops, startupMillis, fillOpsPerSec, readOpsPerSec } ],
+ *   "open": [ { engine, round, keys, openMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
+ *               rssAfterOpenBytes, rssAfterReadsBytes, filterBytesMapped, indexHeapBytes, nativeTableBytes,
+ *               dataBytesOnDisk, reads, readOpsPerSec } ],
  *   "headline": { "diskAccessesSaved": {engine: n}, "readsPerMissingLookup": {engine: x},
  *                 "opsPerSecRatioToRocksdb": {engine: {workload: x}} } }
  * </pre>
@@ -32,23 +41,49 @@ public final class JsonReport {
     private JsonReport() {
     }
 
-    public static void write(Path file, BenchConfig config, MachineInfo machine, List<WorkloadResult> results)
+    public static void write(Path file, BenchConfig config, MachineInfo machine, BenchResults run, int coldOps)
             throws IOException {
-        MAPPER.writeValue(file.toFile(), toJson(config, machine, results));
+        MAPPER.writeValue(file.toFile(), toJson(config, machine, run, coldOps));
     }
 
-    static ObjectNode toJson(BenchConfig config, MachineInfo machine, List<WorkloadResult> results) {
+    static ObjectNode toJson(BenchConfig config, MachineInfo machine, BenchResults run, int coldOps) {
         ObjectNode root = MAPPER.createObjectNode();
         root.put("benchmark", "bloomstore bench");
         root.put("timestamp", Instant.now().toString());
-        root.set("config", MAPPER.valueToTree(config));
-        ((ObjectNode) root.get("config")).put("theoreticalFpr", config.theoreticalFpr());
+        ObjectNode c = MAPPER.valueToTree(config);
+        c.put("theoreticalFpr", config.theoreticalFpr());
+        c.put("repeat", run.rounds());
+        c.put("coldOps", coldOps);
+        c.put("rocksdbStatistics", RocksDbEngine.STATS_LEVEL);
+        root.set("config", c);
         root.set("machine", MAPPER.valueToTree(machine));
         ArrayNode array = root.putArray("results");
-        for (WorkloadResult r : results) {
+        for (WorkloadResult r : run.results()) {
             array.add(result(r));
         }
-        root.set("headline", headline(new Headline(results)));
+        ArrayNode summary = root.putArray("summary");
+        for (Summary.Row r : new Summary(run.results()).rows()) {
+            ObjectNode o = summary.addObject();
+            o.put("engine", r.engine());
+            o.put("workload", r.workload().cliName());
+            o.put("rounds", r.rounds());
+            o.put("medianOpsPerSec", r.medianOpsPerSec());
+            o.put("minOpsPerSec", r.minOpsPerSec());
+            o.put("maxOpsPerSec", r.maxOpsPerSec());
+            putRate(o, "medianRatioTo" + capitalised(Headline.BASELINE), r.medianRatioToBaseline());
+        }
+        ArrayNode cold = root.putArray("cold");
+        run.cold().forEach(r -> cold.add(MAPPER.valueToTree(r)));
+        ArrayNode open = root.putArray("open");
+        for (OpenResult r : run.open()) {
+            ObjectNode o = MAPPER.valueToTree(r);
+            o.remove("memory");
+            o.put("filterBytesMapped", r.memory().filterBytesMapped());
+            o.put("indexHeapBytes", r.memory().indexHeapBytes());
+            o.put("nativeTableBytes", r.memory().nativeTableBytes());
+            open.add(o);
+        }
+        root.set("headline", headline(new Headline(run.results())));
         return root;
     }
 
@@ -57,16 +92,25 @@ public final class JsonReport {
         EngineCounters c = r.counters();
         o.put("engine", r.engine());
         o.put("workload", r.workload().cliName());
+        o.put("round", r.round());
         o.put("ops", r.ops());
         o.put("seconds", r.seconds());
         o.put("opsPerSec", r.opsPerSec());
+        if (r.workload() == Workload.READWHILEWRITING) {
+            o.put("writerOpsPerSec", r.writerOpsPerSec());
+        } else {
+            o.putNull("writerOpsPerSec");
+        }
         o.put("p50Micros", r.p50Micros());
         o.put("p99Micros", r.p99Micros());
         o.put("p999Micros", r.p999Micros());
         o.put("found", r.found());
         o.put("dataBlockReadsPerOp", r.dataBlockReadsPerOp());
+        o.put("filterFileReads", c.filterFileReads());
+        o.put("filterFileReadsPerOp", r.filterFileReadsPerOp());
         o.put("tablesConsultedPerOp", r.tablesConsultedPerOp());
         o.put("diskAccessesSaved", r.diskAccessesSaved());
+        o.put("diskAccessesSavedPerOp", r.diskAccessesSavedPerOp());
         o.put("filterPositives", c.filterPositives());
         o.put("filterTruePositives", c.filterTruePositives());
         putRate(o, "measuredFpr", r.measuredFpr());

@@ -5,13 +5,18 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The console table of a run: one row per engine and workload. Columns:
+ * The console tables of a run: one row per engine, workload and round; with several rounds a
+ * summary per engine and workload; the cold-start and reopen probes when they ran. Columns:
  * <pre>
- *   ops/s        operations per second over the workload's wall-clock time (all threads)
+ *   ops/s        operations per second over the workload's wall-clock time (all threads;
+ *                readwhilewriting: the readers)
+ *   writer/s     readwhilewriting's writer: puts per second beside the readers
  *   p50..p99.9   latency percentiles of single operations, microseconds
  *   blk/op       data blocks read from table files per operation (block-cache misses)
+ *   flt/op       filters read from table files per operation (sidecar checksum checks,
+ *                RocksDB filter-block misses): with blk/op, every table-file read a lookup made
  *   tbl/op       tables whose key range held the key, per operation
- *   saved        filter negatives: table reads the filters avoided
+ *   saved        filter negatives: table reads the filters avoided; saved/op per operation
  *   fpr          measured false-positive rate / the configured (theoretical) one
  *   os rd/op     read system calls per operation, from /proc/self/io (whole process)
  *   os MB        bytes the process fetched from storage (page-cache misses), /proc/self/io
@@ -20,20 +25,88 @@ import java.util.Locale;
  * <p>Thread safety: stateless.
  */
 public final class ResultTable {
-    private static final String HEADER_FORMAT = "%-20s %-16s %10s %11s %8s %8s %9s %8s %6s %10s %17s %9s %8s%n";
-    private static final String ROW_FORMAT = "%-20s %-16s %,10d %,11.0f %8.1f %8.1f %9.1f %8.4f %6.2f %,10d %17s %9s %8s%n";
+    private static final String HEADER_FORMAT =
+            "%-20s %-16s %5s %10s %11s %10s %8s %8s %9s %8s %8s %6s %10s %8s %17s %9s %8s%n";
+    private static final String ROW_FORMAT =
+            "%-20s %-16s %5d %,10d %,11.0f %10s %8.1f %8.1f %9.1f %8.4f %8.5f %6.2f %,10d %8.3f %17s %9s %8s%n";
 
     private ResultTable() {
     }
 
-    public static void print(PrintWriter out, List<WorkloadResult> results) {
-        out.printf(Locale.ROOT, HEADER_FORMAT, "engine", "workload", "ops", "ops/s", "p50 us", "p99 us", "p99.9 us",
-                "blk/op", "tbl/op", "saved", "fpr meas/conf", "os rd/op", "os MB");
-        for (WorkloadResult r : results) {
-            out.printf(Locale.ROOT, ROW_FORMAT, r.engine(), r.workload().cliName(), r.ops(), r.opsPerSec(),
-                    r.p50Micros(), r.p99Micros(), r.p999Micros(), r.dataBlockReadsPerOp(), r.tablesConsultedPerOp(),
-                    r.diskAccessesSaved(), fpr(r), osReadsPerOp(r), osMegabytes(r));
+    /** Every table of the run. */
+    public static void print(PrintWriter out, BenchResults run) {
+        print(out, run.results());
+        if (run.rounds() > 1) {
+            printSummary(out, new Summary(run.results()), run.rounds());
         }
+        if (!run.cold().isEmpty()) {
+            printCold(out, run.cold());
+        }
+        if (!run.open().isEmpty()) {
+            printOpen(out, run.open());
+        }
+    }
+
+    /** One row per engine, workload and round. */
+    public static void print(PrintWriter out, List<WorkloadResult> results) {
+        out.printf(Locale.ROOT, HEADER_FORMAT, "engine", "workload", "round", "ops", "ops/s", "writer/s", "p50 us",
+                "p99 us", "p99.9 us", "blk/op", "flt/op", "tbl/op", "saved", "saved/op", "fpr meas/conf",
+                "os rd/op", "os MB");
+        for (WorkloadResult r : results) {
+            out.printf(Locale.ROOT, ROW_FORMAT, r.engine(), r.workload().cliName(), r.round() + 1, r.ops(),
+                    r.opsPerSec(), writer(r), r.p50Micros(), r.p99Micros(), r.p999Micros(), r.dataBlockReadsPerOp(),
+                    r.filterFileReadsPerOp(), r.tablesConsultedPerOp(), r.diskAccessesSaved(),
+                    r.diskAccessesSavedPerOp(), fpr(r), osReadsPerOp(r), osMegabytes(r));
+        }
+    }
+
+    private static void printSummary(PrintWriter out, Summary summary, int rounds) {
+        out.println();
+        out.printf(Locale.ROOT, "Summary over %d rounds (engine order rotated every round):%n", rounds);
+        out.printf(Locale.ROOT, "%-20s %-16s %12s %12s %12s %18s%n", "engine", "workload", "median ops/s",
+                "min ops/s", "max ops/s", "median ratio " + Headline.BASELINE);
+        for (Summary.Row r : summary.rows()) {
+            out.printf(Locale.ROOT, "%-20s %-16s %,12.0f %,12.0f %,12.0f %18s%n", r.engine(), r.workload().cliName(),
+                    r.medianOpsPerSec(), r.minOpsPerSec(), r.maxOpsPerSec(), ratio(r.medianRatioToBaseline()));
+        }
+    }
+
+    private static void printCold(PrintWriter out, List<ColdResult> cold) {
+        out.println();
+        out.println("Cold start (a fresh JVM per engine, no warm-up: its first operations):");
+        out.printf(Locale.ROOT, "%-20s %5s %10s %12s %14s %14s%n", "engine", "round", "ops", "startup ms",
+                "fill ops/s", "read ops/s");
+        for (ColdResult c : cold) {
+            out.printf(Locale.ROOT, "%-20s %5d %,10d %,12.0f %,14.0f %,14.0f%n", c.engine(), c.round() + 1, c.ops(),
+                    c.startupMillis(), c.fillOpsPerSec(), c.readOpsPerSec());
+        }
+    }
+
+    private static void printOpen(PrintWriter out, List<OpenResult> open) {
+        out.println();
+        out.println("Open (the loaded store reopened in a fresh JVM; heap after a GC; MiB):");
+        out.printf(Locale.ROOT, "%-20s %5s %11s %9s %10s %11s %9s %10s %10s %10s %10s %10s %12s%n", "engine", "round",
+                "keys", "open ms", "heap open", "heap reads", "rss open", "rss reads", "filters", "index heap",
+                "native idx", "data disk", "read ops/s");
+        for (OpenResult o : open) {
+            out.printf(Locale.ROOT, "%-20s %5d %,11d %,9.0f %10s %11s %9s %10s %10s %10s %10s %10s %,12.0f%n",
+                    o.engine(), o.round() + 1, o.keys(), o.openMillis(), mib(o.heapAfterOpenBytes()),
+                    mib(o.heapAfterReadsBytes()), mib(o.rssAfterOpenBytes()), mib(o.rssAfterReadsBytes()),
+                    mib(o.memory().filterBytesMapped()), mib(o.memory().indexHeapBytes()),
+                    mib(o.memory().nativeTableBytes()), mib(o.dataBytesOnDisk()), o.readOpsPerSec());
+        }
+    }
+
+    static String mib(long bytes) {
+        return bytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", bytes / 1048576.0);
+    }
+
+    static String ratio(double r) {
+        return Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "%.2fx", r);
+    }
+
+    static String writer(WorkloadResult r) {
+        return r.workload() == Workload.READWHILEWRITING ? String.format(Locale.ROOT, "%,.0f", r.writerOpsPerSec()) : "-";
     }
 
     static String fpr(WorkloadResult r) {

@@ -4,8 +4,10 @@ import java.util.Locale;
 
 /**
  * The workloads, named and defined as in RocksDB's db_bench. They run in declaration order:
- * each fill starts from an empty store, the reads run on what the last fill left, and
- * readwhilewriting runs last because its writer leaves data in the memtable.
+ * each fill starts from an empty store, the reads run on what the last fill left,
+ * updaterandom and readwhilewriting run after the pure reads because they write, and
+ * {@code open} runs last: it closes the loaded store and measures reopening it in a child JVM
+ * ({@link OpenProbe}). {@code open} is not part of the default set.
  *
  * <p>Thread safety: immutable.
  */
@@ -22,11 +24,15 @@ public enum Workload {
     READMIXED(Kind.READ),
     /** A seek to a random loaded key, then a short forward scan. */
     SEEKRANDOM(Kind.READ),
+    /** Read-modify-write of loaded keys: a lookup, one changed byte, a put of the value back. */
+    UPDATERANDOM(Kind.READ),
     /** readrandom on every thread while one more thread overwrites random keys. */
-    READWHILEWRITING(Kind.READ);
+    READWHILEWRITING(Kind.READ),
+    /** Reopening the loaded store in a fresh JVM: open time, heap, resident set, filter and index bytes. */
+    OPEN(Kind.OPEN);
 
-    /** Whether a workload loads a fresh store or reads the loaded one. */
-    public enum Kind { FILL, READ }
+    /** Whether a workload loads a fresh store, works on the loaded one, or reopens it. */
+    public enum Kind { FILL, READ, OPEN }
 
     private final Kind kind;
 
@@ -38,9 +44,19 @@ public enum Workload {
         return kind == Kind.FILL;
     }
 
+    public boolean isOpen() {
+        return kind == Kind.OPEN;
+    }
+
+    /** Whether {@code bloomstore bench} runs it when no {@code --workloads} are named. */
+    public boolean isDefault() {
+        return kind != Kind.OPEN;
+    }
+
     /** Whether the workload's operations are point lookups (it has a per-lookup read count). */
     public boolean isPointLookup() {
-        return this == READRANDOM || this == READMISSING || this == READMIXED || this == READWHILEWRITING;
+        return this == READRANDOM || this == READMISSING || this == READMIXED || this == READWHILEWRITING
+                || this == UPDATERANDOM;
     }
 
     public String cliName() {

@@ -8,12 +8,15 @@ import java.util.Optional;
  *
  * <p>Thread safety: immutable.
  *
- * @param found    point lookups (or seeks) that found a key
- * @param osIo     /proc/self/io deltas, empty where the OS does not provide them
+ * @param found     point lookups (or seeks) that found a key
+ * @param osIo      /proc/self/io deltas, empty where the OS does not provide them
+ * @param round     the round of a repeated run, 0 first
+ * @param writerOps puts of readwhilewriting's writer thread over the same time (0 elsewhere);
+ *                  {@code ops} counts the readers only
  */
 public record WorkloadResult(String engine, Workload workload, long ops, double seconds,
         double p50Micros, double p99Micros, double p999Micros, long found,
-        EngineCounters counters, Optional<ProcIo> osIo) {
+        EngineCounters counters, Optional<ProcIo> osIo, int round, long writerOps) {
 
     public double opsPerSec() {
         return seconds > 0 ? ops / seconds : 0;
@@ -32,6 +35,21 @@ public record WorkloadResult(String engine, Workload workload, long ops, double 
     /** Filter negatives: table reads the filters made unnecessary. */
     public long diskAccessesSaved() {
         return counters.filterNegatives();
+    }
+
+    /** Disk accesses saved per operation, comparable between engines with different table counts. */
+    public double diskAccessesSavedPerOp() {
+        return perOp(counters.filterNegatives());
+    }
+
+    /** Filters read from table files per operation (sidecar checksum checks, filter-block misses). */
+    public double filterFileReadsPerOp() {
+        return perOp(counters.filterFileReads());
+    }
+
+    /** The writer's puts per second beside readwhilewriting's readers; 0 for other workloads. */
+    public double writerOpsPerSec() {
+        return seconds > 0 ? writerOps / seconds : 0;
     }
 
     public double measuredFpr() {

@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -33,8 +34,12 @@ class BenchCommandTest {
     }
 
     private String run(String... args) {
+        return run(factory(), args);
+    }
+
+    private String run(EngineFactory engines, String... args) {
         StringWriter out = new StringWriter();
-        CommandLine cmd = new CommandLine(new BenchCommand(factory()));
+        CommandLine cmd = new CommandLine(new BenchCommand(engines));
         cmd.setOut(new PrintWriter(out));
         cmd.setErr(new PrintWriter(out));
         int code = cmd.execute(args);
@@ -48,18 +53,19 @@ class BenchCommandTest {
         Path html = dir.resolve("bench.html");
         Path data = dir.resolve("data");
         String console = run("--keys", "5000", "--reads", "2000", "--memtable-mb", "1", "--no-progress",
-                "--data", data.toString(), "--json", json.toString(), "--report", html.toString());
+                "--cold-ops", "0", "--data", data.toString(), "--json", json.toString(), "--report", html.toString());
         assertTrue(console.contains("readmissing") && console.contains("Throughput ratio to rocksdb"), console);
         assertFalse(Files.exists(data.resolve("sim")), "stores are removed without --keep");
 
         JsonNode root = new ObjectMapper().readTree(json.toFile());
         JsonNode results = root.get("results");
-        assertEquals(ENGINES.size() * Workload.values().length, results.size());
+        long defaults = Arrays.stream(Workload.values()).filter(Workload::isDefault).count();
+        assertEquals(ENGINES.size() * defaults, results.size());
         Set<String> seen = new HashSet<>();
         for (JsonNode r : results) {
             for (String field : List.of("engine", "workload", "ops", "opsPerSec", "p50Micros", "p99Micros",
                     "p999Micros", "dataBlockReadsPerOp", "diskAccessesSaved", "measuredFpr", "configuredFpr",
-                    "osReadSyscalls")) {
+                    "osReadSyscalls", "round", "writerOpsPerSec", "diskAccessesSavedPerOp", "filterFileReads")) {
                 assertTrue(r.has(field), "result lacks " + field + ": " + r);
             }
             assertTrue(r.get("ops").asLong() > 0 && r.get("opsPerSec").asDouble() > 0, r.toString());
@@ -113,5 +119,57 @@ class BenchCommandTest {
             assertEquals(2, cmd.execute(args), String.join(" ", args));
             assertTrue(err.toString().contains("nosuch") || err.toString().length() > 0);
         }
+    }
+
+    @Test
+    void repeatedRunsSummariseAndChildJvmsMeasureColdStartAndOpen() throws Exception {
+        Path json = dir.resolve("repeat.json");
+        Path html = dir.resolve("repeat.html");
+        String console = run("--engines", "sim," + RocksDbEngine.NAME, "--workloads", "fillrandom,readrandom",
+                "--keys", "3000", "--reads", "1000", "--memtable-mb", "1", "--repeat", "2", "--cold-ops", "1000",
+                "--warmup-keys", "0", "--no-progress", "--data", dir.resolve("d").toString(), "--json", json.toString(),
+                "--report", html.toString());
+        assertTrue(console.contains("Summary over 2 rounds") && console.contains("Cold start"), console);
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertEquals(2, root.at("/config/repeat").asInt());
+        assertTrue(root.at("/config/rocksdbStatistics").asText().contains("histograms ignored"));
+        assertEquals(2 * 2 * 2, root.get("results").size());
+        JsonNode summary = root.get("summary");
+        assertEquals(2 * 2, summary.size());
+        for (JsonNode row : summary) {
+            assertEquals(2, row.get("rounds").asInt());
+            assertTrue(row.get("minOpsPerSec").asDouble() <= row.get("medianOpsPerSec").asDouble()
+                    && row.get("medianOpsPerSec").asDouble() <= row.get("maxOpsPerSec").asDouble(), row.toString());
+            assertTrue(row.get("medianRatioToRocksdb").asDouble() > 0, row.toString());
+        }
+        JsonNode cold = root.get("cold");
+        assertEquals(2, cold.size(), "one cold probe per round for the engine a child JVM can create");
+        for (JsonNode c : cold) {
+            assertEquals(RocksDbEngine.NAME, c.get("engine").asText());
+            assertTrue(c.get("fillOpsPerSec").asDouble() > 0 && c.get("readOpsPerSec").asDouble() > 0
+                    && c.get("startupMillis").asDouble() > 0, c.toString());
+        }
+        assertTrue(Files.readString(html).contains("id=\"cold\""));
+    }
+
+    @Test
+    void openWorkloadReopensEachStoreInAChildJvm() throws Exception {
+        Path json = dir.resolve("open.json");
+        run(EngineFactory.standard(), "--engines", "bloomstore,rocksdb", "--workloads", "open", "--keys", "20000", "--memtable-mb", "1",
+                "--cold-ops", "0", "--warmup-keys", "0", "--no-progress", "--data", dir.resolve("o").toString(),
+                "--json", json.toString());
+        JsonNode open = new ObjectMapper().readTree(json.toFile()).get("open");
+        assertEquals(2, open.size());
+        for (JsonNode o : open) {
+            assertEquals(20000, o.get("keys").asInt());
+            assertTrue(o.get("openMillis").asDouble() > 0 && o.get("heapAfterOpenBytes").asLong() > 0
+                    && o.get("dataBytesOnDisk").asLong() > 20000L * 16, o.toString());
+            assertEquals(100_000, o.get("reads").asLong());
+        }
+        JsonNode bloom = open.get(0);
+        assertEquals("bloomstore", bloom.get("engine").asText());
+        assertTrue(bloom.get("filterBytesMapped").asLong() >= 20000L * 10 / 8, "about 10 bits per key mapped");
+        assertTrue(bloom.get("indexHeapBytes").asLong() > 0);
+        assertTrue(open.get(1).get("nativeTableBytes").asLong() > 0, "RocksDB's table readers hold native memory");
     }
 }

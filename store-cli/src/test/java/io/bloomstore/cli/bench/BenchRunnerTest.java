@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bloomstore.bloom.FilterKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +29,7 @@ class BenchRunnerTest {
     /** 20,000 keys in about four tables of 5,000, all spanning the key range (random fill). */
     static BenchConfig smallConfig() {
         return new BenchConfig(KEYS, 16, 100, 1, 20_000, 0, 10, FilterKind.BLOOM, 1 << 20,
-                KEYS / 4 * 116L, BenchConfig.Compression.LZ4, 0.5, 10, SEED);
+                KEYS / 4 * 116L, BenchConfig.Compression.LZ4, 0.5, 10, SEED, BenchConfig.Distribution.UNIFORM);
     }
 
     private List<WorkloadResult> run(String engine, BenchConfig config, Workload... workloads) throws Exception {
@@ -69,14 +71,18 @@ class BenchRunnerTest {
     @Test
     void readWorkloadsFindWhatTheyShould() throws Exception {
         BenchConfig config = smallConfig();
-        List<WorkloadResult> results = run("sim", config, Workload.values());
-        assertEquals(Workload.values().length, results.size());
-        for (Workload w : Workload.values()) {
+        List<Workload> all = Arrays.stream(Workload.values()).filter(Workload::isDefault).toList();
+        List<WorkloadResult> results = run("sim", config, all.toArray(new Workload[0]));
+        assertEquals(all.size(), results.size());
+        for (Workload w : all) {
             WorkloadResult r = find(results, w);
             long expectedOps = w.isFill() ? config.keys() : config.reads();
             assertEquals(expectedOps, r.ops(), w.cliName());
             assertTrue(r.opsPerSec() > 0 && r.p50Micros() <= r.p99Micros() && r.p99Micros() <= r.p999Micros(), w.cliName());
         }
+        assertEquals(config.reads(), find(results, Workload.UPDATERANDOM).found(), "updates read existing keys");
+        assertTrue(find(results, Workload.READWHILEWRITING).writerOps() > 0, "the writer's puts are counted");
+        assertEquals(0, find(results, Workload.READRANDOM).writerOps());
         assertEquals(config.reads(), find(results, Workload.READRANDOM).found());
         assertEquals(config.reads(), find(results, Workload.READWHILEWRITING).found());
         assertEquals(config.reads(), find(results, Workload.SEEKRANDOM).found());
@@ -89,7 +95,7 @@ class BenchRunnerTest {
         BenchConfig base = smallConfig();
         BenchConfig config = new BenchConfig(base.keys(), base.keySize(), base.valueSize(), 3, 10_001, 0,
                 base.bitsPerKey(), base.filterKind(), base.blockCacheBytes(), base.memtableBytes(),
-                base.compression(), base.missingFraction(), base.scanLength(), base.seed());
+                base.compression(), base.missingFraction(), base.scanLength(), base.seed(), base.distribution());
         List<WorkloadResult> results = run("sim", config, Workload.READRANDOM, Workload.READWHILEWRITING);
         assertEquals(2, results.size());
         for (WorkloadResult r : results) {
@@ -117,5 +123,95 @@ class BenchRunnerTest {
         assertEquals(cold.found(), warm.found());
         assertEquals(smallConfig().keys(), find(results, Workload.FILLRANDOM).ops());
         assertFalse(Files.exists(dir.resolve("sim" + BenchRunner.WARM_UP_SUFFIX)), "scratch directory deleted");
+    }
+
+    @Test
+    void roundsRotateTheEngineOrderAndSummariseMedians() throws Exception {
+        List<String> started = new ArrayList<>();
+        EngineFactory factory = new EngineFactory()
+                .register("a", () -> recording("a", started))
+                .register("b", () -> recording("b", started))
+                .register("rocksdb", () -> recording("rocksdb", started));
+        BenchResults run = new BenchRunner(smallConfig().withReads(2_000), factory, null)
+                .run(List.of("a", "b", "rocksdb"), List.of(Workload.FILLRANDOM, Workload.READRANDOM), dir, 3);
+        assertEquals(List.of("a", "b", "rocksdb", "b", "rocksdb", "a", "rocksdb", "a", "b"), started,
+                "round r starts at engine r");
+        assertEquals(3, run.rounds());
+        assertEquals(3 * 3 * 2, run.results().size());
+        Summary summary = new Summary(run.results());
+        for (String engine : List.of("a", "b", "rocksdb")) {
+            Summary.Row row = summary.find(engine, Workload.READRANDOM);
+            assertEquals(3, row.rounds());
+            assertTrue(row.minOpsPerSec() <= row.medianOpsPerSec() && row.medianOpsPerSec() <= row.maxOpsPerSec());
+            double[] ratios = new double[3];
+            for (int round = 0; round < 3; round++) {
+                ratios[round] = opsPerSec(run, engine, round) / opsPerSec(run, "rocksdb", round);
+            }
+            Arrays.sort(ratios);
+            assertEquals(ratios[1], row.medianRatioToBaseline(), 1e-12, "median of the per-round ratios");
+        }
+        assertEquals(1.0, summary.find("rocksdb", Workload.READRANDOM).medianRatioToBaseline(), 1e-12);
+    }
+
+    @Test
+    void zipfianLookupsStillFindLoadedKeys() throws Exception {
+        BenchConfig base = smallConfig();
+        BenchConfig zipf = new BenchConfig(base.keys(), base.keySize(), base.valueSize(), 2, base.reads(), 0,
+                base.bitsPerKey(), base.filterKind(), base.blockCacheBytes(), base.memtableBytes(), base.compression(),
+                base.missingFraction(), base.scanLength(), base.seed(), BenchConfig.Distribution.ZIPFIAN);
+        List<WorkloadResult> results = run("sim", zipf, Workload.FILLRANDOM, Workload.READRANDOM,
+                Workload.READMISSING, Workload.UPDATERANDOM);
+        assertEquals(zipf.reads(), find(results, Workload.READRANDOM).found());
+        assertEquals(0, find(results, Workload.READMISSING).found());
+        assertEquals(zipf.reads(), find(results, Workload.UPDATERANDOM).found());
+    }
+
+    private static double opsPerSec(BenchResults run, String engine, int round) {
+        return run.results().stream().filter(r -> r.engine().equals(engine) && r.round() == round
+                && r.workload() == Workload.READRANDOM).findFirst().orElseThrow().opsPerSec();
+    }
+
+    /** A simulated engine that notes its name in {@code started} when opened on an empty store for a fill. */
+    private static BenchEngine recording(String name, List<String> started) {
+        SimulatedEngine engine = new SimulatedEngine(true);
+        return new BenchEngine() {
+            @Override
+            public void open(Path d, BenchConfig config) {
+                synchronized (started) {
+                    started.add(name);
+                }
+                engine.open(d, config);
+            }
+
+            @Override
+            public void put(byte[] key, byte[] value) {
+                engine.put(key, value);
+            }
+
+            @Override
+            public int get(byte[] key, byte[] valueBuffer) {
+                return engine.get(key, valueBuffer);
+            }
+
+            @Override
+            public int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) {
+                return engine.seekScan(startKey, count, keyBuffer, valueBuffer);
+            }
+
+            @Override
+            public void prepareForReads() {
+                engine.prepareForReads();
+            }
+
+            @Override
+            public EngineCounters counters() {
+                return engine.counters();
+            }
+
+            @Override
+            public void close() {
+                engine.close();
+            }
+        };
     }
 }

@@ -27,7 +27,7 @@ class BloomStoreEngineTest {
         BenchConfig c = BenchRunnerTest.smallConfig();
         return new BenchConfig(c.keys(), c.keySize(), c.valueSize(), c.threads(), c.reads(), c.durationSeconds(),
                 c.bitsPerKey(), c.filterKind(), 1, c.memtableBytes(), c.compression(), c.missingFraction(),
-                c.scanLength(), c.seed());
+                c.scanLength(), c.seed(), c.distribution());
     }
 
     private Headline run(String engine) throws Exception {

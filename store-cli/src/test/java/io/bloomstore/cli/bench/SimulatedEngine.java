@@ -149,7 +149,7 @@ final class SimulatedEngine implements BenchEngine {
     @Override
     public EngineCounters counters() {
         return new EngineCounters(gets.sum(), consulted.sum(), blockReads.sum(), blockReads.sum() * BLOCK_BYTES,
-                negatives.sum(), positives.sum(), truePositives.sum(), 0,
+                negatives.sum(), positives.sum(), truePositives.sum(), 0, 0,
                 filters ? config.theoreticalFpr() : 1.0);
     }
 

@@ -1,0 +1,22 @@
+package io.bloomstore.cli.bench;
+
+import java.util.List;
+
+/**
+ * Everything a benchmark run measured: the in-process workload results of every round, the
+ * cold-start probes and the reopen probes, each tagged with its round.
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param rounds  rounds run ({@code --repeat})
+ * @param results one per engine, workload and round
+ * @param cold    one per engine and round, for engines a child JVM can create; empty when not asked for
+ * @param open    one per engine and round when the open workload was asked for
+ */
+public record BenchResults(int rounds, List<WorkloadResult> results, List<ColdResult> cold, List<OpenResult> open) {
+    public BenchResults {
+        results = List.copyOf(results);
+        cold = List.copyOf(cold);
+        open = List.copyOf(open);
+    }
+}

@@ -1,0 +1,75 @@
+package io.bloomstore.cli.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The cold figure: in a fresh JVM ({@link ChildJvm}), with no warm-up, an engine opens an empty
+ * store in a scratch directory and does its first {@code ops} operations — random puts of the
+ * run's keys and values — and then {@code ops} random lookups of the keys it wrote. Both phases
+ * are timed from their first operation to their last; the time from the JVM's start to the open
+ * store is reported apart ({@link ColdResult#startupMillis()}).
+ *
+ * <p>Thread safety: stateless; {@link #run} blocks until its child has finished.
+ */
+final class ColdProbe {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private ColdProbe() {
+    }
+
+    /** Runs the probe for {@code engine} in a child JVM, in the scratch directory {@code dir} (deleted after). */
+    static ColdResult run(String engine, Path dir, BenchConfig config, int ops, int round) throws IOException {
+        BenchRunner.deleteRecursively(dir);
+        Files.createDirectories(dir);
+        try {
+            JsonNode r = MAPPER.readTree(ChildJvm.run(List.of(BenchChild.COLD, engine, dir.toString(),
+                    MAPPER.writeValueAsString(config), Integer.toString(ops))));
+            return new ColdResult(engine, round, ops, r.get("startupMillis").asDouble(),
+                    r.get("fillOpsPerSec").asDouble(), r.get("readOpsPerSec").asDouble());
+        } finally {
+            BenchRunner.deleteRecursively(dir);
+        }
+    }
+
+    /** The child's side: runs in the fresh JVM and returns its result as JSON. */
+    static String measure(BenchEngine engine, Path dir, BenchConfig config, int ops) throws IOException {
+        KeySpace keys = new KeySpace(config.keys(), config.keySize());
+        ValueSource values = new ValueSource(config.valueSize(), config.seed());
+        byte[] key = keys.newKeyBuffer();
+        byte[] value = values.newValueBuffer();
+        engine.open(dir, config);
+        double startupMillis = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
+        long seed = config.seed() ^ 0xC01DL;
+        SplittableRandom random = new SplittableRandom(seed);
+        long t0 = System.nanoTime();
+        for (int i = 0; i < ops; i++) {
+            keys.present(random.nextInt(config.keys()), key);
+            values.fill(random, value);
+            engine.put(key, value);
+        }
+        long t1 = System.nanoTime();
+        SplittableRandom again = new SplittableRandom(seed);
+        long found = 0;
+        for (int i = 0; i < ops; i++) {
+            keys.present(again.nextInt(config.keys()), key);
+            values.fill(again, value);
+            if (engine.get(key, value) != BenchEngine.NOT_FOUND) {
+                found++;
+            }
+        }
+        long t2 = System.nanoTime();
+        if (found != ops) {
+            throw new IllegalStateException("cold probe found " + found + " of the " + ops + " keys it wrote");
+        }
+        return MAPPER.createObjectNode().put("startupMillis", startupMillis)
+                .put("fillOpsPerSec", ops / ((t1 - t0) / 1e9)).put("readOpsPerSec", ops / ((t2 - t1) / 1e9))
+                .toString();
+    }
+}

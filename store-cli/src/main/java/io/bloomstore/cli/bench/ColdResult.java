@@ -1,0 +1,19 @@
+package io.bloomstore.cli.bench;
+
+/**
+ * One engine's cold start, measured in a fresh JVM by {@link ColdProbe}: what one-shot command
+ * line users and short-lived jobs see, with no warm-up and the JIT compiler still at work.
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param engine         the engine
+ * @param round          the round, 0 first
+ * @param ops            operations in each of the two phases
+ * @param startupMillis  from the JVM's start to the store being open (class loading, native library, open)
+ * @param fillOpsPerSec  the JVM's first {@code ops} operations: random puts into an empty store
+ * @param readOpsPerSec  the next {@code ops}: random lookups of the keys just written (mostly in the memtable
+ *                       and level 0)
+ */
+public record ColdResult(String engine, int round, long ops, double startupMillis, double fillOpsPerSec,
+        double readOpsPerSec) {
+}

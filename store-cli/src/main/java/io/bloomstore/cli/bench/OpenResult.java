@@ -1,0 +1,28 @@
+package io.bloomstore.cli.bench;
+
+/**
+ * Reopening an engine's loaded store in a fresh JVM ({@link OpenProbe}): the cost of opening as
+ * data grows, and what the open store keeps in memory. Heap figures are taken right after a
+ * {@link System#gc()}, so they count live objects, not garbage; -1 marks a figure the engine or
+ * the operating system does not give.
+ *
+ * <p>Thread safety: immutable.
+ *
+ * @param engine               the engine
+ * @param round                the round, 0 first
+ * @param keys                 keys loaded
+ * @param openMillis           time to open the existing store
+ * @param heapAfterOpenBytes   heap used after open (the JVM's own baseline included)
+ * @param heapAfterReadsBytes  heap used after {@code reads} random lookups
+ * @param rssAfterOpenBytes    resident set size after open ({@code VmRSS} of /proc/self/status)
+ * @param rssAfterReadsBytes   resident set size after the lookups
+ * @param reads                random lookups of loaded keys done after open
+ * @param readOpsPerSec        their throughput (first lookups of a fresh JVM: cold)
+ * @param memory               filter bytes mapped, index bytes on the heap, native index and filter bytes
+ * @param dataBytesOnDisk      bytes of every file in the store's directory
+ * @param baselineHeapBytes    heap used in the same child before the engine's classes were touched
+ */
+public record OpenResult(String engine, int round, int keys, double openMillis, long heapAfterOpenBytes,
+        long heapAfterReadsBytes, long rssAfterOpenBytes, long rssAfterReadsBytes, long reads, double readOpsPerSec,
+        EngineMemory memory, long dataBytesOnDisk, long baselineHeapBytes) {
+}
