@@ -203,14 +203,28 @@ public final class BenchCommand implements Callable<Integer> {
 
     private BenchConfig config() {
         try {
-            BenchConfig.Compression c = BenchConfig.Compression.valueOf(compression.toUpperCase(Locale.ROOT));
-            BenchConfig.Distribution d = BenchConfig.Distribution.valueOf(distribution.toUpperCase(Locale.ROOT));
+            BenchConfig.Compression c = choice(BenchConfig.Compression.class, "--compression", compression);
+            BenchConfig.Distribution d = choice(BenchConfig.Distribution.class, "--distribution", distribution);
             return new BenchConfig(keys, keySize, valueSize, threads, reads, duration, bitsPerKey,
                     FilterKind.byCliName(filterKind), blockCacheMb << 20, memtableMb << 20, c, missingFraction,
                     BenchConfig.defaults().scanLength(), seed, d);
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
+    }
+
+    /** The constant of {@code type} named {@code value} in any case; a clear error listing the choices otherwise. */
+    private static <E extends Enum<E>> E choice(Class<E> type, String option, String value) {
+        for (E e : type.getEnumConstants()) {
+            if (e.name().equalsIgnoreCase(value.trim())) {
+                return e;
+            }
+        }
+        List<String> names = new ArrayList<>();
+        for (E e : type.getEnumConstants()) {
+            names.add(e.name().toLowerCase(Locale.ROOT));
+        }
+        throw new IllegalArgumentException(option + " must be one of " + String.join(", ", names) + ": '" + value + "'");
     }
 
     private static List<String> allWorkloadNames() {

@@ -12,11 +12,14 @@ import java.util.List;
  * @param results one per engine, workload and round
  * @param cold    one per engine and round, for engines a child JVM can create; empty when not asked for
  * @param open    one per engine and round when the open workload was asked for
+ * @param time    per engine, where its wall-clock time went over all rounds
  */
-public record BenchResults(int rounds, List<WorkloadResult> results, List<ColdResult> cold, List<OpenResult> open) {
+public record BenchResults(int rounds, List<WorkloadResult> results, List<ColdResult> cold, List<OpenResult> open,
+        List<TimeSpent> time) {
     public BenchResults {
         results = List.copyOf(results);
         cold = List.copyOf(cold);
         open = List.copyOf(open);
+        time = List.copyOf(time);
     }
 }

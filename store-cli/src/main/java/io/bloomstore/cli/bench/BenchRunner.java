@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -124,23 +126,34 @@ public final class BenchRunner {
         List<ColdResult> cold = new ArrayList<>();
         List<OpenResult> opened = new ArrayList<>();
         Set<String> warmed = new HashSet<>();
+        Map<String, TimeSpent> time = new LinkedHashMap<>();
+        for (String name : engines) {
+            time.put(name, new TimeSpent(name));
+        }
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < engines.size(); i++) {
                 String name = engines.get((i + round) % engines.size());
+                TimeSpent spent = time.get(name);
+                long t0 = System.nanoTime();
                 if (coldOps > 0 && ChildJvm.canCreate(name)) {
                     cold.add(ColdProbe.run(name, dataRoot.resolve(name + COLD_SUFFIX), config, coldOps, round));
                 }
+                long t1 = System.nanoTime();
+                spent.add(TimeSpent.Phase.COLD_PROBE, t1 - t0);
                 if (warmed.add(name) && warmUpKeys > 0) {
                     warmUp(name, dataRoot.resolve(name + WARM_UP_SUFFIX));
                 }
+                spent.add(TimeSpent.Phase.WARM_UP, System.nanoTime() - t1);
                 Path dir = dataRoot.resolve(name);
-                results.addAll(runEngine(name, inProcess, dir, open, round));
+                results.addAll(runEngine(name, inProcess, dir, open, round, spent));
                 if (open) {
+                    long t2 = System.nanoTime();
                     opened.add(OpenProbe.run(name, dir, config, round));
+                    spent.add(TimeSpent.Phase.OPEN_PROBE, System.nanoTime() - t2);
                 }
             }
         }
-        return new BenchResults(rounds, results, cold, opened);
+        return new BenchResults(rounds, results, cold, opened, List.copyOf(time.values()));
     }
 
     /**
@@ -148,7 +161,7 @@ public final class BenchRunner {
      * left loaded, flushed and settled for {@link OpenProbe} to reopen.
      */
     private List<WorkloadResult> runEngine(String name, List<Workload> workloads, Path dir, boolean loadForOpen,
-            int round) throws IOException {
+            int round, TimeSpent spent) throws IOException {
         List<WorkloadResult> results = new ArrayList<>();
         BenchEngine engine = null;
         boolean loaded = false;
@@ -156,24 +169,30 @@ public final class BenchRunner {
             for (Workload w : workloads) {
                 if (w.isFill()) {
                     engine = reopenEmpty(engine, name, dir);
-                    results.add(measure(name, engine, w, w.cliName(), round));
+                    results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round)));
                     loaded = true;
                     continue;
                 }
                 if (!loaded) {
                     engine = reopenEmpty(engine, name, dir);
-                    measure(name, engine, Workload.FILLRANDOM, "load", round);
+                    timed(spent, TimeSpent.Phase.LOAD, engine, e -> measure(name, e, Workload.FILLRANDOM, "load", round));
                     loaded = true;
                 }
-                engine.prepareForReads();
-                results.add(measure(name, engine, w, w.cliName(), round));
+                timed(spent, TimeSpent.Phase.SETTLE, engine, e -> {
+                    e.prepareForReads();
+                    return null;
+                });
+                results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round)));
             }
             if (loadForOpen) {
                 if (!loaded) {
                     engine = reopenEmpty(engine, name, dir);
-                    measure(name, engine, Workload.FILLRANDOM, "load", round);
+                    timed(spent, TimeSpent.Phase.LOAD, engine, e -> measure(name, e, Workload.FILLRANDOM, "load", round));
                 }
-                engine.prepareForReads();
+                timed(spent, TimeSpent.Phase.SETTLE, engine, e -> {
+                    e.prepareForReads();
+                    return null;
+                });
             }
         } finally {
             if (engine != null) {
@@ -181,6 +200,21 @@ public final class BenchRunner {
             }
         }
         return results;
+    }
+
+    /** A step of an engine's run, its wall-clock time added to {@code phase}. */
+    private interface Step<T> {
+        T run(BenchEngine engine) throws IOException;
+    }
+
+    private static <T> T timed(TimeSpent spent, TimeSpent.Phase phase, BenchEngine engine, Step<T> step)
+            throws IOException {
+        long t0 = System.nanoTime();
+        try {
+            return step.run(engine);
+        } finally {
+            spent.add(phase, System.nanoTime() - t0);
+        }
     }
 
     /**

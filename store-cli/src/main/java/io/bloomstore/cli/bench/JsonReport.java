@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Writes a run as JSON ({@code --json FILE}): the configuration, the machine, a
@@ -29,6 +30,7 @@ import java.util.List;
  *   "open": [ { engine, round, keys, openMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
  *               rssAfterOpenBytes, rssAfterReadsBytes, filterBytesMapped, indexHeapBytes, nativeTableBytes,
  *               dataBytesOnDisk, reads, readOpsPerSec } ],
+ *   "secondsSpent": { engine: { warm_up, cold_probe, load, settle, measured, open_probe, total } },
  *   "headline": { "diskAccessesSaved": {engine: n}, "readsPerMissingLookup": {engine: x},
  *                 "opsPerSecRatioToRocksdb": {engine: {workload: x}} } }
  * </pre>
@@ -82,6 +84,14 @@ public final class JsonReport {
             o.put("indexHeapBytes", r.memory().indexHeapBytes());
             o.put("nativeTableBytes", r.memory().nativeTableBytes());
             open.add(o);
+        }
+        ObjectNode time = root.putObject("secondsSpent");
+        for (TimeSpent t : run.time()) {
+            ObjectNode o = time.putObject(t.engine());
+            for (TimeSpent.Phase p : TimeSpent.Phase.values()) {
+                o.put(p.name().toLowerCase(Locale.ROOT), t.seconds(p));
+            }
+            o.put("total", t.totalSeconds());
         }
         root.set("headline", headline(new Headline(run.results())));
         return root;

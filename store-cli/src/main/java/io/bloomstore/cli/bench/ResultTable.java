@@ -45,6 +45,20 @@ public final class ResultTable {
         if (!run.open().isEmpty()) {
             printOpen(out, run.open());
         }
+        printTime(out, run.time());
+    }
+
+    private static void printTime(PrintWriter out, List<TimeSpent> time) {
+        out.println();
+        out.println("Wall-clock seconds per engine, all rounds (measured = the workloads' own time plus their GC):");
+        out.printf(Locale.ROOT, "%-20s %9s %9s %9s %9s %9s %9s %9s%n", "engine", "warm-up", "cold", "load", "settle",
+                "measured", "open", "total");
+        for (TimeSpent t : time) {
+            out.printf(Locale.ROOT, "%-20s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f%n", t.engine(),
+                    t.seconds(TimeSpent.Phase.WARM_UP), t.seconds(TimeSpent.Phase.COLD_PROBE),
+                    t.seconds(TimeSpent.Phase.LOAD), t.seconds(TimeSpent.Phase.SETTLE),
+                    t.seconds(TimeSpent.Phase.MEASURED), t.seconds(TimeSpent.Phase.OPEN_PROBE), t.totalSeconds());
+        }
     }
 
     /** One row per engine, workload and round. */

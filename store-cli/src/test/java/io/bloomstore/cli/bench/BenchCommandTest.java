@@ -112,7 +112,9 @@ class BenchCommandTest {
     @Test
     void rejectsUnknownEnginesAndWorkloads() {
         for (String[] args : List.of(new String[] {"--engines", "nosuch"}, new String[] {"--workloads", "nosuch"},
-                new String[] {"--compression", "zip"}, new String[] {"--keys", "0"})) {
+                new String[] {"--compression", "zip"}, new String[] {"--keys", "0"},
+                new String[] {"--distribution", "pareto"}, new String[] {"--repeat", "0"},
+                new String[] {"--cold-ops", "-1"})) {
             StringWriter err = new StringWriter();
             CommandLine cmd = new CommandLine(new BenchCommand(factory()));
             cmd.setErr(new PrintWriter(err));
@@ -150,6 +152,9 @@ class BenchCommandTest {
                     && c.get("startupMillis").asDouble() > 0, c.toString());
         }
         assertTrue(Files.readString(html).contains("id=\"cold\""));
+        JsonNode spent = root.at("/secondsSpent/" + RocksDbEngine.NAME);
+        assertTrue(spent.get("cold_probe").asDouble() > 0 && spent.get("measured").asDouble() > 0
+                && spent.get("total").asDouble() >= spent.get("measured").asDouble(), spent.toString());
     }
 
     @Test
