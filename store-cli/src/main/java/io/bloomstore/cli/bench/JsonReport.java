@@ -27,7 +27,7 @@ import java.util.Locale;
  *   "summary": [ { engine, workload, rounds, medianOpsPerSec, minOpsPerSec, maxOpsPerSec,
  *                  medianRatioToRocksdb } ],
  *   "cold": [ { engine, round, ops, startupMillis, fillOpsPerSec, readOpsPerSec } ],
- *   "open": [ { engine, round, keys, openMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
+ *   "open": [ { engine, round, keys, openMillis, reopenMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
  *               rssAfterOpenBytes, rssAfterReadsBytes, filterBytesMapped, indexHeapBytes, nativeTableBytes,
  *               dataBytesOnDisk, reads, readOpsPerSec } ],
  *   "secondsSpent": { engine: { warm_up, cold_probe, load, settle, measured, open_probe, total } },

@@ -11,10 +11,12 @@ package io.bloomstore.cli.bench;
  * @param engine               the engine
  * @param round                the round, 0 first
  * @param keys                 keys loaded
- * @param openMillis           time to open the existing store
- * @param heapAfterOpenBytes   heap used after open (the JVM's own baseline included)
+ * @param openMillis           time of the process's first open of the existing store (class
+ *                             loading and initialisation of the engine's code included)
+ * @param reopenMillis         time of a second open after closing it: what grows with the store
+ * @param heapAfterOpenBytes   heap used after the second open (the JVM's own baseline included)
  * @param heapAfterReadsBytes  heap used after {@code reads} random lookups
- * @param rssAfterOpenBytes    resident set size after open ({@code VmRSS} of /proc/self/status)
+ * @param rssAfterOpenBytes    resident set size after the second open ({@code VmRSS} of /proc/self/status)
  * @param rssAfterReadsBytes   resident set size after the lookups
  * @param reads                random lookups of loaded keys done after open
  * @param readOpsPerSec        their throughput (first lookups of a fresh JVM: cold)
@@ -22,7 +24,8 @@ package io.bloomstore.cli.bench;
  * @param dataBytesOnDisk      bytes of every file in the store's directory
  * @param baselineHeapBytes    heap used in the same child before the engine's classes were touched
  */
-public record OpenResult(String engine, int round, int keys, double openMillis, long heapAfterOpenBytes,
+public record OpenResult(String engine, int round, int keys, double openMillis, double reopenMillis,
+        long heapAfterOpenBytes,
         long heapAfterReadsBytes, long rssAfterOpenBytes, long rssAfterReadsBytes, long reads, double readOpsPerSec,
         EngineMemory memory, long dataBytesOnDisk, long baselineHeapBytes) {
 }
