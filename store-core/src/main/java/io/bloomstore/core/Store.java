@@ -20,6 +20,11 @@ import java.nio.file.Path;
  * already open elsewhere; other {@link IOException}s for I/O failures. After a failed background
  * flush or WAL write the store refuses further writes with that error.
  *
+ * <p>Ownership: the store copies every array it keeps, so a caller may reuse its key and value
+ * buffers as soon as {@code put}, {@code delete} or {@link WriteBatch#put} returns; every array it
+ * hands out ({@code get}'s value, an iterator's {@link KeyValue}) is a fresh copy the caller may
+ * keep and modify.
+ *
  * <p>Thread safety: safe for concurrent use by any number of threads; concurrent writers are
  * committed in groups (one WAL write and at most one sync per group). Reads take no lock and never
  * wait for flushes or compactions; iterators and snapshots keep seeing one consistent state while

@@ -6,9 +6,13 @@ import java.util.List;
 
 /**
  * A group of puts and deletes applied atomically by {@link Store#write}: after a crash either all
- * of them are visible or none. Later operations on the same key win over earlier ones. The batch
- * copies nothing: do not modify key or value arrays after adding them. A batch can be reused after
- * {@link #clear()}.
+ * of them are visible or none. Later operations on the same key win over earlier ones. A batch can be
+ * reused after {@link #clear()}.
+ *
+ * <p>Ownership: {@link #put} and {@link #delete} copy the key and value they are given, as
+ * RocksDB's Java API copies into its native batch, so the caller may reuse its arrays at once;
+ * {@link Store#write} keeps the batch's copies without copying again. The arrays a
+ * {@link Handler} receives from {@link #forEach} are the batch's own: read them, do not modify them.
  *
  * <p>The batch is one WAL record; its encoding is in {@code docs/format/wal.md}.
  *
@@ -32,15 +36,15 @@ public final class WriteBatch {
             throw new IllegalArgumentException("value must not be null (use delete)");
         }
         checkKey(key);
-        keys.add(key);
-        values.add(value);
+        keys.add(key.clone());
+        values.add(value.clone());
         approximateBytes += key.length + value.length + 8;
         return this;
     }
 
     public WriteBatch delete(byte[] key) {
         checkKey(key);
-        keys.add(key);
+        keys.add(key.clone());
         values.add(null);
         approximateBytes += key.length + 8;
         return this;
