@@ -28,14 +28,22 @@ import io.bloomstore.core.table.TableOptions;
  *       delaying writers while level 1 is rewritten once per four tables); compaction output
  *       tables are cut at {@code targetFileBytes} 8 MiB;
  *       {@code autoCompaction} true runs compactions in the background (false leaves them to
- *       {@link Store#compact()}, and writers are then never delayed).
+ *       {@link Store#compact()}, and writers are then never delayed);
+ *   <li>{@code walRecovery} {@link WalRecovery#TOLERATE_TORN_TAIL}: only a torn final WAL record
+ *       is dropped at open, any other damage keeps the store closed ({@link WalRecovery#POINT_IN_TIME}
+ *       opens with the writes before the damage instead).
  * </ul>
+ *
+ * <p>{@code memtableBytes} is at most {@link #MAX_MEMTABLE_BYTES} (1 GiB), which also bounds a WAL
+ * segment to about that plus one write group.
  *
  * <p>Thread safety: immutable.
  */
 public final class StoreOptions {
     public static final int DEFAULT_MAX_KEY_BYTES = 64 * 1024;
     public static final int DEFAULT_MAX_VALUE_BYTES = 32 * 1024 * 1024;
+    /** The largest {@code memtableBytes}: a memtable, and so a WAL segment, stays below about 1 GiB. */
+    public static final long MAX_MEMTABLE_BYTES = 1L << 30;
 
     private final boolean createIfMissing;
     private final long memtableBytes;
@@ -52,10 +60,15 @@ public final class StoreOptions {
     private final long baseLevelBytes;
     private final long targetFileBytes;
     private final boolean autoCompaction;
+    private final WalRecovery walRecovery;
 
     private StoreOptions(Builder b) {
-        if (b.memtableBytes < 1024) {
-            throw new IllegalArgumentException("memtableBytes must be at least 1024: " + b.memtableBytes);
+        if (b.memtableBytes < 1024 || b.memtableBytes > MAX_MEMTABLE_BYTES) {
+            throw new IllegalArgumentException("memtableBytes must be between 1024 and " + MAX_MEMTABLE_BYTES
+                    + " (1 GiB): " + b.memtableBytes);
+        }
+        if (b.walRecovery == null) {
+            throw new IllegalArgumentException("walRecovery must not be null");
         }
         if (b.blockCacheBytes < 0) {
             throw new IllegalArgumentException("blockCacheBytes must not be negative: " + b.blockCacheBytes);
@@ -86,6 +99,7 @@ public final class StoreOptions {
         this.baseLevelBytes = b.baseLevelBytes;
         this.targetFileBytes = b.targetFileBytes;
         this.autoCompaction = b.autoCompaction;
+        this.walRecovery = b.walRecovery;
         this.createIfMissing = b.createIfMissing;
         this.memtableBytes = b.memtableBytes;
         this.blockCacheBytes = b.blockCacheBytes;
@@ -125,6 +139,7 @@ public final class StoreOptions {
         b.baseLevelBytes = baseLevelBytes;
         b.targetFileBytes = targetFileBytes;
         b.autoCompaction = autoCompaction;
+        b.walRecovery = walRecovery;
         return b;
     }
 
@@ -198,6 +213,11 @@ public final class StoreOptions {
         return autoCompaction;
     }
 
+    /** What opening the store does with damaged WAL segments. */
+    public WalRecovery walRecovery() {
+        return walRecovery;
+    }
+
     /** Target size of level {@code level} ≥ 1: baseLevelBytes · levelSizeRatio^(level − 1). */
     public double maxBytesForLevel(int level) {
         if (level < 1) {
@@ -232,7 +252,7 @@ public final class StoreOptions {
                 + maxValueBytes + ", " + tableOptions + ", filterPolicy=" + filterPolicy + ", l0Triggers="
                 + l0CompactionTrigger + "/" + l0SlowdownTrigger + "/" + l0StopTrigger + ", levelSizeRatio="
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
-                + ", autoCompaction=" + autoCompaction + "]";
+                + ", autoCompaction=" + autoCompaction + ", walRecovery=" + walRecovery + "]";
     }
 
     /** Collects settings; {@link #build()} checks them. Thread safety: not thread-safe. */
@@ -254,8 +274,15 @@ public final class StoreOptions {
         private long baseLevelBytes = 256L << 20;
         private long targetFileBytes = 8L << 20;
         private boolean autoCompaction = true;
+        private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
 
         private Builder() {
+        }
+
+        /** What opening does with damaged WAL segments; see {@link WalRecovery}. */
+        public Builder walRecovery(WalRecovery v) {
+            walRecovery = v;
+            return this;
         }
 
         /** Chooses each level's filter; null (the default) is uniform at filterKind and bitsPerKey. */

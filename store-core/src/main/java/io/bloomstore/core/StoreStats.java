@@ -39,6 +39,8 @@ import java.util.List;
  *                               not data-block reads, counted apart
  * @param filterFileBytesRead    bytes of those sidecar reads
  * @param indexHeapBytes         estimated heap bytes of the live tables' decoded indexes
+ * @param health                 the background error that made the store read-only, and what
+ *                               point-in-time WAL recovery dropped at open
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
@@ -46,7 +48,23 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                          long filterBytes, long compactions, long compactionBytesRead, long compactionBytesWritten,
                          long flushBytesWritten, long userBytesWritten, long writeSlowdowns, long writeStops,
                          String filterPolicy, long tableLookups, long filterFileReads,
-                         long filterFileBytesRead, long indexHeapBytes) {
+                         long filterFileBytesRead, long indexHeapBytes, Health health) {
+
+    /**
+     * Whether the store is whole and writable.
+     *
+     * @param backgroundError    the failure (a flush, compaction or WAL write) after which the store
+     *                           refuses writes, as its class and message with its cause's; null while
+     *                           none happened
+     * @param walRecoveryDropped what {@link WalRecovery#POINT_IN_TIME} dropped when the store was
+     *                           opened (file, offset, sequence range, cause); null when nothing was
+     */
+    public record Health(String backgroundError, String walRecoveryDropped) {
+        /** Whether the store accepts writes (no background error). */
+        public boolean writable() {
+            return backgroundError == null;
+        }
+    }
 
     /**
      * One level.

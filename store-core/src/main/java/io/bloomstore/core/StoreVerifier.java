@@ -37,9 +37,11 @@ import java.util.Set;
  * every block of every live table ({@link TableReader#verify()}: CRCs, key order, counts) and
  * its sidecar's header, payload and trailer checksums; the table's properties agree with the
  * manifest's record of it; every record of every WAL segment still needed (CRCs, batch encoding,
- * ascending sequence numbers). Leftovers the next open deletes (tables no version references,
- * obsolete WAL segments, stale MANIFESTs, {@code CURRENT.tmp}) and a torn final record (what a
- * crash during a write leaves) are warnings, not damage. Formats: {@code docs/format/*.md}.
+ * sequence numbers continuing without a gap from the MANIFEST's last sequence, record to record
+ * and segment to segment). Leftovers the next open deletes (tables no version references,
+ * obsolete WAL segments, stale MANIFESTs, {@code CURRENT.tmp}) and a torn final record of the
+ * newest WAL segment holding records (what a crash during a write leaves) are warnings, not
+ * damage; a torn tail of an older segment is damage. Formats: {@code docs/format/*.md}.
  *
  * <p>The store must not be open: verifying takes the directory's lock, so a store open in this or
  * another process makes it fail with {@link io.bloomstore.core.fs.LockedException}.
@@ -52,8 +54,10 @@ public final class StoreVerifier {
     private final List<CheckedFile> checked = new ArrayList<>();
     private final List<Problem> problems = new ArrayList<>();
     private final Set<Long> referenced = new HashSet<>();
+    private final List<Path> wals = new ArrayList<>();
     private Version version;
     private long logNumber;
+    private long lastSequence = -1;
 
     private StoreVerifier(FileSystem fs, Path dir) {
         this.fs = fs;
@@ -111,7 +115,7 @@ public final class StoreVerifier {
                         warn(path, "obsolete WAL segment (below the manifest's log number " + logNumber
                                 + "); the next open deletes it");
                     } else {
-                        checkWal(path);
+                        wals.add(path);
                     }
                 }
                 case TABLE, FILTER -> {
@@ -132,6 +136,7 @@ public final class StoreVerifier {
                 }
             }
         }
+        checkWals();
     }
 
     /** Reads CURRENT; returns the MANIFEST name it holds, or null when it is damaged. */
@@ -174,6 +179,7 @@ public final class StoreVerifier {
                 records++;
                 nextFile = edit.nextFileNumber().orElse(nextFile);
                 logNumber = edit.logNumber().orElse(logNumber);
+                lastSequence = edit.lastSequence().orElse(lastSequence);
             }
             if (reader.droppedTailBytes() > 0) {
                 warn(path, f.size() - reader.droppedTailBytes(), "torn final edit (" + reader.droppedTailBytes()
@@ -257,11 +263,54 @@ public final class StoreVerifier {
         }
     }
 
-    private void checkWal(Path path) throws IOException {
+    /** What one WAL segment holds: its sequence range and where a torn tail starts. */
+    private record WalScan(Path path, long first, long last, long tornAt, boolean damaged) {
+        boolean hasRecords() {
+            return first >= 0 || damaged;
+        }
+    }
+
+    /**
+     * Checks every WAL segment still needed, oldest first, with recovery's rules: every record's
+     * CRC and encoding; sequence numbers continuing without a gap from the MANIFEST's last sequence,
+     * record to record and segment to segment; a torn final record is a warning only in the newest
+     * segment holding records, damage anywhere else.
+     */
+    private void checkWals() throws IOException {
+        List<WalScan> scans = new ArrayList<>();
+        for (Path path : wals) {
+            scans.add(checkWal(path));
+        }
+        long previous = lastSequence;
+        boolean first = true;
+        for (int i = 0; i < scans.size(); i++) {
+            WalScan s = scans.get(i);
+            if (s.first() >= 0) {
+                if (previous >= 0 && (first ? s.first() > previous + 1 : s.first() != previous + 1)) {
+                    error(s.path(), -1, "sequence gap: the segment starts at sequence " + s.first() + " but "
+                            + (first ? "the MANIFEST's last sequence is " : "the previous segment ended at ") + previous);
+                }
+                previous = s.last();
+                first = false;
+            }
+            if (s.tornAt() >= 0) {
+                boolean later = scans.subList(i + 1, scans.size()).stream().anyMatch(WalScan::hasRecords);
+                if (later) {
+                    error(s.path(), s.tornAt(), "damaged final record in a WAL segment followed by newer segments "
+                            + "holding records: writes were lost in between");
+                } else {
+                    warn(s.path(), s.tornAt(), "torn final record left by a crash during a write; recovery drops it");
+                }
+            }
+        }
+    }
+
+    private WalScan checkWal(Path path) throws IOException {
+        long[] first = {-1};
+        long previous = -1;
+        long segmentFirst = -1;
         try (RandomReadFile f = fs.openRead(path)) {
             LogReader reader = new LogReader(f, path, LogFormat.WAL_MAGIC);
-            long[] previous = {-1};
-            long[] first = new long[1];
             int records = 0;
             long entries = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
@@ -272,22 +321,25 @@ public final class StoreVerifier {
                         first[0] = seq;
                     }
                 });
-                if (first[0] >= 0 && first[0] <= previous[0]) {
-                    error(path, offset, "batch starts at sequence " + first[0] + ", not after the previous batch's "
-                            + previous[0]);
+                long start = first[0] >= 0 ? first[0] : last + 1;
+                if (previous >= 0 && start != previous + 1) {
+                    error(path, offset, "sequence gap: the batch starts at sequence " + start
+                            + ", not right after the previous batch's " + previous);
                 }
-                entries += Math.max(0, last - first[0] + 1);
-                previous[0] = Math.max(previous[0], last);
+                if (segmentFirst < 0) {
+                    segmentFirst = start;
+                }
+                entries += Math.max(0, last - start + 1);
+                previous = last;
                 records++;
             }
-            if (reader.droppedTailBytes() > 0) {
-                warn(path, f.size() - reader.droppedTailBytes(), "torn final record (" + reader.droppedTailBytes()
-                        + " bytes) left by a crash during a write; recovery drops it");
-            }
             checked.add(new CheckedFile(path, "WAL", f.size(), records + " batches of " + entries
-                    + " operations: every record CRC, batch encoding, ascending sequence numbers"));
+                    + " operations: every record CRC, batch encoding, sequence numbers without gaps"));
+            long tornAt = reader.droppedTailBytes() > 0 ? f.size() - reader.droppedTailBytes() : -1;
+            return new WalScan(path, segmentFirst, previous, tornAt, false);
         } catch (IOException e) {
             report(path, e);
+            return new WalScan(path, segmentFirst, previous, -1, true);
         }
     }
 

@@ -47,8 +47,12 @@ public final class DbImpl implements Store {
         return StoreOpener.open(fs, dir, options);
     }
 
-    /** Recovery's last step; see {@link DbBackground#finishRecovery(MemTable)}. */
-    void finishRecovery(MemTable replayed) throws IOException {
+    /**
+     * Recovery's last step; see {@link DbBackground#finishRecovery(MemTable)}. {@code walDropped}
+     * says what point-in-time WAL recovery dropped (null when nothing), for {@link #stats()}.
+     */
+    void finishRecovery(MemTable replayed, String walDropped) throws IOException {
+        db.walRecoveryDropped = walDropped;
         background.finishRecovery(replayed);
     }
 

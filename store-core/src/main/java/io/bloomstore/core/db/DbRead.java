@@ -165,10 +165,22 @@ final class DbRead {
                     c.compactionBytesWritten.sum(), c.flushBytesWritten.sum(), c.userBytesWritten.sum(),
                     c.writeSlowdowns.sum(), c.writeStops.sum(), db.options.filterPolicy().name(),
                     c.tableLookups.sum(), c.filterFileReads.sum(), c.filterFileBytesRead.sum(),
-                    db.tables.indexHeapBytes());
+                    db.tables.indexHeapBytes(), health());
         } finally {
             v.tables().release();
         }
+    }
+
+    private StoreStats.Health health() {
+        Throwable bg = db.backgroundError;
+        String error = null;
+        if (bg != null) {
+            error = bg.toString();
+            if (bg.getCause() != null && bg.getCause() != bg) {
+                error += "; cause: " + bg.getCause();
+            }
+        }
+        return new StoreStats.Health(error, db.walRecoveryDropped);
     }
 
     private StoreStats.LevelStats levelStats(ReadView v, LevelShape shape, int level) {

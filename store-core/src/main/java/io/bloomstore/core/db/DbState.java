@@ -38,6 +38,8 @@ final class DbState {
     volatile long lastSequence;
     volatile IOException backgroundError;
     volatile boolean closed;
+    /** What point-in-time WAL recovery dropped at open, or null; set once before the store is handed out. */
+    volatile String walRecoveryDropped;
 
     DbState(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters, VersionSet versions,
             TableRegistry tables, long walNumber, long lastSequence) {

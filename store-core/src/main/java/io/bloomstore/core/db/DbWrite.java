@@ -172,9 +172,10 @@ final class DbWrite {
         long walNumber = db.versions.newFileNumber();
         LogWriter next = null;
         try {
-            next = new LogWriter(db.fs.create(FileNames.wal(db.dir, walNumber)), LogFormat.WAL_MAGIC);
-            // Sync the finished segment so a crash can never keep a newer segment but lose an older one.
+            // Sync the finished segment before the next one exists, so a crash can never keep a newer
+            // segment but lose part of an older one (recovery treats that as a hole).
             wal.sync();
+            next = new LogWriter(db.fs.create(FileNames.wal(db.dir, walNumber)), LogFormat.WAL_MAGIC);
         } catch (IOException e) {
             // Like every write-path I/O failure this makes the store read-only: after a failed
             // sync what the old segment holds is unknown, and writing on could leave a hole.

@@ -84,12 +84,13 @@ final class StoreOpener {
                 }
             }
             Collections.sort(wals);
-            WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence());
+            WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
+                    options.walRecovery());
             long walNumber = versions.newFileNumber();
             LogWriter wal = new LogWriter(fs.create(FileNames.wal(dir, walNumber)), LogFormat.WAL_MAGIC);
             DbImpl db = new DbImpl(fs, dir, options, counters, versions, tables, lock, walNumber, wal,
                     replayed.lastSequence());
-            db.finishRecovery(replayed.memtable());
+            db.finishRecovery(replayed.memtable(), replayed.dropped());
             return db;
         } catch (IOException | RuntimeException | Error e) {
             if (tables != null) {

@@ -1,7 +1,10 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.WalRecovery;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.fs.RandomReadFile;
+import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.wal.BatchCodec;
@@ -9,6 +12,7 @@ import io.bloomstore.core.wal.LogFormat;
 import io.bloomstore.core.wal.LogReader;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +20,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Recovery's second half: replays the WAL segments the manifest does not yet cover (numbered at or
  * above its log number), oldest first, into a memtable. Each record is one write batch, applied
- * whole or not at all; a torn final record is dropped (it was never acknowledged as synced).
+ * whole or not at all. Recovery never leaves a hole: only a torn final record of the newest segment
+ * holding records is dropped (it was never acknowledged as synced); any other damage, and any gap
+ * in sequence numbers between consecutive records or segments (or between the manifest's last
+ * sequence and the first record), is a {@link CorruptionException} naming file and offset — or,
+ * with {@link WalRecovery#POINT_IN_TIME}, the end of what is replayed. Rules:
+ * {@code docs/format/wal.md}.
  *
  * <p>Thread safety: used by the opening thread only.
  */
@@ -26,27 +35,114 @@ final class WalReplay {
     private WalReplay() {
     }
 
-    /** The replayed entries, and the largest sequence number seen (or {@code lastSequence}). */
-    record Result(MemTable memtable, long lastSequence) {
+    /**
+     * The replayed entries, the largest sequence number seen (or the manifest's), and what point-in-time
+     * recovery dropped (null when nothing was).
+     */
+    record Result(MemTable memtable, long lastSequence, String dropped) {
     }
 
-    static Result replay(FileSystem fs, Path dir, List<Long> walNumbers, long lastSequence) throws IOException {
+    private record Entry(byte[] key, long sequence, ValueType type, byte[] value) {
+    }
+
+    static Result replay(FileSystem fs, Path dir, List<Long> walNumbers, long lastSequence, WalRecovery mode)
+            throws IOException {
         MemTable mem = new MemTable(0);
         long last = lastSequence;
-        for (long number : walNumbers) {
-            Path path = FileNames.wal(dir, number);
+        // The next sequence number a record must start at; before the first record, at most this.
+        long expected = lastSequence + 1;
+        boolean first = true;
+        // Segments read since the last record that held none: named when a gap follows them.
+        List<String> empty = new ArrayList<>();
+        for (int i = 0; i < walNumbers.size(); i++) {
+            Path path = FileNames.wal(dir, walNumbers.get(i));
+            empty.add(path.getFileName().toString());
             try (RandomReadFile file = fs.openRead(path)) {
                 LogReader reader = new LogReader(file, path, LogFormat.WAL_MAGIC);
                 for (byte[] record = reader.next(); record != null; record = reader.next()) {
-                    long end = BatchCodec.decode(record, path, reader.lastRecordOffset(), mem::add);
+                    long offset = reader.lastRecordOffset();
+                    List<Entry> entries = new ArrayList<>();
+                    long end = BatchCodec.decode(record, path, offset,
+                            (key, seq, type, value) -> entries.add(new Entry(key, seq, type, value)));
+                    long start = entries.isEmpty() ? end + 1 : entries.get(0).sequence();
+                    if (first ? start > expected : start != expected) {
+                        throw new CorruptionException(path, offset, "sequence gap: the batch starts at sequence "
+                                + start + " but " + (first ? "the MANIFEST's last sequence is " + (expected - 1)
+                                : "the previous batch ended at " + (expected - 1)) + " (a lost write"
+                                + (empty.size() > 1 ? "; " + String.join(", ", empty.subList(0, empty.size() - 1))
+                                + " held no records" : "") + ")");
+                    }
+                    first = false;
+                    empty.clear();
+                    entries.forEach(e -> mem.add(e.key(), e.sequence(), e.type(), e.value()));
+                    expected = end + 1;
                     last = Math.max(last, end);
                 }
                 if (reader.droppedTailBytes() > 0) {
-                    LOG.warn("{}: dropped a torn final record ({} bytes), left by a crash during a write", path,
-                            reader.droppedTailBytes());
+                    long tail = file.size() - reader.droppedTailBytes();
+                    Path later = laterSegmentWithRecords(fs, dir, walNumbers, i);
+                    if (later != null) {
+                        throw new CorruptionException(path, tail, "damaged final record (" + reader.droppedTailBytes()
+                                + " bytes) in a WAL segment followed by " + later.getFileName()
+                                + ", which holds records: writes were lost in between");
+                    }
+                    LOG.warn("{}: dropped a torn final record ({} bytes at offset {}), left by a crash during a write",
+                            path, reader.droppedTailBytes(), tail);
                 }
+            } catch (CorruptionException e) {
+                if (mode != WalRecovery.POINT_IN_TIME) {
+                    throw e;
+                }
+                String dropped = describeDropped(fs, dir, walNumbers, i, e, expected);
+                LOG.warn("point-in-time WAL recovery: {}", dropped);
+                return new Result(mem, last, dropped);
             }
         }
-        return new Result(mem, last);
+        return new Result(mem, last, null);
+    }
+
+    /** The first segment after index {@code i} that holds a record (or damage), or null. */
+    private static Path laterSegmentWithRecords(FileSystem fs, Path dir, List<Long> walNumbers, int i)
+            throws IOException {
+        for (int j = i + 1; j < walNumbers.size(); j++) {
+            Path path = FileNames.wal(dir, walNumbers.get(j));
+            try (RandomReadFile file = fs.openRead(path)) {
+                if (new LogReader(file, path, LogFormat.WAL_MAGIC).next() != null) {
+                    return path;
+                }
+            } catch (CorruptionException e) {
+                return path;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * What point-in-time recovery drops when it stops at {@code damage} in segment {@code i}: the
+     * rest of that segment and every later one, with the highest sequence number still readable
+     * in them (a best-effort scan that stops at each segment's damage).
+     */
+    private static String describeDropped(FileSystem fs, Path dir, List<Long> walNumbers, int i,
+                                          CorruptionException damage, long firstDropped) throws IOException {
+        long highest = -1;
+        List<String> later = new ArrayList<>();
+        for (int j = i + 1; j < walNumbers.size(); j++) {
+            Path path = FileNames.wal(dir, walNumbers.get(j));
+            later.add(path.getFileName().toString());
+            try (RandomReadFile file = fs.openRead(path)) {
+                LogReader reader = new LogReader(file, path, LogFormat.WAL_MAGIC);
+                for (byte[] record = reader.next(); record != null; record = reader.next()) {
+                    highest = Math.max(highest, BatchCodec.decode(record, path, reader.lastRecordOffset(),
+                            (key, seq, type, value) -> { }));
+                }
+            } catch (CorruptionException e) {
+                // Best effort: what lies past damage in a dropped segment is unknown anyway.
+            }
+        }
+        String range = highest >= firstDropped ? "sequences " + firstDropped + ".." + highest + " at least"
+                : "sequences from " + firstDropped + " on (no later segment readable)";
+        return "dropped " + damage.file().getFileName() + " from offset " + damage.offset()
+                + (later.isEmpty() ? "" : " and the later segments " + String.join(", ", later)) + ": " + range
+                + "; cause: " + damage.getMessage();
     }
 }

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -23,7 +24,9 @@ import java.util.function.Predicate;
  *       ({@link #crash()}), or keeps a random prefix of it, a write torn at a random byte
  *       ({@link #crashTearing()}).
  * </ul>
- * Faults can be confined to some files ({@link #onlyFiles}) and are counted
+ * A hook run before each file is created ({@link #beforeCreate}) can hold the creating thread
+ * (a flush held back, so several WAL segments stay unflushed) or throw into it (an {@link Error}
+ * in a flush or compaction). Faults can be confined to some files ({@link #onlyFiles}) and are counted
  * ({@link #injectedFaults()}). A crash returns a fresh view of the same files for reopening:
  * this instance, and every file opened through it, fails every later call, so the abandoned
  * store's threads cannot write after the "crash". Directory entries are not simulated: creations,
@@ -64,6 +67,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         double syncProbability;
         double readProbability;
         long faults;
+        volatile Consumer<Path> beforeCreate = p -> { };
 
         Shared(long seed) {
             this.random = new Random(seed);
@@ -106,6 +110,16 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return this;
     }
 
+    /**
+     * Runs {@code hook} on the creating thread before every file is created, outside any lock: it
+     * may block (holding back a flush or compaction) or throw (an unchecked exception or an
+     * {@link Error}, which the caller of {@link #create} receives). Replaces the previous hook.
+     */
+    public FaultInjectionFileSystem beforeCreate(Consumer<Path> hook) {
+        shared.beforeCreate = hook;
+        return this;
+    }
+
     /** Removes every fault setting: the disk works again. */
     public FaultInjectionFileSystem heal() {
         synchronized (shared) {
@@ -115,6 +129,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
             shared.syncProbability = 0;
             shared.readProbability = 0;
             shared.only = p -> true;
+            shared.beforeCreate = p -> { };
         }
         return this;
     }
@@ -181,6 +196,8 @@ public final class FaultInjectionFileSystem implements FileSystem {
 
     @Override
     public WritableFile create(Path path) throws IOException {
+        checkAlive();
+        shared.beforeCreate.accept(path);
         synchronized (shared) {
             checkAlive();
             WritableFile file = base.create(path);

@@ -23,8 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
  * exactly the first {@code k} operations, where {@code k} covers every acknowledged operation (a
  * killed process loses nothing the operating system has, synced or not) and at most the one
  * operation in flight; then the next child continues from {@code k}. The writer's options make
- * flushes and background compactions frequent, so kills land in them too. A short run is in the normal
- * suite, a long one under {@code -Pstress}. Also: a store held open by another process is locked.
+ * flushes and background compactions frequent, so kills land in them too. The "held" runs delay
+ * the child's table creation so that flushes fall behind and kills leave several unflushed WAL
+ * segments, which recovery must replay without a hole. A short run is in the normal suite, a long
+ * one under {@code -Pstress}. Also: a store held open by another process is locked.
  */
 class CrashTest {
     @TempDir
@@ -32,16 +34,27 @@ class CrashTest {
 
     @Test
     void killedWriterLosesNothingAcknowledged() throws Exception {
-        run(4);
+        run(4, false);
+    }
+
+    @Test
+    void killedWriterWithSeveralUnflushedSegments() throws Exception {
+        run(3, true);
     }
 
     @Test
     @Tag("stress")
     void killedWriterManyCycles() throws Exception {
-        run(Integer.getInteger("bloomstore.crash.cycles", 200));
+        run(Integer.getInteger("bloomstore.crash.cycles", 200), false);
     }
 
-    private void run(int cycles) throws Exception {
+    @Test
+    @Tag("stress")
+    void killedWriterWithSeveralUnflushedSegmentsManyCycles() throws Exception {
+        run(Integer.getInteger("bloomstore.crash.cycles", 200) / 4, true);
+    }
+
+    private void run(int cycles, boolean held) throws Exception {
         long seed = Long.getLong("bloomstore.seed", System.nanoTime());
         System.out.println("CrashTest seed " + seed + ", " + cycles + " cycles");
         Random rnd = new Random(seed);
@@ -52,10 +65,11 @@ class CrashTest {
         int killedWhileWriting = 0;
         long childCompactions = 0;
         int deepestLevel = 0;
+        int mostSegments = 0;
         for (int cycle = 0; cycle < cycles; cycle++) {
             long lastAck;
             Path acks = tmp.resolve("acks-" + cycle);
-            try (ChildJvm child = ChildJvm.start("write", dir.toString(), Long.toString(seed),
+            try (ChildJvm child = ChildJvm.start(held ? "write-held" : "write", dir.toString(), Long.toString(seed),
                     Long.toString(recovered), acks.toString())) {
                 if (rnd.nextInt(4) == 0) {
                     Thread.sleep(rnd.nextInt(1000));
@@ -68,6 +82,11 @@ class CrashTest {
                 child.kill();
                 lastAck = ChildJvm.lastAck(acks);
                 childCompactions += child.compactions();
+            }
+            if (Files.isDirectory(dir)) {
+                try (var files = Files.list(dir)) {
+                    mostSegments = Math.max(mostSegments, (int) files.filter(p -> p.toString().endsWith(".log")).count());
+                }
             }
             if (Files.exists(dir.resolve("CURRENT"))) {
                 VerifyReport report = StoreVerifier.verify(dir);
@@ -95,9 +114,12 @@ class CrashTest {
         }
         System.out.printf("CrashTest: %d cycles survived (%d killed while writing), %d operations recovered, "
                 + "%d acknowledged in the runs, nothing lost; %d compactions completed in the killed writers, "
-                + "tables down to level %d%n", cycles, killedWhileWriting, recovered, acknowledged, childCompactions,
-                deepestLevel);
-        if (cycles >= 10) {
+                + "tables down to level %d; at most %d WAL segments at a kill%n", cycles, killedWhileWriting,
+                recovered, acknowledged, childCompactions, deepestLevel, mostSegments);
+        if (held && cycles >= 10) {
+            assertTrue(mostSegments >= 3, "kills left several unflushed WAL segments");
+        }
+        if (cycles >= 10 && !held) {
             assertTrue(childCompactions > 0, "the writers compacted while they could be killed");
             assertTrue(deepestLevel >= 2, "compactions reached level 2");
         }

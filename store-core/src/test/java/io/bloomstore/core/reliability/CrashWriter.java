@@ -2,6 +2,8 @@ package io.bloomstore.core.reliability;
 
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.fs.FaultInjectionFileSystem;
+import io.bloomstore.core.fs.LocalFileSystem;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
@@ -11,6 +13,9 @@ import java.nio.file.Path;
  * {@code ack I} to the file {@code ACKS} after operation {@code I} returned (one write call per
  * line: the operating system keeps it when the process is killed), until it is killed; now and
  * then it prints {@code compactions N}, the background compactions it has completed so far.
+ * {@code write-held} does the same with every table creation delayed by 300 ms (through the
+ * fault-injecting file system), so flushes fall behind and the store is killed with several
+ * unflushed WAL segments.
  * {@code hold DIR} opens the store, prints {@code open} and waits for its standard input to
  * close, to keep the directory locked.
  *
@@ -30,7 +35,21 @@ public final class CrashWriter {
 
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "US-ASCII");
-        Store store = Store.open(Path.of(args[1]), OPTIONS);
+        Store store;
+        if (args[0].equals("write-held")) {
+            FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, 1).beforeCreate(p -> {
+                if (p.toString().endsWith(".sst")) {
+                    try {
+                        Thread.sleep(300);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            store = Store.open(fs, Path.of(args[1]), OPTIONS);
+        } else {
+            store = Store.open(Path.of(args[1]), OPTIONS);
+        }
         out.println("open");
         if (args[0].equals("hold")) {
             while (System.in.read() >= 0) {
