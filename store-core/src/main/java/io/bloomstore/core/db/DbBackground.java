@@ -100,10 +100,11 @@ final class DbBackground {
             } finally {
                 mutex.unlock();
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable t) {
+            // Any throwable, an Error too: lost with the thread, it would leave writers waiting forever.
             mutex.lock();
             try {
-                db.backgroundError = e instanceof IOException io ? io : new IOException("flush failed", e);
+                db.fail("flush", t);
                 db.queue.signalChange();
             } finally {
                 mutex.unlock();
@@ -209,8 +210,8 @@ final class DbBackground {
             } finally {
                 compactionLock.unlock();
             }
-        } catch (IOException | RuntimeException e) {
-            compactionFailed(e);
+        } catch (Throwable t) {
+            compactionFailed(t);
         } finally {
             mutex.lock();
             try {
@@ -227,10 +228,10 @@ final class DbBackground {
      * A failed compaction, background or {@link #compact()}, makes the store read-only as a failed
      * flush does: its MANIFEST edit may be torn, and nothing may be appended after it.
      */
-    private void compactionFailed(Exception e) {
+    private void compactionFailed(Throwable t) {
         mutex.lock();
         try {
-            db.backgroundError = e instanceof IOException io ? io : new IOException("compaction failed", e);
+            db.fail("compaction", t);
             db.queue.signalChange();
         } finally {
             mutex.unlock();
@@ -285,7 +286,7 @@ final class DbBackground {
                             == db.versions.current().files(bottom).size();
                     try {
                         runCompaction(c);
-                    } catch (IOException | RuntimeException e) {
+                    } catch (IOException | RuntimeException | Error e) {
                         compactionFailed(e);
                         throw e;
                     }
@@ -336,7 +337,7 @@ final class DbBackground {
                     db.tables.open(table.fileNumber(), outputLevel);
                 }
             });
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             job.outputs().forEach(f -> db.tables.drop(f.fileNumber(), true));
             throw e;
         } finally {
@@ -348,7 +349,7 @@ final class DbBackground {
             Version next;
             try {
                 next = db.versions.logAndApply(c.edit(job.outputs()));
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 // The edit may have reached the MANIFEST (a failed fsync says nothing about what the
                 // file holds), so the outputs must stay on disk: recovery deletes them as orphans
                 // when the edit did not survive.

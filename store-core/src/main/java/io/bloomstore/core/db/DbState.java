@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the write path ({@link DbWrite}), the background work ({@link DbBackground}) and the read
@@ -22,9 +24,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Thread safety: the view, last sequence, background error and closed flag are volatile and
  * read without a lock; they (and the snapshot registrations) change only under {@link #mutex()},
- * which is the {@link WriteQueue}'s.
+ * which is the {@link WriteQueue}'s — except the background error, which {@link #fail} sets once
+ * from any thread (the WAL write runs with the mutex released).
  */
 final class DbState {
+    private static final Logger LOG = LoggerFactory.getLogger(DbState.class);
+
     final FileSystem fs;
     final Path dir;
     final StoreOptions options;
@@ -91,6 +96,26 @@ final class DbState {
             probes[level] = counters.level(level).probes.sum();
         }
         return new LevelShape(entries, hitRatios, probes);
+    }
+
+    /**
+     * Makes {@code failure} the store's background error unless there already is one: from then on
+     * the store refuses writes (reads go on). The first failure is logged at ERROR with its cause;
+     * later ones add nothing. Any throwable counts — an {@link Error} in a background thread would
+     * otherwise die with the thread and leave writers waiting for a flush that never comes. The
+     * caller wakes the waiters ({@link WriteQueue#signalChange()}) under the mutex.
+     *
+     * @param what the work that failed, for the message ("flush", "compaction", "WAL write")
+     * @return the background error now in force
+     */
+    synchronized IOException fail(String what, Throwable failure) {
+        if (backgroundError == null) {
+            backgroundError = failure instanceof IOException io ? io
+                    : new IOException(what + " failed: " + failure, failure);
+            LOG.error("store {}: {} failed; the store is read-only from now on (reopen it to recover)", dir, what,
+                    failure);
+        }
+        return backgroundError;
     }
 
     void checkOpen() {

@@ -104,27 +104,39 @@ final class DbWrite {
                 if (doSync) {
                     log.sync();
                 }
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 // The WAL's state is unknown now: refuse all further writes rather than risk a hole.
-                db.backgroundError = e;
+                db.fail("WAL write", e);
                 throw e;
             }
-            for (int i = 0; i < group.size(); i++) {
-                long[] next = {starts[i]};
-                group.get(i).batch().forEach(new WriteBatch.Handler() {
-                    @Override
-                    public void put(byte[] key, byte[] value) {
-                        mem.add(key, next[0]++, ValueType.VALUE, value);
-                    }
-
-                    @Override
-                    public void delete(byte[] key) {
-                        mem.add(key, next[0]++, ValueType.DELETION, new byte[0]);
-                    }
-                });
+            try {
+                insert(group, starts, mem);
+            } catch (RuntimeException | Error e) {
+                // The WAL holds the group but the memtable only part of it, and the sequence numbers
+                // are not published: writing on would reuse them. Recovery replays the WAL whole.
+                db.fail("memtable insert", e);
+                throw e;
             }
         });
         db.lastSequence = last;
+    }
+
+    /** Inserts a committed group into the memtable, operation {@code j} of batch {@code i} at {@code starts[i] + j}. */
+    private static void insert(List<WriteQueue.Writer> group, long[] starts, MemTable mem) {
+        for (int i = 0; i < group.size(); i++) {
+            long[] next = {starts[i]};
+            group.get(i).batch().forEach(new WriteBatch.Handler() {
+                @Override
+                public void put(byte[] key, byte[] value) {
+                    mem.add(key, next[0]++, ValueType.VALUE, value);
+                }
+
+                @Override
+                public void delete(byte[] key) {
+                    mem.add(key, next[0]++, ValueType.DELETION, new byte[0]);
+                }
+            });
+        }
     }
 
     /**
@@ -179,7 +191,7 @@ final class DbWrite {
         } catch (IOException e) {
             // Like every write-path I/O failure this makes the store read-only: after a failed
             // sync what the old segment holds is unknown, and writing on could leave a hole.
-            db.backgroundError = e;
+            db.fail("WAL segment switch", e);
             if (next != null) {
                 next.close();
             }
