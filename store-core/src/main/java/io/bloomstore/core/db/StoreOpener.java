@@ -19,7 +19,9 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Opens a store: checks the directory, takes the LOCK, then recovers — CURRENT → MANIFEST →
+ * Opens a store: takes the LOCK, then decides whether the directory holds a store (CURRENT) or is
+ * to become one — under the lock, so that another process creating the same store meanwhile is
+ * seen, never overwritten — then recovers — CURRENT → MANIFEST →
  * version (tables opened, filters mapped) → WAL segments newer than the manifest's log number
  * replayed and written as a level-0 table → a fresh WAL. See {@code docs/architecture.md}.
  *
@@ -41,28 +43,19 @@ final class StoreOpener {
             }
             fs.createDirectories(dir);
         }
-        boolean isStore = fs.exists(dir.resolve(FileNames.CURRENT));
-        if (!isStore) {
-            List<String> other = new ArrayList<>(fs.list(dir));
-            other.remove(FileNames.LOCK);
-            // A crash while a new store was being created leaves a MANIFEST and perhaps CURRENT.tmp
-            // but no CURRENT: nothing was ever acknowledged, so creation simply starts again.
-            other.removeIf(StoreOpener::isCreationLeftover);
-            if (!other.isEmpty()) {
-                Collections.sort(other);
-                throw new IllegalArgumentException(dir + " is not a BloomStore directory: it has no CURRENT file but "
-                        + "holds " + other.size() + " other entries (" + String.join(", ",
-                        other.subList(0, Math.min(3, other.size()))) + (other.size() > 3 ? ", ..." : "") + ")");
-            }
-            if (!options.createIfMissing()) {
-                throw new IllegalArgumentException("no store at " + dir + ": the directory is empty "
-                        + "(createIfMissing is false)");
-            }
+        // Refused before the lock too, so that a directory that is not a store gets no LOCK file.
+        if (!fs.exists(dir.resolve(FileNames.CURRENT))) {
+            checkCreatable(fs, dir, options);
         }
         Closeable lock = fs.lock(dir.resolve(FileNames.LOCK));
         VersionSet versions = null;
         TableRegistry tables = null;
         try {
+            // Decided only now, under the lock: another process may have created the store since.
+            boolean isStore = fs.exists(dir.resolve(FileNames.CURRENT));
+            if (!isStore) {
+                checkCreatable(fs, dir, options);
+            }
             versions = isStore ? VersionSet.recover(fs, dir) : VersionSet.create(fs, dir);
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
@@ -101,6 +94,25 @@ final class StoreOpener {
             }
             lock.close();
             throw e;
+        }
+    }
+
+    /** For a directory without CURRENT: refuses one holding anything but a new store's leftovers. */
+    private static void checkCreatable(FileSystem fs, Path dir, StoreOptions options) throws IOException {
+        List<String> other = new ArrayList<>(fs.list(dir));
+        other.remove(FileNames.LOCK);
+        // A crash while a new store was being created leaves a MANIFEST and perhaps CURRENT.tmp
+        // but no CURRENT: nothing was ever acknowledged, so creation simply starts again.
+        other.removeIf(StoreOpener::isCreationLeftover);
+        if (!other.isEmpty()) {
+            Collections.sort(other);
+            throw new IllegalArgumentException(dir + " is not a BloomStore directory: it has no CURRENT file but "
+                    + "holds " + other.size() + " other entries (" + String.join(", ",
+                    other.subList(0, Math.min(3, other.size()))) + (other.size() > 3 ? ", ..." : "") + ")");
+        }
+        if (!options.createIfMissing()) {
+            throw new IllegalArgumentException("no store at " + dir + ": the directory is empty "
+                    + "(createIfMissing is false)");
         }
     }
 

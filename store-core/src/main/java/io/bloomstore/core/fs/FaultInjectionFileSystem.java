@@ -26,7 +26,8 @@ import java.util.function.Predicate;
  * </ul>
  * A hook run before each file is created ({@link #beforeCreate}) can hold the creating thread
  * (a flush held back, so several WAL segments stay unflushed) or throw into it (an {@link Error}
- * in a flush or compaction). Faults can be confined to some files ({@link #onlyFiles}) and are counted
+ * in a flush or compaction); one run before each lock is taken ({@link #beforeLock}) lets another
+ * opener act in the moment before it. Faults can be confined to some files ({@link #onlyFiles}) and are counted
  * ({@link #injectedFaults()}). A crash returns a fresh view of the same files for reopening:
  * this instance, and every file opened through it, fails every later call, so the abandoned
  * store's threads cannot write after the "crash". Directory entries are not simulated: creations,
@@ -68,6 +69,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         double readProbability;
         long faults;
         volatile Consumer<Path> beforeCreate = p -> { };
+        volatile Consumer<Path> beforeLock = p -> { };
 
         Shared(long seed) {
             this.random = new Random(seed);
@@ -120,6 +122,12 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return this;
     }
 
+    /** Runs {@code hook} on the locking thread before every {@link #lock}, outside any lock. */
+    public FaultInjectionFileSystem beforeLock(Consumer<Path> hook) {
+        shared.beforeLock = hook;
+        return this;
+    }
+
     /** Removes every fault setting: the disk works again. */
     public FaultInjectionFileSystem heal() {
         synchronized (shared) {
@@ -130,6 +138,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
             shared.readProbability = 0;
             shared.only = p -> true;
             shared.beforeCreate = p -> { };
+            shared.beforeLock = p -> { };
         }
         return this;
     }
@@ -288,6 +297,8 @@ public final class FaultInjectionFileSystem implements FileSystem {
 
     @Override
     public Closeable lock(Path path) throws IOException {
+        checkAlive();
+        shared.beforeLock.accept(path);
         synchronized (shared) {
             checkAlive();
             Closeable lock = base.lock(path);

@@ -107,6 +107,11 @@ final class ChildJvm implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** Waits for the child to exit by itself; false when it still runs after {@code millis}. */
+    boolean awaitExit(long millis) throws InterruptedException {
+        return process.waitFor(millis, TimeUnit.MILLISECONDS);
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {

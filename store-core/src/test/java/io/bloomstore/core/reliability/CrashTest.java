@@ -1,5 +1,7 @@
 package io.bloomstore.core.reliability;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,8 +10,11 @@ import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.StoreVerifier;
 import io.bloomstore.core.VerifyReport;
 import io.bloomstore.core.fs.LockedException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,7 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * flushes and background compactions frequent, so kills land in them too. The "held" runs delay
  * the child's table creation so that flushes fall behind and kills leave several unflushed WAL
  * segments, which recovery must replay without a hole. A short run is in the normal suite, a long
- * one under {@code -Pstress}. Also: a store held open by another process is locked.
+ * one under {@code -Pstress}. Also: a store held open by another process is locked, and processes
+ * racing to create and write the same new store all end up in one store with every acknowledged
+ * write.
  */
 class CrashTest {
     @TempDir
@@ -123,6 +130,40 @@ class CrashTest {
             assertTrue(childCompactions > 0, "the writers compacted while they could be killed");
             assertTrue(deepestLevel >= 2, "compactions reached level 2");
         }
+    }
+
+    @Test
+    void processesRacingToCreateOneStoreKeepEveryAcknowledgedWrite() throws Exception {
+        int processes = 5;
+        int writes = 20;
+        Path dir = tmp.resolve("raced");
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+            for (int p = 0; p < processes; p++) {
+                children.add(ChildJvm.start("race", dir.toString(), "p" + p, tmp.resolve("race-acks-" + p).toString(),
+                        Integer.toString(writes)));
+            }
+            for (ChildJvm child : children) {
+                assertTrue(child.awaitExit(180_000), "a racing writer finished");
+                assertEquals(0, child.exitCode(), "a racing writer failed (see its stderr)");
+            }
+        } finally {
+            for (ChildJvm child : children) {
+                child.close();
+            }
+        }
+        try (Store store = Store.open(dir, CrashWriter.OPTIONS)) {
+            for (int p = 0; p < processes; p++) {
+                long acked = ChildJvm.lastAck(tmp.resolve("race-acks-" + p));
+                assertEquals(writes - 1, acked, "process " + p + " acknowledged every write");
+                for (int i = 0; i <= acked; i++) {
+                    assertArrayEquals(new byte[] {(byte) i}, store.get(("p" + p + "-" + i).getBytes(
+                            StandardCharsets.US_ASCII)), "process " + p + ", write " + i);
+                }
+            }
+        }
+        VerifyReport report = StoreVerifier.verify(dir);
+        assertTrue(report.clean(), report.problems().toString());
     }
 
     @Test

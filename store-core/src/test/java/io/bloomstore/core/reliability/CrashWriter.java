@@ -4,6 +4,7 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.LocalFileSystem;
+import io.bloomstore.core.fs.LockedException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
@@ -16,6 +17,9 @@ import java.nio.file.Path;
  * {@code write-held} does the same with every table creation delayed by 300 ms (through the
  * fault-injecting file system), so flushes fall behind and the store is killed with several
  * unflushed WAL segments.
+ * {@code race DIR ID ACKS COUNT} opens the store (retrying while another process holds it), writes
+ * {@code COUNT} synced puts of key {@code ID-I}, appending {@code ack I} after each, closes it and
+ * exits: several of them started at once race to create the same new store.
  * {@code hold DIR} opens the store, prints {@code open} and waits for its standard input to
  * close, to keep the directory locked.
  *
@@ -33,8 +37,34 @@ public final class CrashWriter {
     private CrashWriter() {
     }
 
+    private static void race(Path dir, String id, Path acks, int count) throws Exception {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        Store store = null;
+        while (store == null) {
+            try {
+                store = Store.open(dir, OPTIONS);
+            } catch (LockedException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(1 + (long) (Math.random() * 10));
+            }
+        }
+        try (Store s = store; java.io.FileOutputStream ackFile = new java.io.FileOutputStream(acks.toFile(), true)) {
+            for (int i = 0; i < count; i++) {
+                s.put((id + "-" + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII), new byte[] {(byte) i},
+                        io.bloomstore.core.WriteOptions.SYNC);
+                ackFile.write(("ack " + i + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "US-ASCII");
+        if (args[0].equals("race")) {
+            race(Path.of(args[1]), args[2], Path.of(args[3]), Integer.parseInt(args[4]));
+            return;
+        }
         Store store;
         if (args[0].equals("write-held")) {
             FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, 1).beforeCreate(p -> {
