@@ -110,8 +110,10 @@ public interface Store extends AutoCloseable {
     StoreOptions options();
 
     /**
-     * Waits for running flushes, syncs the WAL and releases the directory lock. Writes still in
-     * the memtable stay in the WAL and are recovered by the next open. Idempotent.
+     * Waits for running flushes, cancels a running compaction (its partial outputs are removed; a
+     * {@link #compact()} in progress fails), syncs the WAL and releases the directory lock, so it
+     * returns promptly. Writes still in the memtable stay in the WAL and are recovered by the next
+     * open. The files are closed and the lock released even when the final sync fails. Idempotent.
      */
     @Override
     void close() throws IOException;

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Runs one {@link Compaction}: merges the input tables' entries (a {@link Merger} over their
@@ -16,7 +17,9 @@ import java.util.List;
  * but only between two user keys, so a key's versions never straddle two tables of a level (a
  * point lookup consults one table per level).
  *
- * <p>On failure the unfinished table is abandoned (its files deleted) and the finished ones are
+ * <p>A job is cancelled (a {@link CompactionCancelledException}) when its cancel condition turns
+ * true, checked before each entry, so that closing a store need not wait for a long compaction.
+ * On failure or cancellation the unfinished table is abandoned (its files deleted) and the finished ones are
  * left in {@link #outputs()} for the caller to delete: nothing is in the MANIFEST yet.
  *
  * <p>Thread safety: not thread-safe; one thread runs a job.
@@ -44,13 +47,21 @@ public final class CompactionJob {
     private final Compaction compaction;
     private final ShadowedVersions versions;
     private final long targetFileBytes;
+    private final BooleanSupplier cancelled;
     private final List<FileMetaData> outputs = new ArrayList<>();
     private long bytesWritten;
 
     public CompactionJob(Compaction compaction, ShadowedVersions versions, long targetFileBytes) {
+        this(compaction, versions, targetFileBytes, () -> false);
+    }
+
+    /** A job that stops with a {@link CompactionCancelledException} once {@code cancelled} is true. */
+    public CompactionJob(Compaction compaction, ShadowedVersions versions, long targetFileBytes,
+                         BooleanSupplier cancelled) {
         this.compaction = compaction;
         this.versions = versions;
         this.targetFileBytes = targetFileBytes;
+        this.cancelled = cancelled;
     }
 
     /** Merges {@code merged} into output tables; returns them (also in {@link #outputs()}). */
@@ -59,6 +70,9 @@ public final class CompactionJob {
         byte[] lastKey = null;
         try {
             for (; merged.valid(); merged.advance()) {
+                if (cancelled.getAsBoolean()) {
+                    throw new CompactionCancelledException("compaction cancelled: the store is closing");
+                }
                 InternalIterator e = merged.current();
                 byte[] key = e.key();
                 if (!versions.keep(key, e.sequence(), e.type())) {

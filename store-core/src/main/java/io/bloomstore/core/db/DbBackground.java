@@ -4,6 +4,7 @@ import io.bloomstore.core.FilterChoice;
 import io.bloomstore.core.LevelShape;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.compaction.Compaction;
+import io.bloomstore.core.compaction.CompactionCancelledException;
 import io.bloomstore.core.compaction.CompactionJob;
 import io.bloomstore.core.compaction.CompactionPicker;
 import io.bloomstore.core.compaction.ShadowedVersions;
@@ -46,6 +47,8 @@ final class DbBackground {
     private final ReentrantLock compactionLock = new ReentrantLock();
     /** A background compaction is queued or running; guarded by the mutex. */
     private boolean compactionScheduled;
+    /** Set by close: a running compaction stops at its next entry and removes its outputs. */
+    private volatile boolean cancelCompactions;
 
     DbBackground(DbState db) {
         this.db = db;
@@ -210,6 +213,8 @@ final class DbBackground {
             } finally {
                 compactionLock.unlock();
             }
+        } catch (CompactionCancelledException e) {
+            // The store is closing: the outputs are removed and the inputs stay live, nothing failed.
         } catch (Throwable t) {
             compactionFailed(t);
         } finally {
@@ -286,6 +291,8 @@ final class DbBackground {
                             == db.versions.current().files(bottom).size();
                     try {
                         runCompaction(c);
+                    } catch (CompactionCancelledException e) {
+                        throw e;
                     } catch (IOException | RuntimeException | Error e) {
                         compactionFailed(e);
                         throw e;
@@ -317,7 +324,7 @@ final class DbBackground {
         TableOptions tableOptions = options.filterPolicy().choose(c.outputLevel(), shape).apply(options.tableOptions());
         int outputLevel = c.outputLevel();
         CompactionJob job = new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()),
-                options.targetFileBytes());
+                options.targetFileBytes(), () -> cancelCompactions);
         List<TableHandle> inputs = new ArrayList<>();
         List<InternalIterator> sources = new ArrayList<>();
         try {
@@ -382,8 +389,12 @@ final class DbBackground {
         }
     }
 
-    /** At close, after writers are drained: lets pending flushes and a running compaction finish. */
+    /**
+     * At close, after writers are drained: cancels a running compaction (it stops at its next
+     * entry and deletes its outputs; its inputs stay live) and lets pending flushes finish.
+     */
     void shutdown() {
+        cancelCompactions = true;
         awaitTermination(flusher);
         awaitTermination(compactor);
         compactionLock.lock();

@@ -158,8 +158,9 @@ public final class DbImpl implements Store {
     }
 
     /**
-     * Refuses new writes, lets queued writers, pending flushes and a running compaction finish,
-     * syncs the WAL and releases the lock. Tables still used by open iterators stay open until
+     * Refuses new writes, lets queued writers and pending flushes finish, cancels a running
+     * compaction (removing its partial outputs), syncs the WAL and releases the lock; the WAL and
+     * MANIFEST are closed and the lock released even when the sync throws. Tables still used by open iterators stay open until
      * those are closed.
      */
     @Override
