@@ -31,7 +31,10 @@ import io.bloomstore.core.table.TableOptions;
  *       {@link Store#compact()}, and writers are then never delayed);
  *   <li>{@code walRecovery} {@link WalRecovery#TOLERATE_TORN_TAIL}: only a torn final WAL record
  *       is dropped at open, any other damage keeps the store closed ({@link WalRecovery#POINT_IN_TIME}
- *       opens with the writes before the damage instead).
+ *       opens with the writes before the damage instead);
+ *   <li>{@code maxManifestBytes} 64 MiB (RocksDB's default): a MANIFEST past this size is rolled
+ *       while the store runs, its state written to a new one, so a long-lived store never grows one
+ *       without bound.
  * </ul>
  *
  * <p>{@code memtableBytes} is at most {@link #MAX_MEMTABLE_BYTES} (1 GiB), which also bounds a WAL
@@ -61,11 +64,15 @@ public final class StoreOptions {
     private final long targetFileBytes;
     private final boolean autoCompaction;
     private final WalRecovery walRecovery;
+    private final long maxManifestBytes;
 
     private StoreOptions(Builder b) {
         if (b.memtableBytes < 1024 || b.memtableBytes > MAX_MEMTABLE_BYTES) {
             throw new IllegalArgumentException("memtableBytes must be between 1024 and " + MAX_MEMTABLE_BYTES
                     + " (1 GiB): " + b.memtableBytes);
+        }
+        if (b.maxManifestBytes < 1024) {
+            throw new IllegalArgumentException("maxManifestBytes must be at least 1024: " + b.maxManifestBytes);
         }
         if (b.walRecovery == null) {
             throw new IllegalArgumentException("walRecovery must not be null");
@@ -100,6 +107,7 @@ public final class StoreOptions {
         this.targetFileBytes = b.targetFileBytes;
         this.autoCompaction = b.autoCompaction;
         this.walRecovery = b.walRecovery;
+        this.maxManifestBytes = b.maxManifestBytes;
         this.createIfMissing = b.createIfMissing;
         this.memtableBytes = b.memtableBytes;
         this.blockCacheBytes = b.blockCacheBytes;
@@ -140,6 +148,7 @@ public final class StoreOptions {
         b.targetFileBytes = targetFileBytes;
         b.autoCompaction = autoCompaction;
         b.walRecovery = walRecovery;
+        b.maxManifestBytes = maxManifestBytes;
         return b;
     }
 
@@ -218,6 +227,11 @@ public final class StoreOptions {
         return walRecovery;
     }
 
+    /** The MANIFEST size past which it is rolled while the store runs. */
+    public long maxManifestBytes() {
+        return maxManifestBytes;
+    }
+
     /** Target size of level {@code level} ≥ 1: baseLevelBytes · levelSizeRatio^(level − 1). */
     public double maxBytesForLevel(int level) {
         if (level < 1) {
@@ -252,7 +266,8 @@ public final class StoreOptions {
                 + maxValueBytes + ", " + tableOptions + ", filterPolicy=" + filterPolicy + ", l0Triggers="
                 + l0CompactionTrigger + "/" + l0SlowdownTrigger + "/" + l0StopTrigger + ", levelSizeRatio="
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
-                + ", autoCompaction=" + autoCompaction + ", walRecovery=" + walRecovery + "]";
+                + ", autoCompaction=" + autoCompaction + ", walRecovery=" + walRecovery
+                + ", maxManifestBytes=" + maxManifestBytes + "]";
     }
 
     /** Collects settings; {@link #build()} checks them. Thread safety: not thread-safe. */
@@ -275,8 +290,15 @@ public final class StoreOptions {
         private long targetFileBytes = 8L << 20;
         private boolean autoCompaction = true;
         private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
+        private long maxManifestBytes = 64L << 20;
 
         private Builder() {
+        }
+
+        /** The MANIFEST size past which it is rolled while the store runs (at least 1024). */
+        public Builder maxManifestBytes(long v) {
+            maxManifestBytes = v;
+            return this;
         }
 
         /** What opening does with damaged WAL segments; see {@link WalRecovery}. */

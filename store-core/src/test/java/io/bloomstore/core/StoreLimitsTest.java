@@ -41,6 +41,15 @@ class StoreLimitsTest {
         }
     }
 
+    @Test
+    void memtableSizeIsBounded() {
+        StoreOptions.builder().memtableBytes(StoreOptions.MAX_MEMTABLE_BYTES).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> StoreOptions.builder().memtableBytes(StoreOptions.MAX_MEMTABLE_BYTES + 1).build());
+        assertTrue(e.getMessage().contains("memtableBytes"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> StoreOptions.builder().memtableBytes(8L << 30).build());
+    }
+
     private static void assertEquals0(byte[] value, String message) {
         assertTrue(value == null, message);
     }

@@ -56,7 +56,8 @@ final class StoreOpener {
             if (!isStore) {
                 checkCreatable(fs, dir, options);
             }
-            versions = isStore ? VersionSet.recover(fs, dir) : VersionSet.create(fs, dir);
+            versions = isStore ? VersionSet.recover(fs, dir, options.maxManifestBytes())
+                    : VersionSet.create(fs, dir, options.maxManifestBytes());
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
                     : new BlockCache(options.blockCacheBytes());

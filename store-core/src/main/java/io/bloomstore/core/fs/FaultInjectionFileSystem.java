@@ -22,7 +22,9 @@ import java.util.function.Predicate;
  *       ({@link #failSyncsAfter}, {@link #failRandomly}), failing reads at random;
  *   <li>a machine crash: every file written through it loses what was not synced
  *       ({@link #crash()}), or keeps a random prefix of it, a write torn at a random byte
- *       ({@link #crashTearing()}).
+ *       ({@link #crashTearing()}), also at a chosen step: the n-th mutating call (create, write,
+ *       sync, rename, delete, directory sync) from now on ({@link #crashAfterOperations}), so a
+ *       test can crash at every step of a procedure in turn.
  * </ul>
  * A hook run before each file is created ({@link #beforeCreate}) can hold the creating thread
  * (a flush held back, so several WAL segments stay unflushed) or throw into it (an {@link Error}
@@ -68,6 +70,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         double syncProbability;
         double readProbability;
         long faults;
+        long operationsBeforeCrash = Long.MAX_VALUE;
         volatile Consumer<Path> beforeCreate = p -> { };
         volatile Consumer<Path> beforeLock = p -> { };
 
@@ -128,6 +131,18 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return this;
     }
 
+    /**
+     * After {@code operations} more mutating calls succeed, the next one crashes the machine instead
+     * (as {@link #crash()}: unsynced data lost, locks released) and fails, as does every later call
+     * on this view; reopen through the base file system.
+     */
+    public FaultInjectionFileSystem crashAfterOperations(long operations) {
+        synchronized (shared) {
+            shared.operationsBeforeCrash = operations;
+        }
+        return this;
+    }
+
     /** Removes every fault setting: the disk works again. */
     public FaultInjectionFileSystem heal() {
         synchronized (shared) {
@@ -137,6 +152,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
             shared.syncProbability = 0;
             shared.readProbability = 0;
             shared.only = p -> true;
+            shared.operationsBeforeCrash = Long.MAX_VALUE;
             shared.beforeCreate = p -> { };
             shared.beforeLock = p -> { };
         }
@@ -171,6 +187,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
     private FaultInjectionFileSystem crash(boolean tear) throws IOException {
         synchronized (shared) {
             dead = true;
+            shared.operationsBeforeCrash = Long.MAX_VALUE;
             for (Map.Entry<Path, long[]> e : shared.files.entrySet()) {
                 long written = e.getValue()[0];
                 long synced = e.getValue()[1];
@@ -208,7 +225,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         checkAlive();
         shared.beforeCreate.accept(path);
         synchronized (shared) {
-            checkAlive();
+            step("create", path);
             WritableFile file = base.create(path);
             long[] state = {0, 0};
             shared.files.put(path, state);
@@ -258,7 +275,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
     @Override
     public void delete(Path path) throws IOException {
         synchronized (shared) {
-            checkAlive();
+            step("delete", path);
             base.delete(path);
             shared.files.remove(path);
         }
@@ -267,7 +284,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
     @Override
     public void rename(Path source, Path target) throws IOException {
         synchronized (shared) {
-            checkAlive();
+            step("rename", source);
             base.rename(source, target);
             long[] state = shared.files.remove(source);
             if (state != null) {
@@ -291,7 +308,9 @@ public final class FaultInjectionFileSystem implements FileSystem {
 
     @Override
     public void syncDirectory(Path dir) throws IOException {
-        checkAlive();
+        synchronized (shared) {
+            step("directory sync", dir);
+        }
         base.syncDirectory(dir);
     }
 
@@ -318,6 +337,18 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return base.supportsMapping();
     }
 
+    /** With the shared lock held, before a mutating call: the crash of {@link #crashAfterOperations}. */
+    private void step(String what, Path path) throws IOException {
+        checkAlive();
+        if (shared.operationsBeforeCrash == 0) {
+            crash(false);
+            throw new IOException("machine crash (injected) at " + what + " of " + path);
+        }
+        if (shared.operationsBeforeCrash != Long.MAX_VALUE) {
+            shared.operationsBeforeCrash--;
+        }
+    }
+
     private void checkAlive() throws IOException {
         if (dead) {
             throw new IOException("file system crashed (simulated); reopen through the view crash() returned");
@@ -339,7 +370,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         @Override
         public void write(ByteBuffer data) throws IOException {
             synchronized (shared) {
-                checkAlive();
+                step("write", path);
                 boolean faulty = shared.only.test(path);
                 if (faulty && shared.random.nextDouble() < shared.writeProbability) {
                     shared.faults++;
@@ -371,7 +402,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         @Override
         public void sync() throws IOException {
             synchronized (shared) {
-                checkAlive();
+                step("sync", path);
                 if (shared.only.test(path)) {
                     if (shared.syncBudget == 0 || shared.random.nextDouble() < shared.syncProbability) {
                         shared.faults++;

@@ -12,36 +12,54 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The store's durable file set: the current {@link Version} plus the counters that must survive a
  * restart (next file number, last sequence number, oldest WAL segment still needed), kept in a
  * MANIFEST log of {@link VersionEdit}s. {@code CURRENT} names the live MANIFEST and is replaced
  * atomically (temporary file, rename, directory sync). Each open writes a fresh MANIFEST holding
- * one edit that describes the whole state, so MANIFESTs stay small. Formats:
- * {@code docs/format/manifest.md}.
+ * one edit that describes the whole state, and so does an edit that takes the MANIFEST past its
+ * size limit while the store runs (RocksDB's max_manifest_file_size), so MANIFESTs stay small
+ * however long a store lives. Formats: {@code docs/format/manifest.md}.
  *
  * <p>Thread safety: {@link #logAndApply} and {@link #newFileNumber} are synchronized; {@link
  * #current()} may be read from any thread.
  */
 public final class VersionSet implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(VersionSet.class);
+    /** The default size past which the MANIFEST is rolled: 64 MiB, as RocksDB. */
+    public static final long DEFAULT_MAX_MANIFEST_BYTES = 64L << 20;
+
     private final FileSystem fs;
     private final Path dir;
+    private final long maxManifestBytes;
     private volatile Version current = Version.empty();
     private long nextFileNumber = 1;
     private long lastSequence;
     private long logNumber;
     private long manifestNumber;
     private LogWriter manifest;
+    private long manifestRolls;
 
-    private VersionSet(FileSystem fs, Path dir) {
+    private VersionSet(FileSystem fs, Path dir, long maxManifestBytes) {
+        if (maxManifestBytes < 1) {
+            throw new IllegalArgumentException("maxManifestBytes must be positive: " + maxManifestBytes);
+        }
         this.fs = fs;
         this.dir = dir;
+        this.maxManifestBytes = maxManifestBytes;
     }
 
     /** Creates the MANIFEST and CURRENT of a new, empty store. */
     public static VersionSet create(FileSystem fs, Path dir) throws IOException {
-        VersionSet vs = new VersionSet(fs, dir);
+        return create(fs, dir, DEFAULT_MAX_MANIFEST_BYTES);
+    }
+
+    /** As {@link #create(FileSystem, Path)}, rolling the MANIFEST once it passes {@code maxManifestBytes}. */
+    public static VersionSet create(FileSystem fs, Path dir, long maxManifestBytes) throws IOException {
+        VersionSet vs = new VersionSet(fs, dir, maxManifestBytes);
         vs.writeNewManifest();
         return vs;
     }
@@ -53,7 +71,12 @@ public final class VersionSet implements Closeable {
      * @throws CorruptionException when CURRENT or the MANIFEST is damaged
      */
     public static VersionSet recover(FileSystem fs, Path dir) throws IOException {
-        VersionSet vs = new VersionSet(fs, dir);
+        return recover(fs, dir, DEFAULT_MAX_MANIFEST_BYTES);
+    }
+
+    /** As {@link #recover(FileSystem, Path)}, rolling the MANIFEST once it passes {@code maxManifestBytes}. */
+    public static VersionSet recover(FileSystem fs, Path dir, long maxManifestBytes) throws IOException {
+        VersionSet vs = new VersionSet(fs, dir, maxManifestBytes);
         Path currentFile = dir.resolve(FileNames.CURRENT);
         String name = readCurrent(fs, currentFile);
         FileNames.Parsed parsed = FileNames.parse(name);
@@ -149,7 +172,13 @@ public final class VersionSet implements Closeable {
 
     /**
      * Records the edit durably in the MANIFEST (written and synced), then makes the resulting
-     * version current. The edit is completed with the next file number.
+     * version current. The edit is completed with the next file number. When the MANIFEST has
+     * grown past its limit, the whole new state is then written to a new MANIFEST, CURRENT is
+     * switched to it atomically and the old one deleted; a crash at any step leaves CURRENT naming
+     * a complete MANIFEST that holds the edit.
+     *
+     * @throws IOException when the edit or the roll fails: the edit may or may not be durable, and
+     *         the caller must append nothing more (the store turns read-only)
      */
     public synchronized Version logAndApply(VersionEdit edit) throws IOException {
         edit.setNextFileNumber(nextFileNumber);
@@ -159,7 +188,31 @@ public final class VersionSet implements Closeable {
         edit.logNumber().ifPresent(n -> logNumber = n);
         edit.lastSequence().ifPresent(n -> lastSequence = n);
         current = next;
+        if (manifest.size() > maxManifestBytes) {
+            roll();
+        }
         return next;
+    }
+
+    /** Replaces the MANIFEST by a new one holding the current state in one edit. */
+    private void roll() throws IOException {
+        LogWriter old = manifest;
+        Path oldPath = FileNames.manifest(dir, manifestNumber);
+        writeNewManifest();
+        manifestRolls++;
+        // CURRENT names the new MANIFEST now: the old one is garbage, and the next open deletes it
+        // if this cannot.
+        try {
+            old.close();
+            fs.delete(oldPath);
+        } catch (IOException e) {
+            LOG.warn("could not delete the rolled MANIFEST {}; the next open deletes it", oldPath, e);
+        }
+    }
+
+    /** MANIFESTs rolled while running (not counting the one each open writes). */
+    public synchronized long manifestRolls() {
+        return manifestRolls;
     }
 
     public Version current() {

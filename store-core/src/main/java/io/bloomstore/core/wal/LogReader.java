@@ -15,32 +15,37 @@ import java.nio.file.Path;
  * a write leaves — is dropped silently (see {@link #droppedTailBytes()}); damage followed by more
  * data is a {@link CorruptionException} naming the file and offset. Format: {@code docs/format/wal.md}.
  *
+ * <p>Streams the file one 32 KiB block at a time: memory is bounded by one block plus the record
+ * being assembled, whatever the file's size (no 2 GiB limit). Only when damage is found does it
+ * read on to the end of the file, to tell a torn tail from damage followed by more data.
+ *
  * <p>Thread safety: not thread-safe; used by one recovering thread.
  */
 public final class LogReader {
+    private final RandomReadFile file;
     private final Path path;
-    private final ByteBuffer data;
-    private int pos;
+    private final long size;
+    /** The block holding {@link #pos}, little-endian, and where it starts in the file (-1: none). */
+    private final byte[] block = new byte[LogFormat.BLOCK_SIZE];
+    private final ByteBuffer blockView = ByteBuffer.wrap(block).order(ByteOrder.LITTLE_ENDIAN);
+    private long blockStart = -1;
+    private int blockLength;
+    private long pos;
     private long droppedTailBytes;
     private long lastRecordOffset;
-    private int firstFragmentOffset;
+    private long firstFragmentOffset;
 
     /**
-     * Reads the whole file and checks its header record. An empty file, or one whose header record
-     * is itself torn, is a log with no records (a crash right after the file was created).
+     * Checks the file's header record. An empty file, or one whose header record is itself torn,
+     * is a log with no records (a crash right after the file was created).
      *
      * @throws CorruptionException when the header names another kind of file
      * @throws FormatVersionException when the file is of a format version this build cannot read
      */
     public LogReader(RandomReadFile file, Path path, long magic) throws IOException {
+        this.file = file;
         this.path = path;
-        long size = file.size();
-        if (size > Integer.MAX_VALUE) {
-            throw new CorruptionException(path, Integer.MAX_VALUE, "log file larger than 2 GiB");
-        }
-        byte[] bytes = new byte[(int) size];
-        file.readFully(0, ByteBuffer.wrap(bytes));
-        this.data = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        this.size = file.size();
         byte[] header = next();
         if (header == null) {
             return;
@@ -68,35 +73,36 @@ public final class LogReader {
     }
 
     /** The next complete record, or null at the end of the log. */
-    public byte[] next() throws CorruptionException {
+    public byte[] next() throws IOException {
         ByteArrayOutputStream assembling = null;
-        int limit = data.capacity();
         while (true) {
-            int blockRemaining = LogFormat.BLOCK_SIZE - pos % LogFormat.BLOCK_SIZE;
+            int blockRemaining = (int) (LogFormat.BLOCK_SIZE - pos % LogFormat.BLOCK_SIZE);
             if (blockRemaining < LogFormat.HEADER_SIZE) {
                 pos += blockRemaining;
                 continue;
             }
-            if (pos >= limit) {
+            if (pos >= size) {
                 if (assembling != null) {
-                    dropTail(firstFragmentOffset, limit);
+                    dropTail(firstFragmentOffset, size);
                 }
                 return null;
             }
-            int start = pos;
-            if (start + LogFormat.HEADER_SIZE > limit) {
+            long start = pos;
+            if (start + LogFormat.HEADER_SIZE > size) {
                 dropTail(start);
                 return null;
             }
-            int crc = data.getInt(start);
-            int length = Short.toUnsignedInt(data.getShort(start + 4));
-            int type = data.get(start + 6) & 0xff;
-            int end = start + LogFormat.HEADER_SIZE + length;
+            loadBlock(start);
+            int at = (int) (start - blockStart);
+            int crc = blockView.getInt(at);
+            int length = Short.toUnsignedInt(blockView.getShort(at + 4));
+            int type = block[at + 6] & 0xff;
+            long end = start + LogFormat.HEADER_SIZE + length;
             if (end > start + blockRemaining) {
                 // Fragments never cross blocks, and a torn write leaves honest lengths: damage.
                 throw new CorruptionException(path, start, "fragment length " + length + " crosses a block boundary");
             }
-            if (end > limit) {
+            if (end > size) {
                 dropTail(start);
                 return null;
             }
@@ -104,7 +110,7 @@ public final class LogReader {
                 fail(start, true, "zero-filled space inside the log");
                 return null;
             }
-            int actual = LogFormat.checksum(type, data.array(), start + LogFormat.HEADER_SIZE, length);
+            int actual = LogFormat.checksum(type, block, at + LogFormat.HEADER_SIZE, length);
             if (actual != crc) {
                 failMismatch(start, end, crc, actual);
                 return null;
@@ -117,7 +123,9 @@ public final class LogReader {
                         return null;
                     }
                     lastRecordOffset = start;
-                    return copy(start + LogFormat.HEADER_SIZE, length);
+                    byte[] out = new byte[length];
+                    System.arraycopy(block, at + LogFormat.HEADER_SIZE, out, 0, length);
+                    return out;
                 case LogFormat.FIRST:
                     if (assembling != null) {
                         fail(start, isTail(end), "FIRST fragment inside a FIRST..LAST record");
@@ -125,7 +133,7 @@ public final class LogReader {
                     }
                     firstFragmentOffset = start;
                     assembling = new ByteArrayOutputStream(length * 2);
-                    assembling.write(data.array(), start + LogFormat.HEADER_SIZE, length);
+                    assembling.write(block, at + LogFormat.HEADER_SIZE, length);
                     break;
                 case LogFormat.MIDDLE:
                 case LogFormat.LAST:
@@ -133,7 +141,7 @@ public final class LogReader {
                         fail(start, isTail(end), "fragment type " + type + " without a FIRST fragment");
                         return null;
                     }
-                    assembling.write(data.array(), start + LogFormat.HEADER_SIZE, length);
+                    assembling.write(block, at + LogFormat.HEADER_SIZE, length);
                     if (type == LogFormat.LAST) {
                         lastRecordOffset = firstFragmentOffset;
                         return assembling.toByteArray();
@@ -146,24 +154,31 @@ public final class LogReader {
         }
     }
 
-    private byte[] copy(int offset, int length) {
-        byte[] out = new byte[length];
-        System.arraycopy(data.array(), offset, out, 0, length);
-        return out;
+    /** Makes {@link #block} hold the block containing file offset {@code offset}. */
+    private void loadBlock(long offset) throws IOException {
+        long start = offset - offset % LogFormat.BLOCK_SIZE;
+        if (start == blockStart) {
+            return;
+        }
+        blockLength = (int) Math.min(LogFormat.BLOCK_SIZE, size - start);
+        file.readFully(start, ByteBuffer.wrap(block, 0, blockLength));
+        blockStart = start;
     }
 
     /** Whether nothing but zeroes follows {@code offset}: the damage is the log's torn tail. */
-    private boolean isTail(int offset) {
-        byte[] a = data.array();
-        for (int i = offset; i < a.length; i++) {
-            if (a[i] != 0) {
-                return false;
+    private boolean isTail(long offset) throws IOException {
+        for (long o = offset; o < size; o = blockStart + blockLength) {
+            loadBlock(o);
+            for (int i = (int) (o - blockStart); i < blockLength; i++) {
+                if (block[i] != 0) {
+                    return false;
+                }
             }
         }
         return true;
     }
 
-    private void failMismatch(int start, int end, int expected, int actual) throws CorruptionException {
+    private void failMismatch(long start, long end, int expected, int actual) throws IOException {
         if (isTail(end)) {
             dropTail(start);
             return;
@@ -172,7 +187,7 @@ public final class LogReader {
                 actual & 0xffffffffL);
     }
 
-    private void fail(int start, boolean tail, String message) throws CorruptionException {
+    private void fail(long start, boolean tail, String message) throws IOException {
         if (tail) {
             dropTail(start);
             return;
@@ -180,7 +195,7 @@ public final class LogReader {
         throw new CorruptionException(path, start, message);
     }
 
-    private void dropTail(int from) throws CorruptionException {
+    private void dropTail(long from) throws IOException {
         dropTail(from, from + 1);
     }
 
@@ -189,34 +204,38 @@ public final class LogReader {
      * after {@code scanFrom}: a crash tears only the last write, so damage followed by a fragment
      * whose CRC holds (a flipped length or type byte, say) is corruption, not a torn tail.
      */
-    private void dropTail(int from, int scanFrom) throws CorruptionException {
-        int intact = intactFragmentFrom(scanFrom);
+    private void dropTail(long from, long scanFrom) throws IOException {
+        long intact = intactFragmentFrom(scanFrom);
         if (intact >= 0) {
             throw new CorruptionException(path, from, "damaged fragment followed by an intact one at offset " + intact);
         }
-        droppedTailBytes = data.capacity() - from;
-        pos = data.capacity();
+        droppedTailBytes = size - from;
+        pos = size;
     }
 
     /**
      * The offset of the first fragment at or after {@code from} whose type is valid, which fits
-     * its block and the file, and whose CRC holds; -1 when there is none. Only called at the tail,
-     * which lies within the last block, so the scan is short.
+     * its block and the file, and whose CRC holds; -1 when there is none. Called only at damage
+     * that is followed by nothing but zeroes or lies in the last block, so the scan is short.
      */
-    private int intactFragmentFrom(int from) {
-        int limit = data.capacity();
-        for (int o = from; o + LogFormat.HEADER_SIZE <= limit; o++) {
-            int type = data.get(o + 6) & 0xff;
-            if (type < LogFormat.FULL || type > LogFormat.LAST) {
+    private long intactFragmentFrom(long from) throws IOException {
+        for (long o = from; o + LogFormat.HEADER_SIZE <= size; ) {
+            loadBlock(o);
+            int at = (int) (o - blockStart);
+            if (at + LogFormat.HEADER_SIZE > blockLength) {
+                o = blockStart + blockLength;
                 continue;
             }
-            int length = Short.toUnsignedInt(data.getShort(o + 4));
-            int end = o + LogFormat.HEADER_SIZE + length;
-            int blockEnd = (o / LogFormat.BLOCK_SIZE + 1) * LogFormat.BLOCK_SIZE;
-            if (end <= limit && end <= blockEnd
-                    && LogFormat.checksum(type, data.array(), o + LogFormat.HEADER_SIZE, length) == data.getInt(o)) {
-                return o;
+            int type = block[at + 6] & 0xff;
+            if (type >= LogFormat.FULL && type <= LogFormat.LAST) {
+                int length = Short.toUnsignedInt(blockView.getShort(at + 4));
+                int end = at + LogFormat.HEADER_SIZE + length;
+                if (end <= blockLength
+                        && LogFormat.checksum(type, block, at + LogFormat.HEADER_SIZE, length) == blockView.getInt(at)) {
+                    return o;
+                }
             }
+            o++;
         }
         return -1;
     }
