@@ -2,6 +2,10 @@ package io.bloomstore.core.cache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The block cache: decoded (checksum-verified, decompressed and parsed) data blocks, keyed by
@@ -12,7 +16,9 @@ import com.github.benmanes.caffeine.cache.Caffeine;
  *
  * <p>One cache serves one store: file numbers are unique within a store, not across stores.
  * When a table is dropped its blocks can no longer be looked up (its number is never reused),
- * so they would age out anyway; {@link #invalidateFile} frees them at once.
+ * so they would age out anyway; {@link #invalidateFile} frees them at once, at the cost of that
+ * file's own entries: the cache keeps the offsets it holds per file (an entry leaves the index
+ * when Caffeine evicts it), so dropping a table never scans the whole cache.
  *
  * <p>Cached blocks are shared between readers and must be immutable.
  *
@@ -21,6 +27,8 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 public final class BlockCache {
     private final long capacityBytes;
     private final Cache<Key, Entry> cache;
+    /** The offsets cached per file: what {@link #invalidateFile} removes. */
+    private final Map<Long, Set<Long>> offsetsByFile = new ConcurrentHashMap<>();
 
     private record Key(long fileNumber, long offset) {
     }
@@ -42,6 +50,7 @@ public final class BlockCache {
                 .weigher((Key k, Entry block) -> block.sizeBytes())
                 // Maintenance runs on the calling thread: no hidden pool, deterministic in tests.
                 .executor(Runnable::run)
+                .evictionListener((Key k, Entry block, RemovalCause cause) -> forget(k))
                 .build();
     }
 
@@ -65,14 +74,25 @@ public final class BlockCache {
 
     public void put(long fileNumber, long offset, Entry block) {
         if (cache != null) {
+            offsetsByFile.computeIfAbsent(fileNumber, f -> ConcurrentHashMap.newKeySet()).add(offset);
             cache.put(new Key(fileNumber, offset), block);
         }
     }
 
-    /** Drops every block of table {@code fileNumber} (when the table is deleted). */
+    private void forget(Key k) {
+        Set<Long> offsets = offsetsByFile.get(k.fileNumber());
+        if (offsets != null) {
+            offsets.remove(k.offset());
+        }
+    }
+
+    /** Drops every block of table {@code fileNumber} (when the table is closed): costs that file's blocks only. */
     public void invalidateFile(long fileNumber) {
-        if (cache != null) {
-            cache.asMap().keySet().removeIf(k -> k.fileNumber() == fileNumber);
+        Set<Long> offsets = offsetsByFile.remove(fileNumber);
+        if (cache != null && offsets != null) {
+            for (long offset : offsets) {
+                cache.invalidate(new Key(fileNumber, offset));
+            }
         }
     }
 
@@ -85,9 +105,15 @@ public final class BlockCache {
         return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
     }
 
+    /** Offsets the per-file index holds, all files together: at most the blocks cached (for tests). */
+    long indexedBlocks() {
+        return offsetsByFile.values().stream().mapToLong(Set::size).sum();
+    }
+
     public void clear() {
         if (cache != null) {
             cache.invalidateAll();
+            offsetsByFile.clear();
         }
     }
 }

@@ -37,6 +37,8 @@ public final class TableReader implements Closeable {
     private static final byte[] EMPTY = new byte[0];
     /** Large enough for a default block; grown for larger ones. */
     private static final int INITIAL_READ_BUFFER = 16 * 1024;
+    /** The largest read buffer a thread keeps; a larger block is read into a one-off buffer. */
+    static final int MAX_KEPT_READ_BUFFER = 1 << 20;
     private static final ThreadLocal<ByteBuffer> READ_BUFFER =
             ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(INITIAL_READ_BUFFER));
 
@@ -274,15 +276,26 @@ public final class TableReader implements Closeable {
     /**
      * This thread's read buffer, cleared and limited to {@code length} bytes. Direct, so the
      * file system reads into it without copying through a temporary buffer of its own, and
-     * reused, so a cache miss allocates only the decoded block.
+     * reused, so a cache miss allocates only the decoded block. It is capped at
+     * {@link #MAX_KEPT_READ_BUFFER}: a block larger than that (a huge value) is read into a one-off
+     * heap buffer, freed by the next collection, so a thread that once read a 32 MiB value does not
+     * hold 64 MiB of native memory for its life.
      */
     private static ByteBuffer readBuffer(int length) {
+        if (length > MAX_KEPT_READ_BUFFER) {
+            return ByteBuffer.allocate(length);
+        }
         ByteBuffer b = READ_BUFFER.get();
         if (b.capacity() < length) {
-            b = ByteBuffer.allocateDirect(Math.max(length, 2 * b.capacity()));
+            b = ByteBuffer.allocateDirect(Math.min(MAX_KEPT_READ_BUFFER, Math.max(length, 2 * b.capacity())));
             READ_BUFFER.set(b);
         }
         return b.clear().limit(length);
+    }
+
+    /** The capacity of the read buffer this thread keeps (for tests of the cap). */
+    static int keptReadBufferCapacity() {
+        return READ_BUFFER.get().capacity();
     }
 
     TableIndex index() {

@@ -52,6 +52,22 @@ class BlockCacheTest {
         assertEquals(1000, c.sizeBytes());
     }
 
+    /** The per-file index that makes invalidateFile cost only the file's blocks follows evictions. */
+    @Test
+    void evictedBlocksLeaveThePerFileIndex() {
+        BlockCache c = new BlockCache(64 * 1024);
+        for (int i = 0; i < 1000; i++) {
+            c.put(i % 7, i * 4096L, new Sized(i, 4096));
+        }
+        c.sizeBytes();
+        assertTrue(c.indexedBlocks() <= 16, "index holds " + c.indexedBlocks() + " offsets for at most 16 blocks");
+        for (int f = 0; f < 7; f++) {
+            c.invalidateFile(f);
+        }
+        assertEquals(0, c.indexedBlocks());
+        assertEquals(0, c.sizeBytes());
+    }
+
     @Test
     void capacityZeroDisablesCaching() {
         BlockCache c = BlockCache.disabled();

@@ -1,0 +1,51 @@
+package io.bloomstore.core.table;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.fs.MemoryFileSystem;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A thread that reads a block larger than the per-thread read buffer's cap (a 6 MiB value, block
+ * cache off) gets it whole through a one-off buffer and keeps a buffer of at most 1 MiB.
+ */
+class ReadBufferCapTest {
+    @Test
+    void hugeBlockDoesNotGrowTheKeptBuffer() throws Exception {
+        MemoryFileSystem fs = new MemoryFileSystem();
+        Path dir = Path.of("/read-buffer-cap/store");
+        byte[] huge = new byte[6 << 20];
+        Arrays.fill(huge, (byte) 7);
+        huge[12345] = 1;
+        StoreOptions options = StoreOptions.builder().blockCacheBytes(0).compression(Compression.NONE).build();
+        try (Store store = Store.open(fs, dir, options)) {
+            store.put(new byte[] {1}, huge);
+            store.put(new byte[] {2}, new byte[] {2});
+            store.flush();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicInteger kept = new AtomicInteger();
+            Thread reader = new Thread(() -> {
+                try {
+                    assertArrayEquals(huge, store.get(new byte[] {1}));
+                    assertArrayEquals(new byte[] {2}, store.get(new byte[] {2}));
+                    kept.set(TableReader.keptReadBufferCapacity());
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            reader.start();
+            reader.join();
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertTrue(kept.get() <= TableReader.MAX_KEPT_READ_BUFFER, "kept a buffer of " + kept.get() + " bytes");
+        }
+    }
+}
