@@ -1,14 +1,12 @@
 package io.bloomstore.core.db;
 
 import io.bloomstore.core.table.TableReader;
-import java.io.IOException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * An open table shared by readers, closed (its filter unmapped, its file closed, its cached blocks
- * dropped and — once a compaction made it obsolete — its files deleted) when the last reference
- * goes: the {@link TableRegistry} holds one while the table is live, each {@link VersionRef} one
+ * dropped and — once a compaction made it obsolete — its files deleted, all handed by the
+ * {@link TableRegistry} to its background thread, so a reader never pays for it) when the last
+ * reference goes: the {@link TableRegistry} holds one while the table is live, each {@link VersionRef} one
  * for every table of its version, and each iterator one per table it reads. So a table replaced
  * by a compaction stays readable, and on disk, for the readers that still use it. {@link #retain()}
  * fails once the table is closed.
@@ -16,11 +14,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread safety: safe for concurrent use.
  */
 final class TableHandle extends RefCounted {
-    private static final Logger LOG = LoggerFactory.getLogger(TableHandle.class);
-
-    /** What happens once the table is closed: cache invalidation, and deletion when obsolete. */
+    /** What happens once the last reference is gone: closing, cache invalidation, deletion when obsolete. */
     interface Closer {
-        void closed(TableHandle handle) throws IOException;
+        void closed(TableHandle handle);
     }
 
     private final long fileNumber;
@@ -60,12 +56,7 @@ final class TableHandle extends RefCounted {
 
     @Override
     void lastReleased() {
-        try {
-            reader.close();
-            closer.closed(this);
-        } catch (IOException e) {
-            LOG.warn("closing table {} failed", fileNumber, e);
-        }
+        closer.closed(this);
     }
 
     @Override

@@ -10,16 +10,28 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The open tables of a store, by file number: each live table is opened once (its filter mapped)
  * and shared through reference-counted {@link TableHandle}s. A table dropped from the live set
- * stays open until its last reader lets go; then its cached blocks are invalidated and, if a
- * compaction made it obsolete, its {@code .sst} and {@code .filter} files are deleted.
+ * stays open until its last reader lets go; then it is closed (its filter unmapped), its cached
+ * blocks are invalidated and, if a compaction made it obsolete, its {@code .sst} and
+ * {@code .filter} files are deleted — on the registry's own background thread, never on the
+ * reader's (a {@code get} or iterator close must not pay for an unmap or a delete, nor see its
+ * failure, which is logged). Once the store is closed, a table still held by an iterator is
+ * reclaimed on the thread that closes the iterator.
  *
  * <p>Thread safety: safe for concurrent use.
  */
 final class TableRegistry {
+    private static final Logger LOG = LoggerFactory.getLogger(TableRegistry.class);
+
     private final FileSystem fs;
     private final Path dir;
     private final TableOptions options;
@@ -28,6 +40,7 @@ final class TableRegistry {
     private final Map<Long, TableHandle> open = new ConcurrentHashMap<>();
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
+    private final ExecutorService reclaimer;
 
     TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters) {
         this.fs = fs;
@@ -35,6 +48,11 @@ final class TableRegistry {
         this.options = options;
         this.cache = cache;
         this.counters = counters;
+        this.reclaimer = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "bloomstore-reclaim-" + dir.getFileName());
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** Opens a live table of {@code level} (maps its filter; reads only its footer, index and properties). */
@@ -71,12 +89,29 @@ final class TableRegistry {
         }
     }
 
-    private void closed(TableHandle h) throws IOException {
-        draining.remove(h.fileNumber());
-        cache.invalidateFile(h.fileNumber());
-        if (h.obsolete()) {
-            fs.delete(FileNames.table(dir, h.fileNumber()));
-            fs.delete(FileNames.filter(dir, h.fileNumber()));
+    /** On the thread that let go of the last reference: hands the table's reclaiming on. */
+    private void closed(TableHandle h) {
+        try {
+            reclaimer.execute(() -> reclaim(h));
+        } catch (RejectedExecutionException e) {
+            reclaim(h);
+        }
+    }
+
+    private void reclaim(TableHandle h) {
+        try {
+            h.reader().close();
+            cache.invalidateFile(h.fileNumber());
+            if (h.obsolete()) {
+                fs.delete(FileNames.table(dir, h.fileNumber()));
+                fs.delete(FileNames.filter(dir, h.fileNumber()));
+            }
+        } catch (Throwable t) {
+            // Nobody waits for this: a file left behind is deleted as an orphan by the next open.
+            LOG.warn("closing or deleting replaced table {} failed; the next open deletes what is left", h.fileNumber(),
+                    t);
+        } finally {
+            draining.remove(h.fileNumber());
         }
     }
 
@@ -108,9 +143,21 @@ final class TableRegistry {
         return open.containsKey(fileNumber) || draining.containsKey(fileNumber);
     }
 
+    /**
+     * At close: drops every live table and waits (up to 10 s) for the background thread to close
+     * those no iterator holds.
+     */
     void closeAll() {
         for (Long n : open.keySet()) {
             drop(n, false);
+        }
+        reclaimer.shutdown();
+        try {
+            if (!reclaimer.awaitTermination(10, TimeUnit.SECONDS)) {
+                LOG.warn("tables of {} still being closed after 10 s", dir);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

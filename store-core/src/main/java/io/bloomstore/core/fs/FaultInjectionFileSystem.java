@@ -28,7 +28,8 @@ import java.util.function.Predicate;
  * </ul>
  * A hook run before each file is created ({@link #beforeCreate}) can hold the creating thread
  * (a flush held back, so several WAL segments stay unflushed) or throw into it (an {@link Error}
- * in a flush or compaction); one run before each lock is taken ({@link #beforeLock}) lets another
+ * in a flush or compaction); one run before each delete ({@link #beforeDelete}) shows which thread
+ * deletes and can make it fail; one run before each lock is taken ({@link #beforeLock}) lets another
  * opener act in the moment before it. Faults can be confined to some files ({@link #onlyFiles}) and are counted
  * ({@link #injectedFaults()}). A crash returns a fresh view of the same files for reopening:
  * this instance, and every file opened through it, fails every later call, so the abandoned
@@ -73,6 +74,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         long operationsBeforeCrash = Long.MAX_VALUE;
         volatile Consumer<Path> beforeCreate = p -> { };
         volatile Consumer<Path> beforeLock = p -> { };
+        volatile Consumer<Path> beforeDelete = p -> { };
 
         Shared(long seed) {
             this.random = new Random(seed);
@@ -125,6 +127,12 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return this;
     }
 
+    /** Runs {@code hook} on the deleting thread before every {@link #delete}, outside any lock; it may throw. */
+    public FaultInjectionFileSystem beforeDelete(Consumer<Path> hook) {
+        shared.beforeDelete = hook;
+        return this;
+    }
+
     /** Runs {@code hook} on the locking thread before every {@link #lock}, outside any lock. */
     public FaultInjectionFileSystem beforeLock(Consumer<Path> hook) {
         shared.beforeLock = hook;
@@ -155,6 +163,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
             shared.operationsBeforeCrash = Long.MAX_VALUE;
             shared.beforeCreate = p -> { };
             shared.beforeLock = p -> { };
+            shared.beforeDelete = p -> { };
         }
         return this;
     }
@@ -274,6 +283,8 @@ public final class FaultInjectionFileSystem implements FileSystem {
 
     @Override
     public void delete(Path path) throws IOException {
+        checkAlive();
+        shared.beforeDelete.accept(path);
         synchronized (shared) {
             step("delete", path);
             base.delete(path);
