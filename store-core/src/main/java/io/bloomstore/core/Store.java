@@ -99,8 +99,9 @@ public interface Store extends AutoCloseable {
 
     /**
      * Waits until background compaction has caught up: none queued or running and no level over
-     * its target. Returns at once when automatic compaction is off. Writers may keep writing
-     * meanwhile (and so prolong the wait).
+     * its target (at once when automatic compaction is off); then until the tables compactions
+     * replaced that no reader holds any more are closed and deleted (that happens in the
+     * background). Writers may keep writing meanwhile (and so prolong the wait).
      */
     void awaitCompactions() throws IOException;
 

@@ -91,6 +91,7 @@ class CompactionTest {
             assertEquals(KEYS, n);
             assertTrue(tableFiles(dir) >= filesBefore);
             it.close();
+            store.awaitCompactions();
             StoreStats s = store.stats();
             assertEquals(s.totalFiles(), MappedBitStore.openMappings() - baseMappings,
                     "mappings count back to the live tables");

@@ -243,9 +243,17 @@ final class DbBackground {
         }
     }
 
-    /** Waits until no background compaction is queued or needed. */
+    /**
+     * Waits until no background compaction is queued or needed, then until the replaced tables no
+     * reader holds are closed and deleted.
+     */
     void awaitCompactions() throws IOException {
         db.checkOpen();
+        awaitCompactionsCaughtUp();
+        db.tables.awaitReclaimed();
+    }
+
+    private void awaitCompactionsCaughtUp() throws IOException {
         mutex.lock();
         try {
             while (!db.closed && db.backgroundError == null && (compactionScheduled

@@ -143,6 +143,19 @@ final class TableRegistry {
         return open.containsKey(fileNumber) || draining.containsKey(fileNumber);
     }
 
+    /** Waits until every table whose last reference is already gone has been closed and deleted. */
+    void awaitReclaimed() {
+        try {
+            reclaimer.submit(() -> { }).get();
+        } catch (RejectedExecutionException e) {
+            // Closed: reclaiming now happens on the releasing thread itself.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("an empty task failed", e);
+        }
+    }
+
     /**
      * At close: drops every live table and waits (up to 10 s) for the background thread to close
      * those no iterator holds.
