@@ -93,9 +93,9 @@ final class DbBackground {
                 }
                 Version next = db.versions.logAndApply(edit);
                 db.installVersion(next, v.mem(), List.copyOf(v.immutables().subList(1, v.immutables().size())));
-                db.counters.flushes.increment();
+                db.counters.flushes().increment();
                 if (meta != null) {
-                    db.counters.flushBytesWritten.add(meta.fileSize() + meta.filterFileSize());
+                    db.counters.flushBytesWritten().add(meta.fileSize() + meta.filterFileSize());
                 }
                 deleteObsoleteFiles(logNumber, false);
                 maybeScheduleCompaction();
@@ -148,8 +148,8 @@ final class DbBackground {
         VersionEdit edit = new VersionEdit().setLogNumber(db.view.mem().logNumber()).setLastSequence(db.lastSequence);
         if (meta != null) {
             edit.addFile(0, meta);
-            db.counters.flushes.increment();
-            db.counters.flushBytesWritten.add(meta.fileSize() + meta.filterFileSize());
+            db.counters.flushes().increment();
+            db.counters.flushBytesWritten().add(meta.fileSize() + meta.filterFileSize());
         }
         Version v = db.versions.logAndApply(edit);
         db.installVersion(v, db.view.mem(), List.of());
@@ -374,9 +374,9 @@ final class DbBackground {
             ReadView v = db.view;
             db.installVersion(next, v.mem(), v.immutables());
             c.allInputs().forEach(f -> db.tables.drop(f.fileNumber(), true));
-            db.counters.compactions.increment();
-            db.counters.compactionBytesRead.add(c.inputBytes());
-            db.counters.compactionBytesWritten.add(job.bytesWritten());
+            db.counters.compactions().increment();
+            db.counters.compactionBytesRead().add(c.inputBytes());
+            db.counters.compactionBytesWritten().add(job.bytesWritten());
             db.queue.signalChange();
         } finally {
             mutex.unlock();

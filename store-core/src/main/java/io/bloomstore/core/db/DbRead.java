@@ -51,7 +51,7 @@ final class DbRead {
     }
 
     private byte[] get(ReadView v, byte[] key, long snapshot) throws IOException {
-        db.counters.gets.increment();
+        db.counters.gets().increment();
         Map.Entry<InternalKey, byte[]> e = v.mem().get(key, snapshot);
         for (int i = v.immutables().size() - 1; e == null && i >= 0; i--) {
             e = v.immutables().get(i).get(key, snapshot);
@@ -86,10 +86,10 @@ final class DbRead {
     private TableLookup lookup(ReadView v, int level, FileMetaData f, byte[] key, long hash, long snapshot)
             throws IOException {
         LevelCounters lc = db.counters.level(level);
-        lc.probes.increment();
+        lc.probes().increment();
         TableLookup r = v.tables().handle(f.fileNumber()).reader().get(key, hash, snapshot);
         if (r != null) {
-            lc.hits.increment();
+            lc.hits().increment();
         }
         return r;
     }
@@ -158,13 +158,13 @@ final class DbRead {
                 levels.add(levelStats(v, shape, level));
             }
             var c = db.counters;
-            return new StoreStats(c.gets.sum(), c.filterNegatives.sum(), c.filterPositives.sum(),
-                    c.filterTruePositives.sum(), c.measuredFpr(), db.options.configuredFpr(), c.dataBlockReads.sum(),
-                    c.bytesRead.sum(), c.blockCacheHits.sum(), c.blockCacheMisses.sum(), c.flushes.sum(),
-                    List.copyOf(levels), db.tables.filterBytes(), c.compactions.sum(), c.compactionBytesRead.sum(),
-                    c.compactionBytesWritten.sum(), c.flushBytesWritten.sum(), c.userBytesWritten.sum(),
-                    c.writeSlowdowns.sum(), c.writeStops.sum(), db.options.filterPolicy().name(),
-                    c.tableLookups.sum(), c.filterFileReads.sum(), c.filterFileBytesRead.sum(),
+            return new StoreStats(c.gets().sum(), c.filterNegatives().sum(), c.filterPositives().sum(),
+                    c.filterTruePositives().sum(), c.measuredFpr(), db.options.configuredFpr(), c.dataBlockReads().sum(),
+                    c.bytesRead().sum(), c.blockCacheHits().sum(), c.blockCacheMisses().sum(), c.flushes().sum(),
+                    List.copyOf(levels), db.tables.filterBytes(), c.compactions().sum(), c.compactionBytesRead().sum(),
+                    c.compactionBytesWritten().sum(), c.flushBytesWritten().sum(), c.userBytesWritten().sum(),
+                    c.writeSlowdowns().sum(), c.writeStops().sum(), db.options.filterPolicy().name(),
+                    c.tableLookups().sum(), c.filterFileReads().sum(), c.filterFileBytesRead().sum(),
                     db.tables.indexHeapBytes(), health());
         } finally {
             v.tables().release();
@@ -199,7 +199,7 @@ final class DbRead {
         long saved = choice.skipped() ? (long) Math.ceil(entries * choice.bitsPerKey() / 8) : 0;
         LevelCounters lc = db.counters.level(level);
         return new StoreStats.LevelStats(level, files.size(), bytes, filterBytes, entries, choice,
-                entries == 0 ? 0 : weightedFpr / entries, lc.filterNegatives.sum(), lc.filterPositives.sum(),
-                lc.filterTruePositives.sum(), lc.measuredFpr(), lc.probes.sum(), lc.hitRatio(), saved);
+                entries == 0 ? 0 : weightedFpr / entries, lc.filterNegatives().sum(), lc.filterPositives().sum(),
+                lc.filterTruePositives().sum(), lc.measuredFpr(), lc.probes().sum(), lc.hitRatio(), saved);
     }
 }

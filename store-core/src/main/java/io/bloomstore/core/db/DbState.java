@@ -93,7 +93,7 @@ final class DbState {
                 entries[level] += f.entries();
             }
             hitRatios[level] = counters.level(level).hitRatio();
-            probes[level] = counters.level(level).probes.sum();
+            probes[level] = counters.level(level).probes().sum();
         }
         return new LevelShape(entries, hitRatios, probes);
     }

@@ -63,7 +63,7 @@ final class DbWrite {
             return;
         }
         db.queue.submit(batch, writeOptions.sync(), this::commitGroup);
-        db.counters.userBytesWritten.add(userBytes[0]);
+        db.counters.userBytesWritten().add(userBytes[0]);
     }
 
     void checkKey(byte[] key) {
@@ -157,7 +157,7 @@ final class DbWrite {
             int level0 = v.version().files(0).size();
             if (allowDelay && level0 >= db.options.l0SlowdownTrigger()) {
                 allowDelay = false;
-                db.counters.writeSlowdowns.increment();
+                db.counters.writeSlowdowns().increment();
                 db.queue.unlocked(DbWrite::pause);
                 continue;
             }
@@ -169,7 +169,7 @@ final class DbWrite {
                 continue;
             }
             if (db.options.autoCompaction() && level0 >= db.options.l0StopTrigger()) {
-                db.counters.writeStops.increment();
+                db.counters.writeStops().increment();
                 background.maybeScheduleCompaction();
                 db.queue.awaitChange();
                 continue;

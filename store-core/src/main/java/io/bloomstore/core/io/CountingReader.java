@@ -46,8 +46,8 @@ public final class CountingReader implements Closeable {
     public void readDataBlock(long offset, ByteBuffer dst) throws IOException {
         int length = dst.remaining();
         readFully(offset, dst, length);
-        counters.dataBlockReads.increment();
-        counters.bytesRead.add(length);
+        counters.dataBlockReads().increment();
+        counters.bytesRead().add(length);
     }
 
     /** Reads {@code length} bytes at {@code offset} without counting a data-block read. */

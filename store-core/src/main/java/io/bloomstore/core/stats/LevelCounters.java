@@ -1,7 +1,5 @@
 package io.bloomstore.core.stats;
 
-import java.util.concurrent.atomic.LongAdder;
-
 /**
  * One level's share of the lookup counters, so filters can be judged per level:
  * <ul>
@@ -16,11 +14,31 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread safety: all counters may be incremented from any thread.
  */
 public final class LevelCounters {
-    public final LongAdder filterNegatives = new LongAdder();
-    public final LongAdder filterPositives = new LongAdder();
-    public final LongAdder filterTruePositives = new LongAdder();
-    public final LongAdder probes = new LongAdder();
-    public final LongAdder hits = new LongAdder();
+    private final Counter filterNegatives = new Counter();
+    private final Counter filterPositives = new Counter();
+    private final Counter filterTruePositives = new Counter();
+    private final Counter probes = new Counter();
+    private final Counter hits = new Counter();
+
+    public Counter filterNegatives() {
+        return filterNegatives;
+    }
+
+    public Counter filterPositives() {
+        return filterPositives;
+    }
+
+    public Counter filterTruePositives() {
+        return filterTruePositives;
+    }
+
+    public Counter probes() {
+        return probes;
+    }
+
+    public Counter hits() {
+        return hits;
+    }
 
     /** Measured false-positive rate of this level's filters; 0 before any miss was filtered. */
     public double measuredFpr() {

@@ -1,7 +1,5 @@
 package io.bloomstore.core.stats;
 
-import java.util.concurrent.atomic.LongAdder;
-
 /**
  * The engine's running counters, with RocksDB's meanings so the benchmark can compare the two:
  * <ul>
@@ -31,29 +29,31 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@link #level(int)}: the filter and hit counters of one level.
  * </ul>
  *
+ * <p>Each counter is a monotonic {@link Counter} reached through its accessor: the engine counts
+ * up, everyone else reads sums (a {@link io.bloomstore.core.StoreStats} is the public copy).
+ *
  * <p>Thread safety: all counters may be incremented from any thread.
  */
 public final class StoreCounters {
-    public final LongAdder gets = new LongAdder();
-    public final LongAdder tableLookups = new LongAdder();
-    public final LongAdder filterNegatives = new LongAdder();
-    public final LongAdder filterPositives = new LongAdder();
-    public final LongAdder filterTruePositives = new LongAdder();
-    public final LongAdder dataBlockReads = new LongAdder();
-    public final LongAdder bytesRead = new LongAdder();
-    public final LongAdder blockCacheHits = new LongAdder();
-    public final LongAdder blockCacheMisses = new LongAdder();
-    public final LongAdder filterFileReads = new LongAdder();
-    public final LongAdder filterFileBytesRead = new LongAdder();
-    public final LongAdder flushes = new LongAdder();
-    public final LongAdder bytesWritten = new LongAdder();
-    public final LongAdder userBytesWritten = new LongAdder();
-    public final LongAdder flushBytesWritten = new LongAdder();
-    public final LongAdder compactions = new LongAdder();
-    public final LongAdder compactionBytesRead = new LongAdder();
-    public final LongAdder compactionBytesWritten = new LongAdder();
-    public final LongAdder writeSlowdowns = new LongAdder();
-    public final LongAdder writeStops = new LongAdder();
+    private final Counter gets = new Counter();
+    private final Counter tableLookups = new Counter();
+    private final Counter filterNegatives = new Counter();
+    private final Counter filterPositives = new Counter();
+    private final Counter filterTruePositives = new Counter();
+    private final Counter dataBlockReads = new Counter();
+    private final Counter bytesRead = new Counter();
+    private final Counter blockCacheHits = new Counter();
+    private final Counter blockCacheMisses = new Counter();
+    private final Counter filterFileReads = new Counter();
+    private final Counter filterFileBytesRead = new Counter();
+    private final Counter flushes = new Counter();
+    private final Counter userBytesWritten = new Counter();
+    private final Counter flushBytesWritten = new Counter();
+    private final Counter compactions = new Counter();
+    private final Counter compactionBytesRead = new Counter();
+    private final Counter compactionBytesWritten = new Counter();
+    private final Counter writeSlowdowns = new Counter();
+    private final Counter writeStops = new Counter();
     private final LevelCounters[] levels;
 
     /** Counters for a store of {@code numLevels} levels. */
@@ -67,6 +67,82 @@ public final class StoreCounters {
     /** Counters for a lone table outside any store (tests, tools): one level. */
     public StoreCounters() {
         this(1);
+    }
+
+    public Counter gets() {
+        return gets;
+    }
+
+    public Counter tableLookups() {
+        return tableLookups;
+    }
+
+    public Counter filterNegatives() {
+        return filterNegatives;
+    }
+
+    public Counter filterPositives() {
+        return filterPositives;
+    }
+
+    public Counter filterTruePositives() {
+        return filterTruePositives;
+    }
+
+    public Counter dataBlockReads() {
+        return dataBlockReads;
+    }
+
+    public Counter bytesRead() {
+        return bytesRead;
+    }
+
+    public Counter blockCacheHits() {
+        return blockCacheHits;
+    }
+
+    public Counter blockCacheMisses() {
+        return blockCacheMisses;
+    }
+
+    public Counter filterFileReads() {
+        return filterFileReads;
+    }
+
+    public Counter filterFileBytesRead() {
+        return filterFileBytesRead;
+    }
+
+    public Counter flushes() {
+        return flushes;
+    }
+
+    public Counter userBytesWritten() {
+        return userBytesWritten;
+    }
+
+    public Counter flushBytesWritten() {
+        return flushBytesWritten;
+    }
+
+    public Counter compactions() {
+        return compactions;
+    }
+
+    public Counter compactionBytesRead() {
+        return compactionBytesRead;
+    }
+
+    public Counter compactionBytesWritten() {
+        return compactionBytesWritten;
+    }
+
+    public Counter writeSlowdowns() {
+        return writeSlowdowns;
+    }
+
+    public Counter writeStops() {
+        return writeStops;
     }
 
     /** The counters of one level. */

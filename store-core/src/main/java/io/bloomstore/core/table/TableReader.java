@@ -173,18 +173,18 @@ public final class TableReader implements Closeable {
                 || Arrays.compareUnsigned(userKey, props.largestUserKey()) > 0) {
             return null;
         }
-        counters.tableLookups.increment();
+        counters.tableLookups().increment();
         if (filter != null) {
             boolean maybe = filterTakesKeyHash
                     ? filter.mightContainHash(hashKnown ? keyHash : Filters.hash(userKey))
                     : filter.mightContain(userKey);
             if (!maybe && (filterPayloadChecked || checkFilterPayload())) {
-                counters.filterNegatives.increment();
-                levelCounters.filterNegatives.increment();
+                counters.filterNegatives().increment();
+                levelCounters.filterNegatives().increment();
                 return null;
             }
-            counters.filterPositives.increment();
-            levelCounters.filterPositives.increment();
+            counters.filterPositives().increment();
+            levelCounters.filterPositives().increment();
         }
         byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
         boolean found = false;
@@ -199,8 +199,8 @@ public final class TableReader implements Closeable {
                 if (!found) {
                     found = true;
                     if (filter != null) {
-                        counters.filterTruePositives.increment();
-                        levelCounters.filterTruePositives.increment();
+                        counters.filterTruePositives().increment();
+                        levelCounters.filterTruePositives().increment();
                     }
                 }
                 long trailer = InternalKeys.trailer(key);
@@ -238,8 +238,8 @@ public final class TableReader implements Closeable {
     }
 
     private static void countFilterFileRead(StoreCounters counters, TableProperties props) {
-        counters.filterFileReads.increment();
-        counters.filterFileBytesRead.add(props.filterFileSize());
+        counters.filterFileReads().increment();
+        counters.filterFileBytesRead().add(props.filterFileSize());
     }
 
     /** Estimated heap bytes of this table's decoded index (keys, handles and array headers). */
@@ -260,11 +260,11 @@ public final class TableReader implements Closeable {
         BlockHandle h = index.handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
         if (block != null) {
-            counters.blockCacheHits.increment();
+            counters.blockCacheHits().increment();
             return block;
         }
         if (cache.enabled()) {
-            counters.blockCacheMisses.increment();
+            counters.blockCacheMisses().increment();
         }
         ByteBuffer stored = readBuffer((int) h.storedSize());
         reader.readDataBlock(h.offset(), stored);

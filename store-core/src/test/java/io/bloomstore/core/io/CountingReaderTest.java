@@ -30,11 +30,11 @@ class CountingReaderTest {
             r.readDataBlock(1, block);
             assertEquals(ByteBuffer.wrap(new byte[] {2, 3}), block.flip());
             assertArrayEquals(new byte[] {4, 5}, r.readUncounted(3, 2));
-            assertEquals(1, c.dataBlockReads.sum());
-            assertEquals(2, c.bytesRead.sum());
+            assertEquals(1, c.dataBlockReads().sum());
+            assertEquals(2, c.bytesRead().sum());
             CorruptionException e = assertThrows(CorruptionException.class, () -> r.readDataBlock(4, ByteBuffer.allocate(3)));
             assertEquals(p, e.file());
-            assertEquals(1, c.dataBlockReads.sum());
+            assertEquals(1, c.dataBlockReads().sum());
         }
     }
 

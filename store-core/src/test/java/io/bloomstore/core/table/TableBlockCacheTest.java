@@ -30,16 +30,16 @@ class TableBlockCacheTest {
         try (TableReader t = TableReader.open(fs, dir, 3, TableOptions.defaults(), cache, c)) {
             byte[] key = f.userKeys.get(250);
             assertNotNull(t.get(key, Long.MAX_VALUE));
-            assertEquals(1, c.dataBlockReads.sum());
-            assertEquals(1, c.blockCacheMisses.sum());
-            long bytes = c.bytesRead.sum();
+            assertEquals(1, c.dataBlockReads().sum());
+            assertEquals(1, c.blockCacheMisses().sum());
+            long bytes = c.bytesRead().sum();
             assertTrue(bytes > 0);
             for (int i = 0; i < 10; i++) {
                 assertNotNull(t.get(key, Long.MAX_VALUE));
             }
-            assertEquals(1, c.dataBlockReads.sum());
-            assertEquals(10, c.blockCacheHits.sum());
-            assertEquals(bytes, c.bytesRead.sum());
+            assertEquals(1, c.dataBlockReads().sum());
+            assertEquals(10, c.blockCacheHits().sum());
+            assertEquals(bytes, c.bytesRead().sum());
 
             long blocks = t.properties().dataBlocks();
             try (InternalIterator it = t.iterator()) {
@@ -47,12 +47,12 @@ class TableBlockCacheTest {
                     it.value();
                 }
             }
-            assertEquals(blocks, c.dataBlockReads.sum(), "each block read once, then cached");
-            assertEquals(t.properties().dataSize(), c.bytesRead.sum(), "bytes read = stored data blocks");
+            assertEquals(blocks, c.dataBlockReads().sum(), "each block read once, then cached");
+            assertEquals(t.properties().dataSize(), c.bytesRead().sum(), "bytes read = stored data blocks");
 
             cache.invalidateFile(3);
             assertNotNull(t.get(key, Long.MAX_VALUE));
-            assertEquals(blocks + 1, c.dataBlockReads.sum());
+            assertEquals(blocks + 1, c.dataBlockReads().sum());
         }
     }
 }

@@ -58,9 +58,9 @@ class TableFilterPromiseTest {
                 assertNull(t.get(key(2 * i + 1), Long.MAX_VALUE));
             }
             long fp = c.filterFalsePositives();
-            assertEquals(QUERIES, c.filterNegatives.sum() + c.filterPositives.sum());
-            assertEquals(0, c.filterTruePositives.sum());
-            assertEquals(fp, c.dataBlockReads.sum(), "a data block is read exactly for each false positive");
+            assertEquals(QUERIES, c.filterNegatives().sum() + c.filterPositives().sum());
+            assertEquals(0, c.filterTruePositives().sum());
+            assertEquals(fp, c.dataBlockReads().sum(), "a data block is read exactly for each false positive");
 
             // Binomial tolerance: the count of false positives lies within 5 standard deviations of
             // QUERIES · p, with p the rate the filter computes for itself (for blocked Bloom an
@@ -75,13 +75,13 @@ class TableFilterPromiseTest {
             assertTrue(fp >= lower && fp <= upper, kind + ": " + fp + " false positives outside [" + lower + ", "
                     + upper + "]");
 
-            long readsBefore = c.dataBlockReads.sum();
+            long readsBefore = c.dataBlockReads().sum();
             for (int i = 0; i < KEYS; i += 7) {
                 assertNotNull(t.get(key(2 * i), Long.MAX_VALUE));
             }
             long hits = (KEYS + 6) / 7;
-            assertEquals(hits, c.filterTruePositives.sum(), "no false negatives");
-            assertEquals(hits, c.dataBlockReads.sum() - readsBefore, "one data block read per present key");
+            assertEquals(hits, c.filterTruePositives().sum(), "no false negatives");
+            assertEquals(hits, c.dataBlockReads().sum() - readsBefore, "one data block read per present key");
         }
     }
 
@@ -93,8 +93,8 @@ class TableFilterPromiseTest {
                 assertNull(t.get(key(2 * i + 1), Long.MAX_VALUE));
             }
             assertNull(t.get("zzz".getBytes(StandardCharsets.UTF_8), Long.MAX_VALUE));
-            assertEquals(1000, c.dataBlockReads.sum());
-            assertEquals(0, c.filterNegatives.sum() + c.filterPositives.sum() + c.filterTruePositives.sum());
+            assertEquals(1000, c.dataBlockReads().sum());
+            assertEquals(0, c.filterNegatives().sum() + c.filterPositives().sum() + c.filterTruePositives().sum());
         }
     }
 }

@@ -172,8 +172,8 @@ class TableRoundTripTest {
             assertArrayEquals(bytes("v10"), t.get(k, 19).value());
             assertNull(t.get(k, 9));
             // Seen at snapshot 9 the key is absent, yet the table holds it: a true positive.
-            assertEquals(5, counters.filterTruePositives.sum());
-            assertEquals(5, counters.filterPositives.sum());
+            assertEquals(5, counters.filterTruePositives().sum());
+            assertEquals(5, counters.filterPositives().sum());
         }
     }
 
