@@ -1,0 +1,335 @@
+package io.bloomstore.kafka;
+
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreIterator;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.WriteBatch;
+import io.bloomstore.core.WriteOptions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A Kafka Streams {@code KeyValueStore<Bytes, byte[]>} kept in a BloomStore, with the semantics of
+ * Kafka's RocksDB store: a null value is a delete, ranges are inclusive of both bounds and empty
+ * when {@code from > to}, null range bounds are open, keys iterate in unsigned lexicographic order,
+ * {@link #putAll} is one atomic {@link WriteBatch}, iterators still open when the store closes are
+ * closed with it. The store lives in {@code <task state dir>/bloomstore/<name>}.
+ *
+ * <p>Changelog restore goes through {@link RecordBatchingStateRestoreCallback}: each restored
+ * batch is one {@link WriteBatch} written without sync. Durability: writes are not synced one by
+ * one (the changelog is the source of truth, as for Kafka's RocksDB store, which runs without its
+ * WAL); {@link #flush()}, which Kafka calls before it checkpoints changelog offsets, writes the
+ * store's IQ {@link Position} with a synced write, so everything before it is on the device.
+ *
+ * <p>Arrays: keys are copied on the way in (see {@link KeyCodec}); value arrays are kept by
+ * reference, as Kafka's own stores do, since Kafka never modifies a value array after handing it
+ * over. Returned arrays are the caller's own.
+ *
+ * <p>Thread safety: safe for the stream thread and interactive-query threads at once; writes are
+ * serialized on the store so {@link #putIfAbsent} and the position stay consistent.
+ */
+public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
+    private static final Logger LOG = LoggerFactory.getLogger(BloomKeyValueStore.class);
+    static final String DIR = "bloomstore";
+    private static final byte[] POSITION_KEY = KeyCodec.meta("position");
+
+    private final String name;
+    private final String metricsScope;
+    private final StoreOptions options;
+    private final Set<BloomKeyValueIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private volatile Store store;
+    private StateStoreContext context;
+    private Position position = Position.emptyPosition();
+    private boolean consistencyEnabled;
+    private BloomStoreMetrics metrics;
+    private File dir;
+    /** Writes made through this instance: with the tables' entry counts, an estimate of the size. */
+    private long writes;
+
+    BloomKeyValueStore(String name, String metricsScope, StoreOptions options) {
+        this.name = Objects.requireNonNull(name, "name cannot be null");
+        this.metricsScope = metricsScope;
+        this.options = Objects.requireNonNull(options, "options cannot be null");
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        this.context = context;
+        this.dir = new File(new File(context.stateDir(), DIR), name);
+        try {
+            store = Store.open(dir.toPath(), options);
+            byte[] stored = store.get(POSITION_KEY);
+            position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly();
+            throw new ProcessorStateException("Error opening BloomStore " + name + " at " + dir, e);
+        }
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
+                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        metrics = BloomStoreMetrics.register(context, metricsScope, name, this::storeOrNull);
+        context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
+    }
+
+    /** The BloomStore behind this Kafka store, or null while it is closed: for statistics. */
+    public Store storeOrNull() {
+        return store;
+    }
+
+    /** The directory of the store: {@code <state dir>/bloomstore/<name>}; null before init. */
+    public File directory() {
+        return dir;
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return store != null;
+    }
+
+    @Override
+    public synchronized Position getPosition() {
+        return position;
+    }
+
+    @Override
+    public synchronized <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
+    }
+
+    @Override
+    public byte[] get(Bytes key) {
+        Objects.requireNonNull(key, "key cannot be null");
+        Store s = openStore();
+        try {
+            return s.get(KeyCodec.encode(key.get()));
+        } catch (IOException e) {
+            throw new ProcessorStateException("Error reading key from BloomStore " + name, e);
+        }
+    }
+
+    @Override
+    public synchronized void put(Bytes key, byte[] value) {
+        Objects.requireNonNull(key, "key cannot be null");
+        Store s = openStore();
+        try {
+            if (value == null) {
+                s.delete(KeyCodec.encode(key.get()));
+            } else {
+                s.put(KeyCodec.encode(key.get()), value);
+            }
+        } catch (IOException e) {
+            throw new ProcessorStateException("Error writing key to BloomStore " + name, e);
+        }
+        writes++;
+        StoreQueryUtils.updatePosition(position, context);
+    }
+
+    @Override
+    public synchronized byte[] putIfAbsent(Bytes key, byte[] value) {
+        byte[] existing = get(key);
+        if (existing == null) {
+            put(key, value);
+        }
+        return existing;
+    }
+
+    @Override
+    public synchronized void putAll(List<KeyValue<Bytes, byte[]>> entries) {
+        Store s = openStore();
+        WriteBatch batch = new WriteBatch();
+        for (KeyValue<Bytes, byte[]> e : entries) {
+            Objects.requireNonNull(e.key, "key cannot be null");
+            if (e.value == null) {
+                batch.delete(KeyCodec.encode(e.key.get()));
+            } else {
+                batch.put(KeyCodec.encode(e.key.get()), e.value);
+            }
+        }
+        try {
+            s.write(batch, WriteOptions.DEFAULT);
+        } catch (IOException e) {
+            throw new ProcessorStateException("Error writing a batch to BloomStore " + name, e);
+        }
+        writes += entries.size();
+        StoreQueryUtils.updatePosition(position, context);
+    }
+
+    @Override
+    public synchronized byte[] delete(Bytes key) {
+        byte[] old = get(key);
+        put(key, null);
+        return old;
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+        return range(from, to, false);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
+        return range(from, to, true);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> all() {
+        return iterate(KeyCodec.DATA_START, KeyCodec.DATA_END, false);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseAll() {
+        return iterate(KeyCodec.DATA_START, KeyCodec.DATA_END, true);
+    }
+
+    @Override
+    public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer) {
+        Objects.requireNonNull(prefix, "prefix cannot be null");
+        Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer cannot be null");
+        byte[] p = prefixKeySerializer.serialize(null, prefix);
+        return iterate(KeyCodec.encode(p), KeyCodec.prefixEnd(p), false);
+    }
+
+    private KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean reverse) {
+        if (from != null && to != null && from.compareTo(to) > 0) {
+            LOG.warn("Returning an empty iterator for store {}: the range's from key is greater than its to key."
+                    + " Note that the serialized keys are compared, and their order may differ from the keys'.", name);
+            openStore();
+            return new EmptyKeyValueIterator();
+        }
+        byte[] lo = from == null ? KeyCodec.DATA_START : KeyCodec.encode(from.get());
+        byte[] hi = to == null ? KeyCodec.DATA_END : KeyCodec.encodeSuccessor(to.get());
+        return iterate(lo, hi, reverse);
+    }
+
+    private KeyValueIterator<Bytes, byte[]> iterate(byte[] lo, byte[] hi, boolean reverse) {
+        Store s = openStore();
+        StoreIterator inner = reverse ? s.reverseIterator(lo, hi) : s.iterator(lo, hi);
+        BloomKeyValueIterator it = new BloomKeyValueIterator(name, inner, openIterators::remove);
+        openIterators.add(it);
+        return it;
+    }
+
+    /**
+     * An estimate: entries in the tables (older versions and tombstones included) plus the writes
+     * made through this instance since it was opened; exact for a fresh store written with
+     * distinct keys and not yet flushed.
+     */
+    @Override
+    public long approximateNumEntries() {
+        Store s = openStore();
+        long inTables = s.stats().levels().stream().mapToLong(l -> l.entries()).sum();
+        long estimate = inTables + writes;
+        return estimate < 0 ? Long.MAX_VALUE : estimate;
+    }
+
+    /** Writes the position with a synced write: every earlier write reaches the device with it. */
+    @Override
+    public synchronized void flush() {
+        Store s = store;
+        if (s == null) {
+            return;
+        }
+        try {
+            s.write(new WriteBatch().put(POSITION_KEY, PositionCodec.encode(position)), WriteOptions.SYNC);
+        } catch (IOException e) {
+            throw new ProcessorStateException("Error flushing BloomStore " + name, e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (store == null) {
+            return;
+        }
+        for (BloomKeyValueIterator it : List.copyOf(openIterators)) {
+            it.close();
+        }
+        try {
+            flush();
+        } finally {
+            if (metrics != null) {
+                metrics.remove();
+                metrics = null;
+            }
+            closeQuietly();
+        }
+    }
+
+    /** Restores one batch of changelog records as one unsynced write; tombstones delete. */
+    void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        Store s = openStore();
+        WriteBatch batch = new WriteBatch();
+        synchronized (this) {
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
+                if (r.value() == null) {
+                    batch.delete(KeyCodec.encode(r.key()));
+                } else {
+                    batch.put(KeyCodec.encode(r.key()), r.value());
+                }
+            }
+            try {
+                s.write(batch, WriteOptions.DEFAULT);
+            } catch (IOException e) {
+                throw new ProcessorStateException("Error restoring a batch into BloomStore " + name, e);
+            }
+            writes += records.size();
+        }
+    }
+
+    private Store openStore() {
+        Store s = store;
+        if (s == null) {
+            throw new InvalidStateStoreException("Store " + name + " is currently closed");
+        }
+        return s;
+    }
+
+    private void closeQuietly() {
+        Store s = store;
+        store = null;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                throw new ProcessorStateException("Error closing BloomStore " + name, e);
+            }
+        }
+    }
+}
