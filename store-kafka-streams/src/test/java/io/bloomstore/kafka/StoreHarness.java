@@ -1,0 +1,62 @@
+package io.bloomstore.kafka;
+
+import io.bloomstore.core.StoreOptions;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/** Opens stores outside a topology through Kafka's own store-testing context; test helpers. */
+final class StoreHarness {
+    /** Small memtables so a few hundred writes already spread over several tables. */
+    static final StoreOptions SMALL = StoreOptions.builder().memtableBytes(4096).blockSize(256).build();
+
+    private StoreHarness() {
+    }
+
+    static StateStoreContext context(File stateDir) {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "contract");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.getAbsolutePath());
+        return new MockProcessorContext<>(props, new TaskId(0, 0), stateDir).getStateStoreContext();
+    }
+
+    static <S extends KeyValueStore<Bytes, byte[]>> S init(S store, File stateDir) {
+        store.init(context(stateDir), store);
+        return store;
+    }
+
+    /** Drains an iterator into (key hex, value hex) pairs and closes it. */
+    static List<String> drain(KeyValueIterator<Bytes, byte[]> it) {
+        List<String> out = new ArrayList<>();
+        try (it) {
+            while (it.hasNext()) {
+                Bytes peek = it.peekNextKey();
+                KeyValue<Bytes, byte[]> kv = it.next();
+                if (!peek.equals(kv.key)) {
+                    throw new AssertionError("peekNextKey " + peek + " but next " + kv.key);
+                }
+                out.add(kv.key + "=" + Bytes.wrap(kv.value));
+            }
+        }
+        return out;
+    }
+
+    static Bytes key(int... unsignedBytes) {
+        byte[] b = new byte[unsignedBytes.length];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) unsignedBytes[i];
+        }
+        return Bytes.wrap(b);
+    }
+}
