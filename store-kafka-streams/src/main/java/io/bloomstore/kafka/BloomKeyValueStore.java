@@ -6,6 +6,7 @@ import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -29,8 +30,11 @@ import org.slf4j.LoggerFactory;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,10 +47,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * closed with it. The store lives in {@code <task state dir>/bloomstore/<name>}.
  *
  * <p>Changelog restore goes through {@link RecordBatchingStateRestoreCallback}: each restored
- * batch is one {@link WriteBatch} written without sync. Durability: writes are not synced one by
- * one (the changelog is the source of truth, as for Kafka's RocksDB store, which runs without its
- * WAL); {@link #flush()}, which Kafka calls before it checkpoints changelog offsets, writes the
- * store's IQ {@link Position} with a synced write, so everything before it is on the device.
+ * batch is one {@link WriteBatch} written without sync. The store manages its changelog offsets
+ * ({@link #managesOffsets()}): {@link #commit} writes them, with the IQ {@link Position}, into the
+ * store itself, under a key namespace no user key can reach, so after a crash the recovered
+ * offsets always describe the recovered data. No write is synced: the changelog is the source of
+ * truth, and a process crash loses nothing the operating system was handed.
  *
  * <p>Arrays: keys are copied on the way in (see {@link KeyCodec}); value arrays are kept by
  * reference, as Kafka's own stores do, since Kafka never modifies a value array after handing it
@@ -59,6 +64,9 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(BloomKeyValueStore.class);
     static final String DIR = "bloomstore";
     private static final byte[] POSITION_KEY = KeyCodec.meta("position");
+    private static final String OFFSET_PREFIX = "offset:";
+    /** The first meta key past every offset key (';' follows ':'). */
+    private static final String OFFSET_END = "offset;";
 
     private final String name;
     private final String metricsScope;
@@ -258,7 +266,69 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         return estimate < 0 ? Long.MAX_VALUE : estimate;
     }
 
-    /** Writes the position with a synced write: every earlier write reaches the device with it. */
+    /**
+     * Stores manage their changelog offsets, as Kafka's RocksDB store does: {@link #commit} writes
+     * them into the store beside the data, so the offsets recovered after a crash always match the
+     * data recovered (the store recovers a prefix of its writes).
+     */
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    /**
+     * Writes the changelog offsets and the IQ position in one batch, without sync (no write of a
+     * Kafka store is synced: the changelog is the source of truth). An empty map removes every
+     * stored offset, as Kafka asks when the state is no longer valid for its offsets; a null
+     * offset removes that partition's.
+     */
+    @Override
+    public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
+        Store s = store;
+        if (s == null) {
+            return;
+        }
+        WriteBatch batch = new WriteBatch();
+        try {
+            if (changelogOffsets.isEmpty()) {
+                try (StoreIterator it = s.iterator(KeyCodec.meta(OFFSET_PREFIX), KeyCodec.meta(OFFSET_END))) {
+                    it.forEachRemaining(kv -> batch.delete(kv.key()));
+                }
+            }
+            for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
+                byte[] key = offsetKey(e.getKey());
+                if (e.getValue() == null) {
+                    batch.delete(key);
+                } else {
+                    batch.put(key, ByteBuffer.allocate(Long.BYTES).putLong(e.getValue()).array());
+                }
+            }
+            batch.put(POSITION_KEY, PositionCodec.encode(position));
+            s.write(batch, WriteOptions.DEFAULT);
+        } catch (IOException | UncheckedIOException e) {
+            throw new ProcessorStateException("Error committing offsets of BloomStore " + name, e);
+        }
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        Store s = openStore();
+        try {
+            byte[] v = s.get(offsetKey(partition));
+            if (v == null) {
+                return null;
+            }
+            if (v.length != Long.BYTES) {
+                throw new ProcessorStateException("BloomStore " + name + " holds a committed offset of " + v.length
+                        + " bytes for " + partition + ", expected " + Long.BYTES);
+            }
+            return ByteBuffer.wrap(v).getLong();
+        } catch (IOException e) {
+            throw new ProcessorStateException("Error reading the committed offset of BloomStore " + name, e);
+        }
+    }
+
+    /** Writes the IQ position (unsynced); offsets are written by {@link #commit}. */
     @Override
     public synchronized void flush() {
         Store s = store;
@@ -266,10 +336,14 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             return;
         }
         try {
-            s.write(new WriteBatch().put(POSITION_KEY, PositionCodec.encode(position)), WriteOptions.SYNC);
+            s.write(new WriteBatch().put(POSITION_KEY, PositionCodec.encode(position)), WriteOptions.DEFAULT);
         } catch (IOException e) {
             throw new ProcessorStateException("Error flushing BloomStore " + name, e);
         }
+    }
+
+    private static byte[] offsetKey(TopicPartition partition) {
+        return KeyCodec.meta(OFFSET_PREFIX + partition.topic() + "/" + partition.partition());
     }
 
     @Override

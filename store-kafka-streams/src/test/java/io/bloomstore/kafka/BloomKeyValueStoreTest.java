@@ -1,6 +1,7 @@
 package io.bloomstore.kafka;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
@@ -140,6 +141,31 @@ class BloomKeyValueStoreTest {
                 PositionBound.unbounded(), new QueryConfig(false));
         assertTrue(range.isSuccess(), range.toString());
         assertEquals(List.of("a=1", "b=2"), strings(range.getResult()));
+        reopened.close();
+    }
+
+    @Test
+    void committedOffsetsAreKeptInTheStore() {
+        KeyValueStore<Bytes, byte[]> store = StoreHarness.init(BloomStores.persistentKeyValueStore("off").get(), dir.toFile());
+        assertTrue(store.managesOffsets());
+        TopicPartition p0 = new TopicPartition("app-off-changelog", 0);
+        TopicPartition p1 = new TopicPartition("app-off-changelog", 1);
+        assertNull(store.committedOffset(p0));
+        store.put(k("a"), v("1"));
+        store.commit(Map.of(p0, 17L, p1, 4L));
+        store.close();
+        KeyValueStore<Bytes, byte[]> reopened = StoreHarness.init(BloomStores.persistentKeyValueStore("off").get(), dir.toFile());
+        assertEquals(17L, reopened.committedOffset(p0));
+        assertEquals(4L, reopened.committedOffset(p1));
+        assertEquals(List.of("a=1"), strings(reopened.all()), "offsets are not user keys");
+        Map<TopicPartition, Long> dropP1 = new java.util.HashMap<>();
+        dropP1.put(p1, null);
+        reopened.commit(dropP1);
+        assertNull(reopened.committedOffset(p1));
+        assertEquals(17L, reopened.committedOffset(p0));
+        reopened.commit(Map.of());
+        assertNull(reopened.committedOffset(p0), "an empty commit wipes the offsets");
+        assertArrayEquals(v("1"), reopened.get(k("a")));
         reopened.close();
     }
 
