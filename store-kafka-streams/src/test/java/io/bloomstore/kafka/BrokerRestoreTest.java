@@ -1,0 +1,340 @@
+package io.bloomstore.kafka;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.processor.StateRestoreListener;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Two instances of a stateful exactly_once_v2 application ({@link CountApp}) against a real
+ * Kafka broker in KRaft mode on loopback, started by Kafka's own test kit. Every count the
+ * application emits is checked: key k's outputs must be exactly 1, 2, ..., n(k) — a lost update
+ * after a restore repeats a count, a duplicate skips one. Sizes: {@code -Dbroker.events=N}
+ * (default 4,000 per phase); the stress tag runs 10× as many.
+ */
+class BrokerRestoreTest {
+    private static final int PARTITIONS = 4;
+    private static final int KEYS = 50;
+    private static KafkaClusterTestKit cluster;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
+                .setConfigProp("offsets.topic.replication.factor", "1")
+                .setConfigProp("offsets.topic.num.partitions", "4")
+                .setConfigProp("transaction.state.log.replication.factor", "1")
+                .setConfigProp("transaction.state.log.min.isr", "1")
+                .setConfigProp("transaction.state.log.num.partitions", "4")
+                .setConfigProp("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000")
+                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                .setConfigProp("group.min.session.timeout.ms", "1000")
+                .build();
+        cluster.format();
+        cluster.startup();
+        cluster.waitForReadyBrokers();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static int events() {
+        return Integer.getInteger("broker.events", 4000);
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void stoppedInstancesPartitionsAreRestoredFromTheChangelog() throws Exception {
+        stopOne("restore-app", events());
+    }
+
+    @Test
+    @Tag("stress")
+    @Timeout(value = 900, unit = TimeUnit.SECONDS)
+    void stoppedInstancesPartitionsAreRestoredFromTheChangelogLong() throws Exception {
+        stopOne("restore-app-long", 10 * events());
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void killDashNineOfAnInstanceLosesNothing() throws Exception {
+        killDashNine("kill-app", events());
+    }
+
+    @Test
+    @Tag("stress")
+    @Timeout(value = 900, unit = TimeUnit.SECONDS)
+    void killDashNineOfAnInstanceLosesNothingLong() throws Exception {
+        killDashNine("kill-app-long", 10 * events());
+    }
+
+    private void stopOne(String app, int n) throws Exception {
+        createTopics(app);
+        AtomicLong restoredB = new AtomicLong();
+        KafkaStreams a = new KafkaStreams(CountApp.topology(app),
+                CountApp.config(cluster.bootstrapServers(), app, dir.resolve("a").toString()));
+        KafkaStreams b = new KafkaStreams(CountApp.topology(app),
+                CountApp.config(cluster.bootstrapServers(), app, dir.resolve("b").toString()));
+        b.setGlobalStateRestoreListener(new CountingRestoreListener(restoredB));
+        OutputChecker out = new OutputChecker(app);
+        try {
+            a.start();
+            b.start();
+            awaitRunning(a, b);
+            produce(app, 0, n);
+            out.awaitTotal(n);
+            assertTrue(hasBloomStores(dir.resolve("a")) && hasBloomStores(dir.resolve("b")),
+                    "both instances hold BloomStores");
+
+            a.close(Duration.ofSeconds(30));
+            awaitActiveTasks(b, PARTITIONS);
+            produce(app, n, n);
+            out.awaitTotal(2L * n);
+            assertTrue(restoredB.get() > 0, "instance b restored a's partitions from the changelog");
+            System.out.println("BrokerRestoreTest: b restored " + restoredB.get() + " changelog records");
+        } finally {
+            a.close(Duration.ofSeconds(30));
+            b.close(Duration.ofSeconds(30));
+            out.close();
+        }
+        out.assertExactCounts(2L * n);
+    }
+
+    private void killDashNine(String app, int n) throws Exception {
+        createTopics(app);
+        Path stateA = dir.resolve("a");
+        KafkaStreams b = new KafkaStreams(CountApp.topology(app),
+                CountApp.config(cluster.bootstrapServers(), app, dir.resolve("b").toString()));
+        OutputChecker out = new OutputChecker(app);
+        Process child = startChild(app, stateA, dir.resolve("child-1.log"));
+        Process restarted = null;
+        try {
+            b.start();
+            awaitCondition("child instance running", 60, () -> logContains(dir.resolve("child-1.log"), "STATE RUNNING"));
+            awaitRunning(b);
+            produce(app, 0, n);
+            out.awaitTotal(n / 2);
+            Thread producer = new Thread(() -> produce(app, n, n));
+            producer.start();
+            Thread.sleep(300);
+            child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            System.out.println("BrokerRestoreTest: killed the child JVM with SIGKILL after "
+                    + out.total() + " outputs");
+            producer.join();
+            out.awaitTotal(2L * n);
+            restarted = startChild(app, stateA, dir.resolve("child-2.log"));
+            awaitCondition("restarted child running", 90,
+                    () -> logContains(dir.resolve("child-2.log"), "STATE RUNNING"));
+            produce(app, 2 * n, n);
+            out.awaitTotal(3L * n);
+        } finally {
+            child.destroyForcibly();
+            if (restarted != null) {
+                restarted.destroy();
+                restarted.waitFor(30, TimeUnit.SECONDS);
+            }
+            b.close(Duration.ofSeconds(30));
+            out.close();
+        }
+        out.assertExactCounts(3L * n);
+    }
+
+    private Process startChild(String app, Path stateDir, Path log) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (arg.startsWith("--add-opens") || arg.startsWith("--add-exports")) {
+                cmd.add(arg);
+            }
+        }
+        cmd.add("-Xmx512m");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(CountApp.class.getName());
+        cmd.add(cluster.bootstrapServers());
+        cmd.add(app);
+        cmd.add(stateDir.toString());
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    private static boolean logContains(Path log, String text) {
+        try {
+            return Files.exists(log) && Files.readString(log).contains(text);
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    private static void createTopics(String app) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            admin.createTopics(List.of(new NewTopic(CountApp.INPUT + "-" + app, PARTITIONS, (short) 1),
+                    new NewTopic(CountApp.OUTPUT + "-" + app, 1, (short) 1))).all().get();
+        }
+    }
+
+    /** Event i goes to key i mod KEYS; the topics are suffixed with the application id. */
+    private static void produce(String app, int from, int count) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            for (int i = from; i < from + count; i++) {
+                producer.send(new ProducerRecord<>(CountApp.INPUT + "-" + app, "key-" + (i % KEYS), "e" + i));
+                if (i % 500 == 0) {
+                    producer.flush();
+                }
+            }
+        }
+    }
+
+    private static void awaitRunning(KafkaStreams... instances) throws InterruptedException {
+        awaitCondition("instances running", 90, () -> {
+            for (KafkaStreams s : instances) {
+                if (s.state() != KafkaStreams.State.RUNNING) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    private static void awaitActiveTasks(KafkaStreams s, int tasks) throws InterruptedException {
+        awaitCondition(tasks + " active tasks on one instance", 90, () -> s.state() == KafkaStreams.State.RUNNING
+                && s.metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum() == tasks);
+    }
+
+    static void awaitCondition(String what, int seconds, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out after " + seconds + " s waiting for " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static boolean hasBloomStores(Path stateDir) throws java.io.IOException {
+        try (var files = Files.walk(stateDir)) {
+            return files.anyMatch(p -> p.getFileName().toString().equals(CountApp.STORE)
+                    && p.getParent().getFileName().toString().equals(BloomKeyValueStore.DIR));
+        }
+    }
+
+    private static final class CountingRestoreListener implements StateRestoreListener {
+        private final AtomicLong restored;
+
+        CountingRestoreListener(AtomicLong restored) {
+            this.restored = restored;
+        }
+
+        @Override
+        public void onRestoreStart(TopicPartition partition, String store, long start, long end) {
+        }
+
+        @Override
+        public void onBatchRestored(TopicPartition partition, String store, long batchEnd, long numRestored) {
+            restored.addAndGet(numRestored);
+        }
+
+        @Override
+        public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
+        }
+    }
+
+    /** Reads the committed output and checks every key's counts run 1, 2, 3, ... without gap or repeat. */
+    private static final class OutputChecker implements AutoCloseable {
+        private final KafkaConsumer<String, Long> consumer;
+        private final Map<String, List<Long>> counts = new HashMap<>();
+        private long total;
+
+        OutputChecker(String app) {
+            Properties p = new Properties();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            consumer = new KafkaConsumer<>(p, new StringDeserializer(), new LongDeserializer());
+            consumer.assign(List.of(new TopicPartition(CountApp.OUTPUT + "-" + app, 0)));
+            consumer.seekToBeginning(consumer.assignment());
+        }
+
+        void awaitTotal(long expected) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (total < expected) {
+                if (System.nanoTime() > deadline) {
+                    fail("timed out waiting for " + expected + " outputs, have " + total);
+                }
+                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
+                    counts.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
+                    total++;
+                }
+            }
+        }
+
+        long total() {
+            return total;
+        }
+
+        void assertExactCounts(long expectedTotal) {
+            assertEquals(KEYS, counts.size());
+            for (Map.Entry<String, List<Long>> e : counts.entrySet()) {
+                List<Long> seq = e.getValue();
+                for (int i = 0; i < seq.size(); i++) {
+                    if (seq.get(i) != i + 1) {
+                        fail("key " + e.getKey() + ": output " + i + " is " + seq.get(i) + ", expected " + (i + 1)
+                                + " (outputs " + seq.subList(Math.max(0, i - 3), Math.min(seq.size(), i + 3)) + ")");
+                    }
+                }
+                assertEquals(expectedTotal / KEYS, seq.size(), "outputs for " + e.getKey());
+            }
+            assertEquals(expectedTotal, total);
+        }
+
+        @Override
+        public void close() {
+            consumer.close();
+        }
+    }
+}
