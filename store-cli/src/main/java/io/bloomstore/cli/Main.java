@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 
 import io.bloomstore.cli.bench.BenchCommand;
+import io.bloomstore.cli.streams.StreamsBenchCommand;
 import io.bloomstore.cli.family.ExperimentCommand;
 import io.bloomstore.cli.filter.FilterCommand;
 import io.bloomstore.cli.jmh.JmhCommand;
@@ -54,7 +55,7 @@ import picocli.CommandLine.Spec;
         description = "Embedded LSM key-value store with off-heap, memory-mapped filters.",
         subcommands = {PutCommand.class, GetCommand.class, DeleteCommand.class, ScanCommand.class,
             LoadCommand.class, StatsCommand.class, FlushCommand.class, CompactCommand.class, VerifyCommand.class,
-            FilterCommand.class, BenchCommand.class, ExperimentCommand.class, JmhCommand.class},
+            FilterCommand.class, BenchCommand.class, StreamsBenchCommand.class, ExperimentCommand.class, JmhCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 key absent or not found, 2 usage, 3 I/O or missing file,",
             "4 corruption, 5 not a BloomStore file, other format version or bad load line,",
             "6 store locked, 7 not a store directory, 70 internal error."})

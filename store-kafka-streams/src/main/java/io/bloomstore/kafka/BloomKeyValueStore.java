@@ -53,9 +53,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * offsets always describe the recovered data. No write is synced: the changelog is the source of
  * truth, and a process crash loses nothing the operating system was handed.
  *
- * <p>Arrays: keys are copied on the way in (see {@link KeyCodec}); value arrays are kept by
- * reference, as Kafka's own stores do, since Kafka never modifies a value array after handing it
- * over. Returned arrays are the caller's own.
+ * <p>Writes are buffered ({@link PendingWrites}) and reach the BloomStore as one batch with the
+ * offsets at each commit, earlier when the buffer passes half the memtable size (at most 8 MiB),
+ * and before any iterator opens; reads look in the buffer first.
+ *
+ * <p>Arrays: keys are copied on the way in; value arrays are kept by reference, as Kafka's own
+ * stores do, since Kafka never modifies a value array after handing it over. Returned arrays are
+ * the caller's own.
  *
  * <p>Thread safety: safe for the stream thread and interactive-query threads at once; writes are
  * serialized on the store so {@link #putIfAbsent} and the position stay consistent.
@@ -80,11 +84,15 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private File dir;
     /** Writes made through this instance: with the tables' entry counts, an estimate of the size. */
     private long writes;
+    private final PendingWrites pending = new PendingWrites();
+    /** Buffered writes past this many bytes go to the store before the next commit. */
+    private final long maxPendingBytes;
 
     BloomKeyValueStore(String name, String metricsScope, StoreOptions options) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.metricsScope = metricsScope;
         this.options = Objects.requireNonNull(options, "options cannot be null");
+        this.maxPendingBytes = Math.max(64 * 1024, Math.min(options.memtableBytes() / 2, 8L << 20));
     }
 
     @Override
@@ -144,6 +152,11 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public byte[] get(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
         Store s = openStore();
+        boolean[] buffered = new boolean[1];
+        byte[] v = pending.lookup(key, buffered);
+        if (buffered[0]) {
+            return v;
+        }
         try {
             return s.get(KeyCodec.encode(key.get()));
         } catch (IOException e) {
@@ -153,19 +166,14 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     @Override
     public synchronized void put(Bytes key, byte[] value) {
-        Objects.requireNonNull(key, "key cannot be null");
-        Store s = openStore();
-        try {
-            if (value == null) {
-                s.delete(KeyCodec.encode(key.get()));
-            } else {
-                s.put(KeyCodec.encode(key.get()), value);
-            }
-        } catch (IOException e) {
-            throw new ProcessorStateException("Error writing key to BloomStore " + name, e);
-        }
+        checkSizes(key, value);
+        openStore();
+        pending.put(key, value);
         writes++;
         StoreQueryUtils.updatePosition(position, context);
+        if (pending.bytes() > maxPendingBytes) {
+            writePending();
+        }
     }
 
     @Override
@@ -177,25 +185,21 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         return existing;
     }
 
+    /** Atomic: the entries are buffered together and reach the store in one {@link WriteBatch}. */
     @Override
     public synchronized void putAll(List<KeyValue<Bytes, byte[]>> entries) {
-        Store s = openStore();
-        WriteBatch batch = new WriteBatch();
+        openStore();
         for (KeyValue<Bytes, byte[]> e : entries) {
-            Objects.requireNonNull(e.key, "key cannot be null");
-            if (e.value == null) {
-                batch.delete(KeyCodec.encode(e.key.get()));
-            } else {
-                batch.put(KeyCodec.encode(e.key.get()), e.value);
-            }
+            checkSizes(e.key, e.value);
         }
-        try {
-            s.write(batch, WriteOptions.DEFAULT);
-        } catch (IOException e) {
-            throw new ProcessorStateException("Error writing a batch to BloomStore " + name, e);
+        for (KeyValue<Bytes, byte[]> e : entries) {
+            pending.put(e.key, e.value);
         }
         writes += entries.size();
         StoreQueryUtils.updatePosition(position, context);
+        if (pending.bytes() > maxPendingBytes) {
+            writePending();
+        }
     }
 
     @Override
@@ -247,6 +251,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     private KeyValueIterator<Bytes, byte[]> iterate(byte[] lo, byte[] hi, boolean reverse) {
         Store s = openStore();
+        writePending();
         StoreIterator inner = reverse ? s.reverseIterator(lo, hi) : s.iterator(lo, hi);
         BloomKeyValueIterator it = new BloomKeyValueIterator(name, inner, openIterators::remove);
         openIterators.add(it);
@@ -261,6 +266,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public long approximateNumEntries() {
         Store s = openStore();
+        writePending();
         long inTables = s.stats().levels().stream().mapToLong(l -> l.entries()).sum();
         long estimate = inTables + writes;
         return estimate < 0 ? Long.MAX_VALUE : estimate;
@@ -289,6 +295,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             return;
         }
         WriteBatch batch = new WriteBatch();
+        pending.addTo(batch);
         try {
             if (changelogOffsets.isEmpty()) {
                 try (StoreIterator it = s.iterator(KeyCodec.meta(OFFSET_PREFIX), KeyCodec.meta(OFFSET_END))) {
@@ -305,6 +312,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             }
             batch.put(POSITION_KEY, PositionCodec.encode(position));
             s.write(batch, WriteOptions.DEFAULT);
+            pending.clear();
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error committing offsets of BloomStore " + name, e);
         }
@@ -328,18 +336,29 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
-    /** Writes the IQ position (unsynced); offsets are written by {@link #commit}. */
+    /** Writes the buffered writes and the IQ position (unsynced); offsets are written by {@link #commit}. */
     @Override
     public synchronized void flush() {
-        Store s = store;
-        if (s == null) {
-            return;
+        if (store != null) {
+            writePending(new WriteBatch().put(POSITION_KEY, PositionCodec.encode(position)));
         }
+    }
+
+    /** Writes the buffered writes to the store, if any, as one batch. */
+    private synchronized void writePending() {
+        if (!pending.isEmpty()) {
+            writePending(new WriteBatch());
+        }
+    }
+
+    private void writePending(WriteBatch batch) {
+        pending.addTo(batch);
         try {
-            s.write(new WriteBatch().put(POSITION_KEY, PositionCodec.encode(position)), WriteOptions.DEFAULT);
+            openStore().write(batch, WriteOptions.DEFAULT);
         } catch (IOException e) {
-            throw new ProcessorStateException("Error flushing BloomStore " + name, e);
+            throw new ProcessorStateException("Error writing to BloomStore " + name, e);
         }
+        pending.clear();
     }
 
     private static byte[] offsetKey(TopicPartition partition) {
@@ -370,6 +389,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         Store s = openStore();
         WriteBatch batch = new WriteBatch();
         synchronized (this) {
+            writePending();
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
                 if (r.value() == null) {
@@ -384,6 +404,22 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                 throw new ProcessorStateException("Error restoring a batch into BloomStore " + name, e);
             }
             writes += records.size();
+        }
+    }
+
+    /**
+     * Refuses, before anything is buffered, what the store would refuse at the next commit: a
+     * batch failing then would fail every write buffered with it.
+     */
+    private void checkSizes(Bytes key, byte[] value) {
+        Objects.requireNonNull(key, "key cannot be null");
+        if (key.get().length + 1 > options.maxKeyBytes()) {
+            throw new IllegalArgumentException("key of " + key.get().length + " bytes is over the store's maximum of "
+                    + (options.maxKeyBytes() - 1) + " (StoreOptions.maxKeyBytes less one namespace byte)");
+        }
+        if (value != null && value.length > options.maxValueBytes()) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes is over the store's maximum of "
+                    + options.maxValueBytes() + " (StoreOptions.maxValueBytes)");
         }
     }
 

@@ -145,6 +145,23 @@ class BloomKeyValueStoreTest {
     }
 
     @Test
+    void oversizedKeysAndValuesAreRefusedAtPutAndLoseNothing() {
+        KeyValueStore<Bytes, byte[]> store = StoreHarness.init(new BloomStoreSupplier("big",
+                io.bloomstore.core.StoreOptions.builder().maxKeyBytes(16).maxValueBytes(32).build(), false).get(),
+                dir.toFile());
+        store.put(k("kept"), v("value"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> store.put(Bytes.wrap(new byte[16]), v("x")));
+        assertTrue(e.getMessage().contains("maximum of 15"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> store.putAll(List.of(KeyValue.pair(k("a"), v("1")),
+                KeyValue.pair(k("b"), new byte[33]))));
+        assertNull(store.get(k("a")), "nothing of a refused putAll is written");
+        store.commit(Map.of(new TopicPartition("t", 0), 1L));
+        assertArrayEquals(v("value"), store.get(k("kept")));
+        store.close();
+    }
+
+    @Test
     void committedOffsetsAreKeptInTheStore() {
         KeyValueStore<Bytes, byte[]> store = StoreHarness.init(BloomStores.persistentKeyValueStore("off").get(), dir.toFile());
         assertTrue(store.managesOffsets());

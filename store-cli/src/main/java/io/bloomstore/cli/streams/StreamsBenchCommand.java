@@ -1,0 +1,218 @@
+package io.bloomstore.cli.streams;
+
+import io.bloomstore.cli.Json;
+import io.bloomstore.cli.bench.MachineInfo;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+/**
+ * {@code bloomstore bench-streams}: Kafka Streams topologies on {@code TopologyTestDriver} with
+ * BloomStore and with Kafka's RocksDB store as the state store, in the same JVM, on the same
+ * events: events/s, data-block reads per lookup and disk accesses saved per engine, the ratio
+ * BloomStore/RocksDB (median of {@code --repeat} rounds, the engine order rotated each round),
+ * and changelog restore records/s. Each engine runs with its Kafka Streams defaults.
+ *
+ * <p>Thread safety: a command object serves one invocation.
+ */
+@Command(name = "bench-streams", mixinStandardHelpOptions = true,
+        description = {"Kafka Streams state stores: BloomStore vs Kafka's RocksDB store on a dedup and a word-count "
+                + "topology (TopologyTestDriver, same JVM), plus changelog restore."})
+public final class StreamsBenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--events", description = "Dedup events (default: ${DEFAULT-VALUE}).")
+    int events = 1_000_000;
+
+    @Option(names = "--unique-fraction", description = "Fraction of dedup events with a new id (default: ${DEFAULT-VALUE}).")
+    double uniqueFraction = 0.9;
+
+    @Option(names = "--words", description = "Word-count words, in lines of 8 (default: ${DEFAULT-VALUE}).")
+    int words = 400_000;
+
+    @Option(names = "--vocabulary", description = "Distinct words of the word count (default: ${DEFAULT-VALUE}).")
+    int vocabulary = 50_000;
+
+    @Option(names = "--workloads", split = ",", description = "dedup, wordcount (default: both).")
+    List<String> workloads = List.of("dedup", "wordcount");
+
+    @Option(names = "--repeat", description = "Rounds; the engine order rotates each round (default: ${DEFAULT-VALUE}).")
+    int repeat = 3;
+
+    @Option(names = "--warmup-events", description = "Dedup events of an untimed warm-up on each engine, 0 for none "
+            + "(default: ${DEFAULT-VALUE}).")
+    int warmupEvents = 100_000;
+
+    @Option(names = "--no-restore", description = "Skip the changelog restore measurement.")
+    boolean noRestore;
+
+    @Option(names = "--seed", description = "Seed of the generated events (default: ${DEFAULT-VALUE}).")
+    long seed = 42;
+
+    @Option(names = "--data", paramLabel = "DIR", description = "Directory for state stores (default: a fresh temporary directory).")
+    Path data;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
+    Path json;
+
+    @Override
+    public Integer call() throws IOException {
+        List<StreamsWorkload> chosen = new ArrayList<>();
+        try {
+            for (String w : workloads) {
+                chosen.add(StreamsWorkload.byCliName(w));
+            }
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+        if (events < 1 || words < StreamsEvents.WORDS_PER_LINE || vocabulary < 1 || repeat < 1 || warmupEvents < 0) {
+            throw usage("--events, --vocabulary and --repeat must be positive, --words at least "
+                    + StreamsEvents.WORDS_PER_LINE + ", --warmup-events not negative");
+        }
+        if (!(uniqueFraction > 0 && uniqueFraction <= 1)) {
+            throw usage("--unique-fraction must be in (0, 1]: " + uniqueFraction);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        MachineInfo machine = MachineInfo.current();
+        out.println("bloomstore bench-streams: bloomstore vs rocksdb (Kafka Streams state stores) on " + machine.describe());
+        out.flush();
+        Path root = data != null ? Files.createDirectories(data) : Files.createTempDirectory("bloomstore-bench-streams");
+        List<StreamsResult> results = new ArrayList<>();
+        Map<StreamsEngine, Double> restore = new LinkedHashMap<>();
+        int runs = 0;
+        try {
+            if (warmupEvents > 0) {
+                StreamsEvents warm = StreamsEvents.dedup(warmupEvents, uniqueFraction, seed + 1);
+                for (StreamsEngine e : StreamsEngine.values()) {
+                    StreamsRun.run(StreamsWorkload.DEDUP, e, warm, root.resolve("run-" + runs++), null);
+                }
+            }
+            List<ConsumerRecord<byte[], byte[]>> changelog = null;
+            for (StreamsWorkload w : chosen) {
+                StreamsEvents input = w == StreamsWorkload.DEDUP ? StreamsEvents.dedup(events, uniqueFraction, seed)
+                        : StreamsEvents.wordCount(words, vocabulary, seed);
+                for (int round = 0; round < repeat; round++) {
+                    StreamsEngine[] order = StreamsEngine.values();
+                    for (int i = 0; i < order.length; i++) {
+                        StreamsEngine e = order[(i + round) % order.length];
+                        boolean capture = !noRestore && w == StreamsWorkload.DEDUP && round == 0 && changelog == null;
+                        List<ConsumerRecord<byte[], byte[]>> sink = capture ? StreamsRun.newChangelog() : null;
+                        StreamsResult r = StreamsRun.run(w, e, input, root.resolve("run-" + runs++), sink);
+                        if (capture) {
+                            changelog = sink;
+                        }
+                        results.add(r);
+                        out.printf("  round %d %-9s %-9s %,12.0f events/s%n", round + 1, w.cliName(), e.cliName(),
+                                r.eventsPerSecond());
+                        out.flush();
+                        deleteRecursively(root.resolve("run-" + (runs - 1)));
+                    }
+                }
+            }
+            if (changelog != null) {
+                for (int round = 0; round < repeat; round++) {
+                    for (StreamsEngine e : StreamsEngine.values()) {
+                        Path dir = root.resolve("restore-" + runs++);
+                        double rate = RestoreBench.recordsPerSecond(e, StreamsWorkload.DEDUP.storeName(), changelog, dir);
+                        restore.merge(e, rate, Math::max);
+                        deleteRecursively(dir);
+                    }
+                }
+            }
+        } finally {
+            deleteRecursively(root);
+        }
+        StreamsTable.print(out, results, restore, changelogSize(results));
+        if (json != null) {
+            Files.writeString(json, Json.write(report(machine, results, restore)));
+            out.println("JSON written to " + json);
+        }
+        out.flush();
+        return 0;
+    }
+
+    private long changelogSize(List<StreamsResult> results) {
+        return results.stream().filter(r -> r.workload() == StreamsWorkload.DEDUP).findFirst()
+                .map(r -> (long) StreamsEvents.dedup(events, uniqueFraction, seed).unique()).orElse(0L);
+    }
+
+    private Map<String, Object> report(MachineInfo machine, List<StreamsResult> results, Map<StreamsEngine, Double> restore) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("machine", machine.describe());
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put("events", events);
+        config.put("uniqueFraction", uniqueFraction);
+        config.put("words", words);
+        config.put("vocabulary", vocabulary);
+        config.put("repeat", repeat);
+        config.put("warmupEvents", warmupEvents);
+        config.put("seed", seed);
+        root.put("config", config);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (StreamsResult r : results) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("workload", r.workload().cliName());
+            row.put("engine", r.engine().cliName());
+            row.put("events", r.events());
+            row.put("seconds", r.elapsedNanos() / 1e9);
+            row.put("eventsPerSecond", r.eventsPerSecond());
+            row.put("lookups", r.counters().lookups());
+            row.put("dataBlockReads", r.counters().dataBlockReads());
+            row.put("dataBlockReadsPerLookup", r.counters().dataBlockReadsPerLookup());
+            row.put("diskAccessesSaved", r.counters().filterNegatives());
+            rows.add(row);
+        }
+        root.put("runs", rows);
+        Map<String, Object> summary = new LinkedHashMap<>();
+        for (StreamsWorkload w : StreamsWorkload.values()) {
+            double b = StreamsTable.median(results, w, StreamsEngine.BLOOMSTORE);
+            double k = StreamsTable.median(results, w, StreamsEngine.ROCKSDB);
+            if (!Double.isNaN(b) && !Double.isNaN(k)) {
+                Map<String, Object> s = new LinkedHashMap<>();
+                s.put("bloomstoreEventsPerSecond", b);
+                s.put("rocksdbEventsPerSecond", k);
+                s.put("ratio", b / k);
+                summary.put(w.cliName(), s);
+            }
+        }
+        root.put("medians", summary);
+        Map<String, Object> r = new LinkedHashMap<>();
+        restore.forEach((e, v) -> r.put(e.cliName() + "RecordsPerSecond", v));
+        if (restore.size() == 2) {
+            r.put("ratio", restore.get(StreamsEngine.BLOOMSTORE) / restore.get(StreamsEngine.ROCKSDB));
+        }
+        root.put("restore", r);
+        return root;
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

@@ -1,0 +1,75 @@
+package io.bloomstore.kafka;
+
+import io.bloomstore.core.WriteBatch;
+import org.apache.kafka.common.utils.Bytes;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The writes a {@link BloomKeyValueStore} has taken since it last wrote to its BloomStore: the
+ * latest value (or delete) per key. They reach the store as one {@link WriteBatch} together with
+ * the changelog offsets at the next commit, or earlier when they pass a size bound or an iterator
+ * is opened. So a store write costs one WAL record per commit, not one per put, and the data and
+ * the offsets that describe it are always written atomically, as Kafka's RocksDB store gets from
+ * writing without a WAL and flushing atomically.
+ *
+ * <p>Arrays: the key is copied; the value array is kept as Kafka hands it over (Kafka never
+ * modifies it afterwards), and {@link #get} returns a copy.
+ *
+ * <p>Thread safety: one writer at a time (the store serializes its writes); {@link #get} may run
+ * concurrently from interactive-query threads and sees either the buffered or the stored value.
+ */
+final class PendingWrites {
+    /** Marks a delete; compared by identity, so no caller's array can be mistaken for it. */
+    private static final byte[] TOMBSTONE = new byte[0];
+    /** Bytes counted per entry beside key and value: map entry and batch overhead. */
+    private static final int ENTRY_OVERHEAD = 64;
+
+    private final Map<Bytes, byte[]> writes = new ConcurrentHashMap<>();
+    private long bytes;
+
+    /** Buffers a put, or a delete when {@code value} is null. */
+    void put(Bytes key, byte[] value) {
+        Bytes copy = Bytes.wrap(key.get().clone());
+        byte[] old = writes.put(copy, value == null ? TOMBSTONE : value);
+        bytes += value == null ? 0 : value.length;
+        bytes += old == null ? copy.get().length + ENTRY_OVERHEAD : -old.length;
+    }
+
+    /** One lookup: {@code found[0]} tells whether the key is buffered; returns its value copy. */
+    byte[] lookup(Bytes key, boolean[] found) {
+        byte[] v = writes.get(key);
+        found[0] = v != null;
+        return v == null || v == TOMBSTONE ? null : v.clone();
+    }
+
+    void addTo(WriteBatch batch) {
+        for (Map.Entry<Bytes, byte[]> e : writes.entrySet()) {
+            byte[] key = KeyCodec.encode(e.getKey().get());
+            if (e.getValue() == TOMBSTONE) {
+                batch.delete(key);
+            } else {
+                batch.put(key, e.getValue());
+            }
+        }
+    }
+
+    int size() {
+        return writes.size();
+    }
+
+    boolean isEmpty() {
+        return writes.isEmpty();
+    }
+
+    /** Approximate bytes held: keys, values and a per-entry overhead. */
+    long bytes() {
+        return bytes;
+    }
+
+    void clear() {
+        writes.clear();
+        bytes = 0;
+    }
+}
