@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -48,14 +47,14 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Changelog restore goes through {@link RecordBatchingStateRestoreCallback}: each restored
  * batch is one {@link WriteBatch} written without sync. The store manages its changelog offsets
- * ({@link #managesOffsets()}): {@link #commit} writes them, with the IQ {@link Position}, into the
- * store itself, under a key namespace no user key can reach, so after a crash the recovered
- * offsets always describe the recovered data. No write is synced: the changelog is the source of
- * truth, and a process crash loses nothing the operating system was handed.
+ * ({@link #managesOffsets()}): they are written with the IQ {@link Position} into the store
+ * itself, under a key namespace no user key can reach, in the same batch as the data they
+ * describe, so after a crash the recovered offsets always describe the recovered data. No write
+ * is synced: the changelog is the source of truth.
  *
  * <p>Writes are buffered ({@link PendingWrites}) and reach the BloomStore as one batch with the
- * offsets at each commit, earlier when the buffer passes half the memtable size (at most 8 MiB),
- * and before any iterator opens; reads look in the buffer first.
+ * committed offsets when the buffer passes half the memtable size (at most 8 MiB), before any
+ * iterator opens, and at close; reads look in the buffer first.
  *
  * <p>Arrays: keys are copied on the way in; value arrays are kept by reference, as Kafka's own
  * stores do, since Kafka never modifies a value array after handing it over. Returned arrays are
@@ -68,9 +67,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(BloomKeyValueStore.class);
     static final String DIR = "bloomstore";
     private static final byte[] POSITION_KEY = KeyCodec.meta("position");
-    private static final String OFFSET_PREFIX = "offset:";
-    /** The first meta key past every offset key (';' follows ':'). */
-    private static final String OFFSET_END = "offset;";
+
 
     private final String name;
     private final String metricsScope;
@@ -85,6 +82,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     /** Writes made through this instance: with the tables' entry counts, an estimate of the size. */
     private long writes;
     private final PendingWrites pending = new PendingWrites();
+    private final PendingOffsets offsets = new PendingOffsets();
     /** Buffered writes past this many bytes go to the store before the next commit. */
     private final long maxPendingBytes;
 
@@ -273,9 +271,9 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     /**
-     * Stores manage their changelog offsets, as Kafka's RocksDB store does: {@link #commit} writes
-     * them into the store beside the data, so the offsets recovered after a crash always match the
-     * data recovered (the store recovers a prefix of its writes).
+     * Stores manage their changelog offsets, as Kafka's RocksDB store does: they are written into
+     * the store in the same batch as the data they describe, so after a crash the recovered
+     * offsets always match the recovered data (the store recovers a prefix of its writes).
      */
     @Override
     public boolean managesOffsets() {
@@ -283,86 +281,57 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     /**
-     * Writes the changelog offsets and the IQ position in one batch, without sync (no write of a
-     * Kafka store is synced: the changelog is the source of truth). An empty map removes every
-     * stored offset, as Kafka asks when the state is no longer valid for its offsets; a null
-     * offset removes that partition's.
+     * Takes the changelog offsets of a Kafka commit. They are written, with the buffered data and
+     * the IQ position, when the buffer passes its bound, before an iterator opens, and at close
+     * (as Kafka's RocksDB store keeps data and offsets in its memtable without a WAL): a crash
+     * loses buffered data and its offsets together, and Kafka restores both from the changelog.
+     * An empty map removes every stored offset; a null offset removes that partition's.
      */
     @Override
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
-        Store s = store;
-        if (s == null) {
+        if (store == null) {
             return;
         }
-        WriteBatch batch = new WriteBatch();
-        pending.addTo(batch);
-        try {
-            if (changelogOffsets.isEmpty()) {
-                try (StoreIterator it = s.iterator(KeyCodec.meta(OFFSET_PREFIX), KeyCodec.meta(OFFSET_END))) {
-                    it.forEachRemaining(kv -> batch.delete(kv.key()));
-                }
-            }
-            for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
-                byte[] key = offsetKey(e.getKey());
-                if (e.getValue() == null) {
-                    batch.delete(key);
-                } else {
-                    batch.put(key, ByteBuffer.allocate(Long.BYTES).putLong(e.getValue()).array());
-                }
-            }
-            batch.put(POSITION_KEY, PositionCodec.encode(position));
-            s.write(batch, WriteOptions.DEFAULT);
-            pending.clear();
-        } catch (IOException | UncheckedIOException e) {
-            throw new ProcessorStateException("Error committing offsets of BloomStore " + name, e);
+        offsets.record(changelogOffsets);
+        if (pending.bytes() > maxPendingBytes) {
+            writeAll();
         }
     }
 
     @Override
-    public Long committedOffset(TopicPartition partition) {
-        Store s = openStore();
-        try {
-            byte[] v = s.get(offsetKey(partition));
-            if (v == null) {
-                return null;
-            }
-            if (v.length != Long.BYTES) {
-                throw new ProcessorStateException("BloomStore " + name + " holds a committed offset of " + v.length
-                        + " bytes for " + partition + ", expected " + Long.BYTES);
-            }
-            return ByteBuffer.wrap(v).getLong();
-        } catch (IOException e) {
-            throw new ProcessorStateException("Error reading the committed offset of BloomStore " + name, e);
-        }
+    public synchronized Long committedOffset(TopicPartition partition) {
+        return offsets.committed(partition, openStore(), name);
     }
 
-    /** Writes the buffered writes and the IQ position (unsynced); offsets are written by {@link #commit}. */
+    /** Writes the buffered data, offsets and IQ position to the BloomStore (unsynced). */
     @Override
     public synchronized void flush() {
         if (store != null) {
-            writePending(new WriteBatch().put(POSITION_KEY, PositionCodec.encode(position)));
+            writeAll();
         }
     }
 
-    /** Writes the buffered writes to the store, if any, as one batch. */
+    /** Writes the buffered writes, if any, with the offsets and position. */
     private synchronized void writePending() {
         if (!pending.isEmpty()) {
-            writePending(new WriteBatch());
+            writeAll();
         }
     }
 
-    private void writePending(WriteBatch batch) {
+    /** One batch: buffered data, offset changes, position. */
+    private void writeAll() {
+        Store s = openStore();
+        WriteBatch batch = new WriteBatch();
         pending.addTo(batch);
         try {
-            openStore().write(batch, WriteOptions.DEFAULT);
-        } catch (IOException e) {
+            offsets.addTo(batch, s);
+            batch.put(POSITION_KEY, PositionCodec.encode(position));
+            s.write(batch, WriteOptions.DEFAULT);
+        } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error writing to BloomStore " + name, e);
         }
         pending.clear();
-    }
-
-    private static byte[] offsetKey(TopicPartition partition) {
-        return KeyCodec.meta(OFFSET_PREFIX + partition.topic() + "/" + partition.partition());
+        offsets.clear();
     }
 
     @Override
