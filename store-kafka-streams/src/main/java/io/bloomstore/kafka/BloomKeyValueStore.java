@@ -3,6 +3,7 @@ package io.bloomstore.kafka;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -68,7 +69,6 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     static final String DIR = "bloomstore";
     private static final byte[] POSITION_KEY = KeyCodec.meta("position");
 
-
     private final String name;
     private final String metricsScope;
     private final StoreOptions options;
@@ -116,8 +116,13 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
     }
 
-    /** The BloomStore behind this Kafka store, or null while it is closed: for statistics. */
-    public Store storeOrNull() {
+    /** The statistics of the BloomStore behind this Kafka store. */
+    public StoreStats stats() {
+        return openStore().stats();
+    }
+
+    /** The BloomStore behind this Kafka store, or null while it is closed: for the metrics. */
+    Store storeOrNull() {
         return store;
     }
 

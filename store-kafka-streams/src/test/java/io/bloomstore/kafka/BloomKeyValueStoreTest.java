@@ -199,6 +199,7 @@ class BloomKeyValueStoreTest {
         assertNull(store.get(k("key7")));
         assertArrayEquals(v("value999"), store.get(k("key99")));
         assertEquals(299, drain(store.all()).size());
+        assertTrue(store.stats().userBytesWritten() > 0, "restored batches reached the BloomStore");
         store.close();
     }
 
