@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bloomstore.core.fs.UnsyncedFileSystem;
 import io.bloomstore.core.table.Compression;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A store of thousands of tiny tables under {@code maxOpenFiles} 256: it opens, reads, scans,
  * compacts and verifies while the process's {@code .sst} descriptors (counted in
  * {@code /proc/self/fd}) stay within the bound. Filter-sidecar descriptors are counted apart:
- * a mapping needs no descriptor once made, and the check that none is held is an assumption
- * until the filter storage releases them.
+ * a mapping needs no descriptor once made. The store skips syncs (durability is not the point
+ * here, and two fsyncs per tiny table would dominate the run).
  */
 class OpenFilesTest {
     private static final int MAX_OPEN_FILES = 256;
@@ -42,6 +43,32 @@ class OpenFilesTest {
     @Test
     void aStoreOfFiveThousandTablesStaysWithinTheBound() throws IOException {
         run(5_000);
+    }
+
+    /**
+     * A filter mapping needs no descriptor once made, so a store's filters must hold none. Until
+     * the filter storage of store-bloom closes its file after mapping, this is an assumption that
+     * reports the count (pending, issue 11 §1); it becomes a plain check when they are released.
+     */
+    @Test
+    void filterMappingsHoldNoDescriptors() throws IOException {
+        Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "needs /proc/self/fd (Linux)");
+        Path dir = tmp.resolve("filters");
+        StoreOptions options = StoreOptions.builder().autoCompaction(false).build();
+        try (Store store = Store.open(UnsyncedFileSystem.INSTANCE, dir, options)) {
+            for (int t = 0; t < 20; t++) {
+                store.put(key(t), value(t, 0));
+                store.flush();
+            }
+        }
+        try (Store store = Store.open(dir, options)) {
+            assertEquals(20, tableCount(store));
+            assertArrayEquals(value(7, 0), store.get(key(7)));
+            long held = descriptors(".filter");
+            System.out.println("filter sidecar descriptors held by an open store of 20 tables: " + held);
+            Assumptions.assumeTrue(held == 0, "pending (issue 11 §1, store-bloom): the filter mappings of 20 tables"
+                    + " hold " + held + " descriptors");
+        }
     }
 
     @Test
@@ -68,7 +95,7 @@ class OpenFilesTest {
                 .targetFileBytes(1024).blockSize(256).compression(Compression.NONE).blockCacheBytes(64 << 10)
                 .memtableBytes(8L << 20).build();
         long start = System.nanoTime();
-        try (Store store = Store.open(dir, options)) {
+        try (Store store = Store.open(UnsyncedFileSystem.INSTANCE, dir, options)) {
             for (int i = 0; i < keys; i++) {
                 store.put(key(i), value(i, 0));
             }
@@ -78,7 +105,7 @@ class OpenFilesTest {
             assertWithinBound("after building");
         }
         System.out.printf("built %d tables in %d ms%n", tables, (System.nanoTime() - start) / 1_000_000);
-        try (Store store = Store.open(dir, options)) {
+        try (Store store = Store.open(UnsyncedFileSystem.INSTANCE, dir, options)) {
             assertWithinBound("after open");
             for (int n = 0; n < 5_000; n++) {
                 int i = rnd.nextInt(keys);
@@ -112,15 +139,13 @@ class OpenFilesTest {
         assertTrue(report.clean(), report.problems().toString());
         System.out.printf("%d tables opened, read, scanned, compacted and verified in %d ms%n", tables,
                 (System.nanoTime() - start) / 1_000_000);
-        long filters = descriptors(".filter");
-        System.out.println("filter sidecar descriptors held after the run: " + filters);
     }
 
     private static int tableCount(Store store) {
         return store.stats().levels().stream().mapToInt(StoreStats.LevelStats::files).sum();
     }
 
-    /** Checks the {@code .sst} bound; reports, and on a held filter descriptor assumes, the filter part. */
+    /** Checks the {@code .sst} bound and reports the filter descriptors (checked apart). */
     private static void assertWithinBound(String when) throws IOException {
         long sst = descriptors(".sst");
         long filter = descriptors(".filter");
