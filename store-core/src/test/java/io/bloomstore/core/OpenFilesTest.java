@@ -105,7 +105,11 @@ class OpenFilesTest {
             assertWithinBound("after building");
         }
         System.out.printf("built %d tables in %d ms%n", tables, (System.nanoTime() - start) / 1_000_000);
+        long heapBefore = usedHeap();
         try (Store store = Store.open(UnsyncedFileSystem.INSTANCE, dir, options)) {
+            long heap = usedHeap() - heapBefore;
+            System.out.printf("heap after opening %d tables: %,d bytes, %,d per table%n", tableCount(store), heap,
+                    heap / tableCount(store));
             assertWithinBound("after open");
             for (int n = 0; n < 5_000; n++) {
                 int i = rnd.nextInt(keys);
@@ -139,6 +143,15 @@ class OpenFilesTest {
         assertTrue(report.clean(), report.problems().toString());
         System.out.printf("%d tables opened, read, scanned, compacted and verified in %d ms%n", tables,
                 (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** Heap in use after a collection (an estimate: the collector may leave some garbage). */
+    private static long usedHeap() {
+        Runtime rt = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return rt.totalMemory() - rt.freeMemory();
     }
 
     private static int tableCount(Store store) {
