@@ -43,15 +43,18 @@ class DirectReadsTest {
         long seed = System.nanoTime();
         System.out.println("DirectReadsTest seed " + seed);
         Random rnd = new Random(seed);
-        byte[] content = new byte[3 * 4096 + 123];
+        byte[] content = new byte[(1 << 20) + 3 * 4096 + 123];
         rnd.nextBytes(content);
         Path file = Files.write(tmp.resolve("f.sst"), content);
         assumeTrue(directSupported(file), "the file system of " + tmp + " refuses O_DIRECT");
         try (RandomReadFile f = LocalFileSystem.INSTANCE.openReadDirect(file)) {
             assertEquals(content.length, f.size());
             for (int n = 0; n < 500; n++) {
-                int position = rnd.nextInt(content.length);
-                int length = 1 + rnd.nextInt(Math.min(9000, content.length - position));
+                // Mostly block-sized reads, every 50th past the 1 MiB the per-thread buffer keeps.
+                boolean huge = n % 50 == 0;
+                int position = rnd.nextInt(huge ? 4096 : content.length);
+                int length = huge ? (1 << 20) + rnd.nextInt(8192)
+                        : 1 + rnd.nextInt(Math.min(9000, content.length - position));
                 ByteBuffer dst = ByteBuffer.allocate(length);
                 f.readFully(position, dst);
                 for (int i = 0; i < length; i++) {

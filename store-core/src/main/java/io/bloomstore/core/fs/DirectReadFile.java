@@ -21,6 +21,8 @@ import com.sun.nio.file.ExtendedOpenOption;
 final class DirectReadFile implements RandomReadFile {
     /** Initial per-thread buffer: a default block's aligned range with room to spare. */
     private static final int INITIAL_BUFFER = 32 * 1024;
+    /** Larger reads use a one-off buffer, so a thread that once read a huge block keeps no huge buffer. */
+    private static final int MAX_KEPT_BUFFER = 1 << 20;
     private static final ThreadLocal<ByteBuffer> BUFFER = new ThreadLocal<>();
 
     private final FileChannel ch;
@@ -76,11 +78,14 @@ final class DirectReadFile implements RandomReadFile {
         return n;
     }
 
-    /** This thread's aligned buffer, cleared and limited to {@code length} bytes. */
+    /** This thread's aligned buffer (or a one-off one past 1 MiB), cleared and limited to {@code length} bytes. */
     private ByteBuffer buffer(int length) {
+        if (length > MAX_KEPT_BUFFER) {
+            return ByteBuffer.allocateDirect(length + align).alignedSlice(align).limit(length);
+        }
         ByteBuffer b = BUFFER.get();
         if (b == null || b.capacity() < length || b.alignmentOffset(0, align) != 0) {
-            int capacity = Math.max(length, b == null ? INITIAL_BUFFER : 2 * b.capacity());
+            int capacity = Math.min(MAX_KEPT_BUFFER, Math.max(length, b == null ? INITIAL_BUFFER : 2 * b.capacity()));
             b = ByteBuffer.allocateDirect(capacity + align).alignedSlice(align);
             BUFFER.set(b);
         }

@@ -112,15 +112,15 @@ public final class TableFileCache {
         try {
             return fs.openReadDirect(path);
         } catch (UnsupportedOperationException | IOException e) {
-            if (!fs.exists(path)) {
-                throw e;
-            }
+            // A plain open fails too when the cause is not O_DIRECT (a missing file, no descriptors
+            // left): that failure is the one to report.
+            RandomReadFile plain = fs.openRead(path);
             if (!directRefused) {
                 directRefused = true;
                 LOG.warn("direct reads refused by the file system of {} ({}): table files are read through the"
                         + " page cache", path.getParent(), e.toString());
             }
-            return fs.openRead(path);
+            return plain;
         }
     }
 
