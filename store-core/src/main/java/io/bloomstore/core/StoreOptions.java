@@ -34,7 +34,14 @@ import io.bloomstore.core.table.TableOptions;
  *       opens with the writes before the damage instead);
  *   <li>{@code maxManifestBytes} 64 MiB (RocksDB's default): a MANIFEST past this size is rolled
  *       while the store runs, its state written to a new one, so a long-lived store never grows one
- *       without bound.
+ *       without bound;
+ *   <li>{@code maxOpenFiles} 1,000 (LevelDB's default): descriptors the store may hold open,
+ *       {@value #NON_TABLE_FILES} of them kept for its WAL, MANIFEST and LOCK and the rest for
+ *       tables, whose {@code .sst} files are closed least recently used first and reopened on
+ *       demand; {@value #UNBOUNDED_OPEN_FILES} keeps every table open (RocksDB's setting);
+ *   <li>{@code directReads} false: true reads data blocks with O_DIRECT, bypassing the page
+ *       cache (for data sets larger than memory, and to measure device reads); where the file
+ *       system refuses O_DIRECT (tmpfs) the store logs it and reads through the page cache.
  * </ul>
  *
  * <p>{@code memtableBytes} is at most {@link #MAX_MEMTABLE_BYTES} (1 GiB), which also bounds a WAL
@@ -47,6 +54,13 @@ public final class StoreOptions {
     public static final int DEFAULT_MAX_VALUE_BYTES = 32 * 1024 * 1024;
     /** The largest {@code memtableBytes}: a memtable, and so a WAL segment, stays below about 1 GiB. */
     public static final long MAX_MEMTABLE_BYTES = 1L << 30;
+    public static final int DEFAULT_MAX_OPEN_FILES = 1000;
+    /** {@code maxOpenFiles} value that keeps every table file open. */
+    public static final int UNBOUNDED_OPEN_FILES = -1;
+    /** Descriptors of {@code maxOpenFiles} kept for files other than tables (as LevelDB keeps 10). */
+    public static final int NON_TABLE_FILES = 10;
+    /** The smallest bounded {@code maxOpenFiles}: the non-table files plus ten tables. */
+    public static final int MIN_MAX_OPEN_FILES = NON_TABLE_FILES + 10;
 
     private final boolean createIfMissing;
     private final long memtableBytes;
@@ -65,8 +79,14 @@ public final class StoreOptions {
     private final boolean autoCompaction;
     private final WalRecovery walRecovery;
     private final long maxManifestBytes;
+    private final int maxOpenFiles;
+    private final boolean directReads;
 
     private StoreOptions(Builder b) {
+        if (b.maxOpenFiles != UNBOUNDED_OPEN_FILES && b.maxOpenFiles < MIN_MAX_OPEN_FILES) {
+            throw new IllegalArgumentException("maxOpenFiles must be " + UNBOUNDED_OPEN_FILES + " (unbounded) or at"
+                    + " least " + MIN_MAX_OPEN_FILES + ": " + b.maxOpenFiles);
+        }
         if (b.memtableBytes < 1024 || b.memtableBytes > MAX_MEMTABLE_BYTES) {
             throw new IllegalArgumentException("memtableBytes must be between 1024 and " + MAX_MEMTABLE_BYTES
                     + " (1 GiB): " + b.memtableBytes);
@@ -108,6 +128,8 @@ public final class StoreOptions {
         this.autoCompaction = b.autoCompaction;
         this.walRecovery = b.walRecovery;
         this.maxManifestBytes = b.maxManifestBytes;
+        this.maxOpenFiles = b.maxOpenFiles;
+        this.directReads = b.directReads;
         this.createIfMissing = b.createIfMissing;
         this.memtableBytes = b.memtableBytes;
         this.blockCacheBytes = b.blockCacheBytes;
@@ -149,6 +171,8 @@ public final class StoreOptions {
         b.autoCompaction = autoCompaction;
         b.walRecovery = walRecovery;
         b.maxManifestBytes = maxManifestBytes;
+        b.maxOpenFiles = maxOpenFiles;
+        b.directReads = directReads;
         return b;
     }
 
@@ -267,7 +291,26 @@ public final class StoreOptions {
                 + l0CompactionTrigger + "/" + l0SlowdownTrigger + "/" + l0StopTrigger + ", levelSizeRatio="
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
                 + ", autoCompaction=" + autoCompaction + ", walRecovery=" + walRecovery
-                + ", maxManifestBytes=" + maxManifestBytes + "]";
+                + ", maxManifestBytes=" + maxManifestBytes + ", maxOpenFiles=" + maxOpenFiles
+                + ", directReads=" + directReads + "]";
+    }
+
+    /** Descriptors the store may hold open, or {@link #UNBOUNDED_OPEN_FILES}. */
+    public int maxOpenFiles() {
+        return maxOpenFiles;
+    }
+
+    /**
+     * Table files the store keeps open at most: {@code maxOpenFiles} less the
+     * {@value #NON_TABLE_FILES} kept for other files, or -1 when unbounded.
+     */
+    public int tableFileCacheCapacity() {
+        return maxOpenFiles == UNBOUNDED_OPEN_FILES ? UNBOUNDED_OPEN_FILES : maxOpenFiles - NON_TABLE_FILES;
+    }
+
+    /** Whether data blocks are read with O_DIRECT, bypassing the page cache. */
+    public boolean directReads() {
+        return directReads;
     }
 
     /** Collects settings; {@link #build()} checks them. Thread safety: not thread-safe. */
@@ -291,6 +334,8 @@ public final class StoreOptions {
         private boolean autoCompaction = true;
         private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
         private long maxManifestBytes = 64L << 20;
+        private int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
+        private boolean directReads;
 
         private Builder() {
         }
@@ -304,6 +349,21 @@ public final class StoreOptions {
         /** What opening does with damaged WAL segments; see {@link WalRecovery}. */
         public Builder walRecovery(WalRecovery v) {
             walRecovery = v;
+            return this;
+        }
+
+        /**
+         * Descriptors the store may hold open: at least {@value #MIN_MAX_OPEN_FILES}, or
+         * {@value #UNBOUNDED_OPEN_FILES} to keep every table file open.
+         */
+        public Builder maxOpenFiles(int v) {
+            maxOpenFiles = v;
+            return this;
+        }
+
+        /** Whether data blocks are read with O_DIRECT, bypassing the operating system's page cache. */
+        public Builder directReads(boolean v) {
+            directReads = v;
             return this;
         }
 

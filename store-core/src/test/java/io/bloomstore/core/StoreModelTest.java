@@ -59,6 +59,12 @@ class StoreModelTest {
             args.add(Arguments.of("defaults", standard, local));
             args.add(Arguments.of("compacting", compacting, local));
             args.add(Arguments.of("compacting, monkey fuse filters", monkeyFuse, local));
+            if (local) {
+                // Direct reads (O_DIRECT where the file system allows it) and a bound of ten open
+                // table files, so descriptors are evicted and reopened all the time.
+                args.add(Arguments.of("compacting, direct reads, 20 open files", compacting.toBuilder()
+                        .directReads(true).maxOpenFiles(StoreOptions.MIN_MAX_OPEN_FILES).build(), true));
+            }
         }
         return args.stream();
     }

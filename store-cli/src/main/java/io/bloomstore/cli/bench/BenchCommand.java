@@ -108,6 +108,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "FILE.html", description = "Also write a self-contained HTML report.")
     Path report;
 
+    @Option(names = "--direct-reads", description = "Read data blocks with O_DIRECT, past the page cache"
+            + " (BloomStore directReads, RocksDB use_direct_reads), so block-cache misses reach the device.")
+    boolean directReads;
+
     @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
     boolean noProgress;
 
@@ -207,7 +211,7 @@ public final class BenchCommand implements Callable<Integer> {
             BenchConfig.Distribution d = choice(BenchConfig.Distribution.class, "--distribution", distribution);
             return new BenchConfig(keys, keySize, valueSize, threads, reads, duration, bitsPerKey,
                     FilterKind.byCliName(filterKind), blockCacheMb << 20, memtableMb << 20, c, missingFraction,
-                    BenchConfig.defaults().scanLength(), seed, d);
+                    BenchConfig.defaults().scanLength(), seed, d, directReads);
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }

@@ -26,10 +26,14 @@ import io.bloomstore.bloom.FilterKind;
  * @param scanLength      entries read after each seek in seekrandom
  * @param seed            seed of every random choice (key order, lookups, values)
  * @param distribution    how lookups and updates choose among the loaded keys
+ * @param directReads     data blocks read with O_DIRECT, past the page cache (BloomStore's
+ *                        {@code directReads}, RocksDB's {@code use_direct_reads}), so that block-cache
+ *                        misses are device reads
  */
 public record BenchConfig(int keys, int keySize, int valueSize, int threads, long reads, long durationSeconds,
         double bitsPerKey, FilterKind filterKind, long blockCacheBytes, long memtableBytes,
-        Compression compression, double missingFraction, int scanLength, long seed, Distribution distribution) {
+        Compression compression, double missingFraction, int scanLength, long seed, Distribution distribution,
+        boolean directReads) {
 
     /** Block compression applied by every engine. */
     public enum Compression { NONE, LZ4 }
@@ -62,6 +66,15 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
         }
     }
 
+    /** Settings reading through the page cache (no direct reads). */
+    public BenchConfig(int keys, int keySize, int valueSize, int threads, long reads, long durationSeconds,
+                       double bitsPerKey, FilterKind filterKind, long blockCacheBytes, long memtableBytes,
+                       Compression compression, double missingFraction, int scanLength, long seed,
+                       Distribution distribution) {
+        this(keys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind, blockCacheBytes,
+                memtableBytes, compression, missingFraction, scanLength, seed, distribution, false);
+    }
+
     /** The defaults of {@code bloomstore bench}. */
     public static BenchConfig defaults() {
         return new BenchConfig(1_000_000, 16, 100, 1, 200_000, 0, 10, FilterKind.BLOOM,
@@ -70,17 +83,26 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
 
     public BenchConfig withReads(long newReads) {
         return new BenchConfig(keys, keySize, valueSize, threads, newReads, durationSeconds, bitsPerKey, filterKind,
-                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution);
+                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution,
+                directReads);
     }
 
     public BenchConfig withMemtableBytes(long newMemtableBytes) {
         return new BenchConfig(keys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
-                blockCacheBytes, newMemtableBytes, compression, missingFraction, scanLength, seed, distribution);
+                blockCacheBytes, newMemtableBytes, compression, missingFraction, scanLength, seed, distribution,
+                directReads);
     }
 
     public BenchConfig withKeys(int newKeys) {
         return new BenchConfig(newKeys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
-                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution);
+                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution,
+                directReads);
+    }
+
+    public BenchConfig withDirectReads(boolean newDirectReads) {
+        return new BenchConfig(keys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
+                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution,
+                newDirectReads);
     }
 
     /** Theoretical false-positive rate of a standard Bloom filter with this many bits per key, at the optimal k. */

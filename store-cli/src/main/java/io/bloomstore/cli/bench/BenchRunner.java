@@ -169,25 +169,25 @@ public final class BenchRunner {
             for (Workload w : workloads) {
                 if (w.isFill()) {
                     engine = reopenEmpty(engine, name, dir);
-                    results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round)));
+                    results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round, dir)));
                     loaded = true;
                     continue;
                 }
                 if (!loaded) {
                     engine = reopenEmpty(engine, name, dir);
-                    timed(spent, TimeSpent.Phase.LOAD, engine, e -> measure(name, e, Workload.FILLRANDOM, "load", round));
+                    timed(spent, TimeSpent.Phase.LOAD, engine, e -> measure(name, e, Workload.FILLRANDOM, "load", round, dir));
                     loaded = true;
                 }
                 timed(spent, TimeSpent.Phase.SETTLE, engine, e -> {
                     e.prepareForReads();
                     return null;
                 });
-                results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round)));
+                results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round, dir)));
             }
             if (loadForOpen) {
                 if (!loaded) {
                     engine = reopenEmpty(engine, name, dir);
-                    timed(spent, TimeSpent.Phase.LOAD, engine, e -> measure(name, e, Workload.FILLRANDOM, "load", round));
+                    timed(spent, TimeSpent.Phase.LOAD, engine, e -> measure(name, e, Workload.FILLRANDOM, "load", round, dir));
                 }
                 timed(spent, TimeSpent.Phase.SETTLE, engine, e -> {
                     e.prepareForReads();
@@ -267,8 +267,11 @@ public final class BenchRunner {
         return engine;
     }
 
-    /** Runs {@code w} on all threads and measures it; {@code task} labels its progress bar. */
-    private WorkloadResult measure(String name, BenchEngine engine, Workload w, String task, int round)
+    /**
+     * Runs {@code w} on all threads and measures it, with the reads of the device holding
+     * {@code dir}; {@code task} labels its progress bar.
+     */
+    private WorkloadResult measure(String name, BenchEngine engine, Workload w, String task, int round, Path dir)
             throws IOException {
         long totalOps = w.isFill() ? config.keys() : config.reads();
         if (w == Workload.FILLRANDOM) {
@@ -277,6 +280,7 @@ public final class BenchRunner {
         int threads = config.threads();
         EngineCounters before = engine.counters();
         Optional<ProcIo> ioBefore = ProcIo.read();
+        Optional<DeviceIo> deviceBefore = DeviceIo.read(dir);
         AtomicBoolean stopWriter = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(threads + (w == Workload.READWHILEWRITING ? 1 : 0));
         System.gc();
@@ -307,8 +311,9 @@ public final class BenchRunner {
             double seconds = (System.nanoTime() - start) / 1e9;
             EngineCounters delta = engine.counters().minus(before);
             Optional<ProcIo> io = ioBefore.flatMap(b -> ProcIo.read().map(a -> a.minus(b)));
+            Optional<DeviceIo> device = deviceBefore.flatMap(b -> DeviceIo.read(dir).map(a -> a.minus(b)));
             return new WorkloadResult(name, w, ops, seconds, latency.micros(0.50), latency.micros(0.99),
-                    latency.micros(0.999), found, delta, io, round, writerOps);
+                    latency.micros(0.999), found, delta, io, round, writerOps, device);
         } finally {
             stopWriter.set(true);
             pool.shutdownNow();

@@ -55,6 +55,7 @@ public final class BloomStoreEngine implements BenchEngine {
                 .compression(config.compression() == BenchConfig.Compression.LZ4 ? Compression.LZ4 : Compression.NONE)
                 .filterKind(filters ? config.filterKind() : null)
                 .bitsPerKey(config.bitsPerKey())
+                .directReads(config.directReads())
                 .build();
     }
 

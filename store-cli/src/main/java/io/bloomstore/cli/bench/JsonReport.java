@@ -23,7 +23,7 @@ import java.util.Locale;
  *                  p999Micros, found, dataBlockReadsPerOp, filterFileReads, filterFileReadsPerOp,
  *                  tablesConsultedPerOp, diskAccessesSaved, diskAccessesSavedPerOp, filterPositives,
  *                  filterTruePositives, measuredFpr, configuredFpr, blockCacheHits, bytesRead,
- *                  osReadSyscalls, osStorageReadBytes } ],
+ *                  osReadSyscalls, osStorageReadBytes, deviceReads, deviceReadBytes } ],
  *   "summary": [ { engine, workload, rounds, medianOpsPerSec, minOpsPerSec, maxOpsPerSec,
  *                  medianRatioToRocksdb } ],
  *   "cold": [ { engine, round, ops, startupMillis, fillOpsPerSec, readOpsPerSec } ],
@@ -133,6 +133,13 @@ public final class JsonReport {
         } else {
             o.putNull("osReadSyscalls");
             o.putNull("osStorageReadBytes");
+        }
+        if (r.deviceIo().isPresent()) {
+            o.put("deviceReads", r.deviceIo().get().reads());
+            o.put("deviceReadBytes", r.deviceIo().get().bytes());
+        } else {
+            o.putNull("deviceReads");
+            o.putNull("deviceReadBytes");
         }
         return o;
     }

@@ -20,15 +20,18 @@ import java.util.Locale;
  *   fpr          measured false-positive rate / the configured (theoretical) one
  *   os rd/op     read system calls per operation, from /proc/self/io (whole process)
  *   os MB        bytes the process fetched from storage (page-cache misses), /proc/self/io
+ *   dev rd/op    reads completed by the store's block device per operation, /proc/diskstats
+ *                (every process's reads of that device: an upper bound on the engine's)
+ *   dev MB       bytes those device reads fetched
  * </pre>
  *
  * <p>Thread safety: stateless.
  */
 public final class ResultTable {
     private static final String HEADER_FORMAT =
-            "%-20s %-16s %5s %10s %11s %10s %8s %8s %9s %8s %8s %6s %10s %8s %17s %9s %8s%n";
+            "%-20s %-16s %5s %10s %11s %10s %8s %8s %9s %8s %8s %6s %10s %8s %17s %9s %8s %9s %8s%n";
     private static final String ROW_FORMAT =
-            "%-20s %-16s %5d %,10d %,11.0f %10s %8.1f %8.1f %9.1f %8.4f %8.5f %6.2f %,10d %8.3f %17s %9s %8s%n";
+            "%-20s %-16s %5d %,10d %,11.0f %10s %8.1f %8.1f %9.1f %8.4f %8.5f %6.2f %,10d %8.3f %17s %9s %8s %9s %8s%n";
 
     private ResultTable() {
     }
@@ -65,12 +68,13 @@ public final class ResultTable {
     public static void print(PrintWriter out, List<WorkloadResult> results) {
         out.printf(Locale.ROOT, HEADER_FORMAT, "engine", "workload", "round", "ops", "ops/s", "writer/s", "p50 us",
                 "p99 us", "p99.9 us", "blk/op", "flt/op", "tbl/op", "saved", "saved/op", "fpr meas/conf",
-                "os rd/op", "os MB");
+                "os rd/op", "os MB", "dev rd/op", "dev MB");
         for (WorkloadResult r : results) {
             out.printf(Locale.ROOT, ROW_FORMAT, r.engine(), r.workload().cliName(), r.round() + 1, r.ops(),
                     r.opsPerSec(), writer(r), r.p50Micros(), r.p99Micros(), r.p999Micros(), r.dataBlockReadsPerOp(),
                     r.filterFileReadsPerOp(), r.tablesConsultedPerOp(), r.diskAccessesSaved(),
-                    r.diskAccessesSavedPerOp(), fpr(r), osReadsPerOp(r), osMegabytes(r));
+                    r.diskAccessesSavedPerOp(), fpr(r), osReadsPerOp(r), osMegabytes(r), deviceReadsPerOp(r),
+                    deviceMegabytes(r));
         }
     }
 
@@ -133,6 +137,14 @@ public final class ResultTable {
     private static String osReadsPerOp(WorkloadResult r) {
         return r.osIo().map(io -> String.format(Locale.ROOT, "%.3f", r.ops() == 0 ? 0.0
                 : (double) io.readSyscalls() / r.ops())).orElse("n/a");
+    }
+
+    private static String deviceReadsPerOp(WorkloadResult r) {
+        return r.deviceIo().isEmpty() ? "n/a" : String.format(Locale.ROOT, "%.3f", r.deviceReadsPerOp());
+    }
+
+    private static String deviceMegabytes(WorkloadResult r) {
+        return r.deviceIo().map(d -> String.format(Locale.ROOT, "%.1f", d.bytes() / 1e6)).orElse("n/a");
     }
 
     private static String osMegabytes(WorkloadResult r) {

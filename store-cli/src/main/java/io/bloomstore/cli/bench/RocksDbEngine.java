@@ -85,6 +85,7 @@ public final class RocksDbEngine implements BenchEngine {
                         ? CompressionType.LZ4_COMPRESSION : CompressionType.NO_COMPRESSION)
                 .setWriteBufferSize(config.memtableBytes())
                 .setMaxBackgroundJobs(2)
+                .setUseDirectReads(config.directReads())
                 .setTableFormatConfig(table);
         writeOptions = keep(new WriteOptions());
         readOptions = keep(new ReadOptions());

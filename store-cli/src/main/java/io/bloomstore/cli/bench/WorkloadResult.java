@@ -13,10 +13,20 @@ import java.util.Optional;
  * @param round     the round of a repeated run, 0 first
  * @param writerOps puts of readwhilewriting's writer thread over the same time (0 elsewhere);
  *                  {@code ops} counts the readers only
+ * @param deviceIo  reads of the store's block device (/proc/diskstats deltas, every process's),
+ *                  empty where unknown
  */
 public record WorkloadResult(String engine, Workload workload, long ops, double seconds,
         double p50Micros, double p99Micros, double p999Micros, long found,
-        EngineCounters counters, Optional<ProcIo> osIo, int round, long writerOps) {
+        EngineCounters counters, Optional<ProcIo> osIo, int round, long writerOps, Optional<DeviceIo> deviceIo) {
+
+    /** A result without device figures. */
+    public WorkloadResult(String engine, Workload workload, long ops, double seconds, double p50Micros,
+                          double p99Micros, double p999Micros, long found, EngineCounters counters,
+                          Optional<ProcIo> osIo, int round, long writerOps) {
+        this(engine, workload, ops, seconds, p50Micros, p99Micros, p999Micros, found, counters, osIo, round,
+                writerOps, Optional.empty());
+    }
 
     public double opsPerSec() {
         return seconds > 0 ? ops / seconds : 0;
@@ -54,6 +64,11 @@ public record WorkloadResult(String engine, Workload workload, long ops, double 
 
     public double measuredFpr() {
         return counters.measuredFpr();
+    }
+
+    /** Device reads per operation (whole device), or NaN where unknown. */
+    public double deviceReadsPerOp() {
+        return deviceIo.map(d -> perOp(d.reads())).orElse(Double.NaN);
     }
 
     private double perOp(long count) {

@@ -339,7 +339,7 @@ final class DbBackground {
             for (FileMetaData f : c.allInputs()) {
                 TableHandle h = db.tables.acquire(f.fileNumber());
                 inputs.add(h);
-                sources.add(h.reader().iterator());
+                sources.add(h.reader().iterator(false));
             }
             job.run(MergingIterator.forward(sources, null), new CompactionJob.Output() {
                 @Override

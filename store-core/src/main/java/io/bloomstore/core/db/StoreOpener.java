@@ -4,6 +4,7 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.io.TableFileCache;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.manifest.Version;
@@ -61,7 +62,8 @@ final class StoreOpener {
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
                     : new BlockCache(options.blockCacheBytes());
-            tables = new TableRegistry(fs, dir, options.tableOptions(), cache, counters);
+            tables = new TableRegistry(fs, dir, options.tableOptions(), cache, counters,
+                    new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()));
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
                 for (FileMetaData f : versions.current().files(level)) {
                     tables.open(f.fileNumber(), level);

@@ -2,6 +2,7 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.io.TableFileCache;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.table.TableOptions;
@@ -25,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * {@code .filter} files are deleted — on the registry's own background thread, never on the
  * reader's (a {@code get} or iterator close must not pay for an unmap or a delete, nor see its
  * failure, which is logged). Once the store is closed, a table still held by an iterator is
- * reclaimed on the thread that closes the iterator.
+ * reclaimed on the thread that closes the iterator. The tables' {@code .sst} descriptors are held
+ * by a {@link TableFileCache}, which bounds how many are open at once
+ * ({@code StoreOptions.maxOpenFiles}).
  *
  * <p>Thread safety: safe for concurrent use.
  */
@@ -37,13 +40,16 @@ final class TableRegistry {
     private final TableOptions options;
     private final BlockCache cache;
     private final StoreCounters counters;
+    private final TableFileCache files;
     private final Map<Long, TableHandle> open = new ConcurrentHashMap<>();
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
     private final ExecutorService reclaimer;
 
-    TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters) {
+    TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters,
+                  TableFileCache files) {
         this.fs = fs;
+        this.files = files;
         this.dir = dir;
         this.options = options;
         this.cache = cache;
@@ -57,7 +63,8 @@ final class TableRegistry {
 
     /** Opens a live table of {@code level} (maps its filter; reads only its footer, index and properties). */
     void open(long fileNumber, int level) throws IOException {
-        TableReader reader = TableReader.open(fs, dir, fileNumber, options, cache, counters, counters.level(level));
+        TableReader reader = TableReader.open(fs, dir, fileNumber, options, cache, counters, counters.level(level),
+                files);
         open.put(fileNumber, new TableHandle(fileNumber, level, reader, this::closed));
     }
 

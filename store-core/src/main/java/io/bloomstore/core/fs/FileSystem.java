@@ -21,6 +21,19 @@ public interface FileSystem {
     /** Opens an existing file for positional reads. */
     RandomReadFile openRead(Path path) throws IOException;
 
+    /**
+     * Opens an existing file for positional reads that bypass the operating system's page cache
+     * (O_DIRECT), for stores whose data outgrows memory and for measuring real device reads.
+     * Reads may have any position and length: the file aligns them itself. File systems without a
+     * page cache of their own (the in-memory one) read as {@link #openRead} does.
+     *
+     * @throws IOException or {@link UnsupportedOperationException} when the file system refuses
+     *                     direct I/O (tmpfs does)
+     */
+    default RandomReadFile openReadDirect(Path path) throws IOException {
+        return openRead(path);
+    }
+
     boolean exists(Path path);
 
     /** Size in bytes of an existing file. */

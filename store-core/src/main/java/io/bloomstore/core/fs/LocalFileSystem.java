@@ -62,6 +62,11 @@ public final class LocalFileSystem implements FileSystem {
     }
 
     @Override
+    public RandomReadFile openReadDirect(Path path) throws IOException {
+        return DirectReadFile.open(path);
+    }
+
+    @Override
     public boolean exists(Path path) {
         return Files.exists(path);
     }

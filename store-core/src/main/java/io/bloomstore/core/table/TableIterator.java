@@ -8,7 +8,7 @@ import io.bloomstore.core.internal.ValueType;
 /**
  * A two-level cursor over a table: the index chooses the data block, a {@link BlockIterator}
  * walks inside it, and steps past either end of a block move to the neighbouring block. Data
- * blocks come through the table's block cache and counting reader.
+ * blocks come through the table's block cache (filling it, unless told not to) and counting reader.
  *
  * <p>Thread safety: not thread-safe; one thread at a time.
  */
@@ -17,15 +17,17 @@ final class TableIterator implements InternalIterator {
 
     private final TableReader table;
     private final TableIndex index;
+    private final boolean fillCache;
     private int blockIndex = -1;
     private BlockIterator block;
     private byte[] userKey;
     private long sequence;
     private ValueType type;
 
-    TableIterator(TableReader table) {
+    TableIterator(TableReader table, boolean fillCache) {
         this.table = table;
         this.index = table.index();
+        this.fillCache = fillCache;
     }
 
     @Override
@@ -120,7 +122,7 @@ final class TableIterator implements InternalIterator {
     }
 
     private void load(int b) throws IOException {
-        block = table.dataBlock(b).iterator();
+        block = table.dataBlock(b, fillCache).iterator();
         blockIndex = b;
     }
 

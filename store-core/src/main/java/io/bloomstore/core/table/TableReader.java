@@ -17,6 +17,7 @@ import io.bloomstore.core.fs.RandomReadFile;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.io.CountingReader;
+import io.bloomstore.core.io.TableFileCache;
 import io.bloomstore.core.stats.LevelCounters;
 import io.bloomstore.core.stats.StoreCounters;
 
@@ -103,8 +104,20 @@ public final class TableReader implements Closeable {
      */
     public static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
                                    StoreCounters counters, LevelCounters levelCounters) throws IOException {
+        return open(fs, dir, fileNumber, opts, cache, counters, levelCounters, TableFileCache.unbounded(fs));
+    }
+
+    /**
+     * As {@link #open(FileSystem, Path, long, TableOptions, BlockCache, StoreCounters, LevelCounters)},
+     * reading the {@code .sst} through {@code files}: the store's bound on open descriptors and its
+     * choice of direct reads. The footer, properties and index are read once, here, and stay on
+     * the heap, so a table whose descriptor was closed costs only a reopen on its next read.
+     */
+    public static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
+                                   StoreCounters counters, LevelCounters levelCounters, TableFileCache files)
+            throws IOException {
         Path path = dir.resolve(TableFileNames.table(fileNumber));
-        RandomReadFile file = fs.openRead(path);
+        RandomReadFile file = files.open(path);
         MembershipFilter filter = null;
         try {
             CountingReader reader = new CountingReader(file, path, counters);
@@ -257,6 +270,15 @@ public final class TableReader implements Closeable {
 
     /** The decoded data block {@code b}: from the block cache, else one counted read. */
     Block dataBlock(int b) throws IOException {
+        return dataBlock(b, true);
+    }
+
+    /**
+     * The decoded data block {@code b}: from the block cache, else one counted read, kept in the
+     * cache only when {@code fillCache} (compaction reads each block once: caching them would
+     * evict the blocks lookups use, as RocksDB's fill_cache=false avoids).
+     */
+    Block dataBlock(int b, boolean fillCache) throws IOException {
         BlockHandle h = index.handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
         if (block != null) {
@@ -269,7 +291,9 @@ public final class TableReader implements Closeable {
         ByteBuffer stored = readBuffer((int) h.storedSize());
         reader.readDataBlock(h.offset(), stored);
         block = new Block(BlockCodec.decode(stored.flip(), path, h.offset()), path, h.offset());
-        cache.put(fileNumber, h.offset(), block);
+        if (fillCache) {
+            cache.put(fileNumber, h.offset(), block);
+        }
         return block;
     }
 
@@ -304,8 +328,16 @@ public final class TableReader implements Closeable {
 
     /** An iterator over every entry in internal order, reading blocks through the cache. */
     public InternalIterator iterator() {
+        return iterator(true);
+    }
+
+    /**
+     * An iterator over every entry in internal order; blocks it reads from the file enter the
+     * block cache only when {@code fillCache} (false for compaction, which reads each block once).
+     */
+    public InternalIterator iterator(boolean fillCache) {
         checkOpen();
-        return new TableIterator(this);
+        return new TableIterator(this, fillCache);
     }
 
     /**
