@@ -2,28 +2,26 @@ package io.bloomstore.core.memtable;
 
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
-import java.util.Arrays;
 import java.util.Map;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The in-memory, sorted buffer of recent writes: every put and delete (a tombstone) with its
- * sequence number, in internal order, in a {@link ConcurrentSkipListMap}. Once its
- * {@link #approximateBytes()} pass the store's limit it becomes immutable and is flushed to an
- * SSTable. Each memtable remembers the WAL segment that holds its entries ({@link #logNumber()}),
- * which can be deleted once the memtable is on disk.
+ * sequence number, in internal order, in an {@link InlineSkipList} (keys and towers in an arena,
+ * values kept as the arrays the write path hands over). Once its {@link #approximateBytes()} pass
+ * the store's limit it becomes immutable and is flushed to an SSTable. Each memtable remembers the
+ * WAL segment that holds its entries ({@link #logNumber()}), which can be deleted once the
+ * memtable is on disk.
  *
  * <p>Thread safety: one writer at a time (the group-commit leader) with any number of concurrent
  * readers and iterators; readers see entries as soon as they are added, and rely on sequence
  * numbers to hide those that are not yet published.
  */
 public final class MemTable {
-    /** Per-entry overhead estimate (skip-list node, key object, array headers). */
-    private static final int ENTRY_OVERHEAD = 64;
+    private static final byte[] EMPTY = new byte[0];
 
-    private final ConcurrentSkipListMap<InternalKey, byte[]> map = new ConcurrentSkipListMap<>(InternalKey.ORDER);
-    private final AtomicLong bytes = new AtomicLong();
+    private final InlineSkipList list = new InlineSkipList();
+    /** Written by the one writer only (no read-modify-write race). */
+    private volatile long bytes;
     private final long logNumber;
 
     public MemTable(long logNumber) {
@@ -34,9 +32,12 @@ public final class MemTable {
         return logNumber;
     }
 
+    /**
+     * Adds an entry. The memtable keeps {@code value} itself (the write path owns it); the key is
+     * copied. REQUIRES: one writer at a time.
+     */
     public void add(byte[] userKey, long sequence, ValueType type, byte[] value) {
-        map.put(new InternalKey(userKey, sequence, type), value);
-        bytes.addAndGet(userKey.length + value.length + ENTRY_OVERHEAD);
+        bytes += list.insert(userKey, sequence, type, value.length == 0 ? EMPTY : value);
     }
 
     /**
@@ -44,27 +45,28 @@ public final class MemTable {
      * a tombstone), or null when the memtable has none.
      */
     public Map.Entry<InternalKey, byte[]> get(byte[] userKey, long snapshot) {
-        Map.Entry<InternalKey, byte[]> e = map.ceilingEntry(InternalKey.probe(userKey, snapshot));
-        if (e == null || !Arrays.equals(e.getKey().userKey(), userKey)) {
+        int node = list.seek(userKey, snapshot);
+        if (node == InlineSkipList.NONE || !list.keyEquals(node, userKey)) {
             return null;
         }
-        return e;
+        return Map.entry(new InternalKey(userKey, list.sequence(node), list.type(node)), list.value(node));
     }
 
+    /** Arena, key and value bytes taken so far. */
     public long approximateBytes() {
-        return bytes.get();
+        return bytes;
     }
 
     public boolean isEmpty() {
-        return map.isEmpty();
+        return list.size() == 0;
     }
 
     public int entries() {
-        return map.size();
+        return list.size();
     }
 
     /** An iterator over all entries, tombstones and older versions included. */
     public InternalIterator iterator() {
-        return new MemTableIterator(map);
+        return new MemTableIterator(list);
     }
 }

@@ -2,98 +2,81 @@ package io.bloomstore.core.memtable;
 
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
-import java.util.Iterator;
-import java.util.Map;
-import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
- * An {@link InternalIterator} over a memtable's skip list. Forward steps walk the skip list's
- * bottom level with an entry iterator (constant time per step, which a flush of a whole memtable
- * needs); seeks and backward steps navigate from the current key (logarithmic). Both stay valid
- * while the writer keeps adding entries (the iterator may or may not see them; readers filter by
+ * An {@link InternalIterator} over a memtable's {@link InlineSkipList}. Forward steps follow the
+ * bottom level's links (constant time per step, which a flush of a whole memtable needs); seeks
+ * and backward steps search from the top (logarithmic), as LevelDB's memtable iterator does. It
+ * stays valid while the writer keeps adding entries (it may or may not see them; readers filter by
  * sequence number anyway).
  *
  * <p>Thread safety: not thread-safe; one thread at a time.
  */
 final class MemTableIterator implements InternalIterator {
-    private final ConcurrentSkipListMap<InternalKey, byte[]> map;
-    private Map.Entry<InternalKey, byte[]> current;
-    /** Entries after {@code current} in order, or null after a backward move (made again on demand). */
-    private Iterator<Map.Entry<InternalKey, byte[]>> forward;
+    private final InlineSkipList list;
+    private int node = InlineSkipList.NONE;
 
-    MemTableIterator(ConcurrentSkipListMap<InternalKey, byte[]> map) {
-        this.map = map;
+    MemTableIterator(InlineSkipList list) {
+        this.list = list;
     }
 
     @Override
     public boolean valid() {
-        return current != null;
+        return node != InlineSkipList.NONE;
     }
 
     @Override
     public void seekToFirst() {
-        startForward(map.entrySet().iterator());
+        node = list.first();
     }
 
     @Override
     public void seekToLast() {
-        forward = null;
-        current = map.lastEntry();
+        node = list.last();
     }
 
     @Override
     public void seek(byte[] userKey) {
-        startForward(map.tailMap(InternalKey.probe(userKey, Long.MAX_VALUE), true).entrySet().iterator());
+        node = list.seek(userKey, Long.MAX_VALUE);
     }
 
     @Override
     public void seekForPrev(byte[] userKey) {
-        forward = null;
-        current = map.floorEntry(InternalKey.probe(userKey, Long.MIN_VALUE));
+        node = list.before(userKey, Long.MIN_VALUE);
     }
 
     @Override
     public void next() {
-        if (forward == null) {
-            forward = map.tailMap(current.getKey(), false).entrySet().iterator();
-        }
-        current = forward.hasNext() ? forward.next() : null;
+        node = list.next(node);
     }
 
     @Override
     public void prev() {
-        forward = null;
-        current = map.lowerEntry(current.getKey());
-    }
-
-    private void startForward(Iterator<Map.Entry<InternalKey, byte[]>> entries) {
-        forward = entries;
-        current = entries.hasNext() ? entries.next() : null;
+        node = list.before(list.key(node), list.sequence(node));
     }
 
     @Override
     public byte[] key() {
-        return current.getKey().userKey();
+        return list.key(node);
     }
 
     @Override
     public long sequence() {
-        return current.getKey().sequence();
+        return list.sequence(node);
     }
 
     @Override
     public ValueType type() {
-        return current.getKey().type();
+        return list.type(node);
     }
 
     @Override
     public byte[] value() {
-        return current.getValue();
+        return list.value(node);
     }
 
     @Override
     public void close() {
-        current = null;
-        forward = null;
+        node = InlineSkipList.NONE;
     }
 }
