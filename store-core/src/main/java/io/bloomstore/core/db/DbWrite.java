@@ -8,6 +8,7 @@ import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.wal.BatchCodec;
 import io.bloomstore.core.wal.LogFormat;
 import io.bloomstore.core.wal.LogWriter;
+import io.bloomstore.core.wal.RecordBuffer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,17 +19,24 @@ import java.util.List;
  * to {@link DbBackground} for flushing.
  *
  * <p>Thread safety: safe for concurrent use. Writers line up in the {@link WriteQueue}; the
- * group's leader writes the WAL and inserts into the memtable with the mutex released, and only it
- * touches the current {@link LogWriter} (memtable switches and close change it under the mutex,
+ * group's leader writes the WAL (every batch framed into the log's buffer, then one write call)
+ * and inserts into the memtable with the mutex released, and only it touches the current
+ * {@link LogWriter} and the encoding buffer (memtable switches and close change the writer under the mutex,
  * when no leader is writing).
  */
 final class DbWrite {
     /** Immutable memtables waiting for the flush thread before writers must wait. */
     private static final int MAX_IMMUTABLES = 2;
 
+    /** A record buffer that grew past this (a huge batch) is not kept for the next group. */
+    private static final int MAX_KEPT_RECORD_BYTES = 1 << 20;
+    private static final byte[] EMPTY = new byte[0];
+
     private final DbState db;
     private final DbBackground background;
     private LogWriter wal;
+    /** The leader's encoding buffer, reused group after group (one leader at a time). */
+    private RecordBuffer record = new RecordBuffer(4096);
 
     DbWrite(DbState db, DbBackground background, LogWriter wal) {
         this.db = db;
@@ -98,9 +106,16 @@ final class DbWrite {
         boolean doSync = sync;
         db.queue.unlocked(() -> {
             try {
+                RecordBuffer rec = record;
                 for (int i = 0; i < group.size(); i++) {
-                    log.addRecord(BatchCodec.encode(group.get(i).batch(), starts[i]));
+                    rec.clear();
+                    BatchCodec.encode(group.get(i).batch(), starts[i], rec);
+                    log.append(rec.array(), 0, rec.size());
                 }
+                if (rec.capacity() > MAX_KEPT_RECORD_BYTES) {
+                    record = new RecordBuffer(4096);
+                }
+                log.flush();
                 if (doSync) {
                     log.sync();
                 }
@@ -133,7 +148,7 @@ final class DbWrite {
 
                 @Override
                 public void delete(byte[] key) {
-                    mem.add(key, next[0]++, ValueType.DELETION, new byte[0]);
+                    mem.add(key, next[0]++, ValueType.DELETION, EMPTY);
                 }
             });
         }

@@ -26,6 +26,12 @@ public final class BatchCodec {
 
     public static byte[] encode(WriteBatch batch, long firstSequence) {
         RecordBuffer out = new RecordBuffer((int) Math.min(Integer.MAX_VALUE - 64, batch.approximateBytes() + 16));
+        encode(batch, firstSequence, out);
+        return out.toByteArray();
+    }
+
+    /** Appends the record of {@code batch} to {@code out} (the write path reuses one buffer for every batch). */
+    public static void encode(WriteBatch batch, long firstSequence, RecordBuffer out) {
         out.putFixed64(firstSequence).putFixed32(batch.count());
         batch.forEach(new WriteBatch.Handler() {
             @Override
@@ -38,7 +44,6 @@ public final class BatchCodec {
                 out.putByte(ValueType.DELETION.code()).putBytes(key);
             }
         });
-        return out.toByteArray();
     }
 
     /**

@@ -11,15 +11,24 @@ import java.nio.ByteOrder;
  * so that no fragment crosses a 32 KiB block boundary. The first record of every file is a header
  * naming the file kind (magic) and format version. Format: {@code docs/format/wal.md}.
  *
+ * <p>Records are framed into a direct buffer: {@link #append} only buffers, {@link #flush()} hands
+ * everything buffered to the file with one write call (so a group commit of several batches costs
+ * one call, and the channel needs no copy into a temporary direct buffer). A record larger than the
+ * buffer's cap is written in several calls; that changes nothing on disk. {@link #addRecord} is
+ * append and flush.
+ *
  * <p>Thread safety: not thread-safe; the store serialises writers (group commit) before calling it.
  */
 public final class LogWriter implements Closeable {
     private static final byte[] ZEROES = new byte[LogFormat.HEADER_SIZE];
+    private static final int INITIAL_BUFFER = 64 * 1024;
+    /** Past this the buffer is written out instead of grown (a large batch, not a large group). */
+    private static final int MAX_BUFFER = 1 << 20;
 
     private final WritableFile file;
     private int blockOffset;
-    /** The physical bytes of the record being added, written with one call. */
-    private ByteBuffer out = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
+    /** Framed bytes not yet handed to the file, from 0 to its position. */
+    private ByteBuffer out = ByteBuffer.allocateDirect(INITIAL_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
 
     /** Starts a new, empty log file of the given kind by writing its header record. */
     public LogWriter(WritableFile file, long magic) throws IOException {
@@ -36,11 +45,19 @@ public final class LogWriter implements Closeable {
         addRecord(record, 0, record.length);
     }
 
-    /** Appends one record; it is durable only after {@link #sync()}. */
+    /** Appends one record and writes it to the file; it is durable only after {@link #sync()}. */
     public void addRecord(byte[] record, int offset, int length) throws IOException {
+        append(record, offset, length);
+        flush();
+    }
+
+    /**
+     * Frames one record into the buffer (the bytes are copied, the caller may reuse its array);
+     * it reaches the file at the next {@link #flush()} (or earlier, when the buffer is full).
+     */
+    public void append(byte[] record, int offset, int length) throws IOException {
         int left = length;
         boolean begin = true;
-        out.clear();
         do {
             int leftover = LogFormat.BLOCK_SIZE - blockOffset;
             if (leftover < LogFormat.HEADER_SIZE) {
@@ -63,11 +80,21 @@ public final class LogWriter implements Closeable {
             left -= fragment;
             begin = false;
         } while (left > 0);
-        out.flip();
-        file.write(out);
     }
 
-    private void emit(int type, byte[] data, int offset, int length) {
+    /** Writes every buffered byte to the file with one call. */
+    public void flush() throws IOException {
+        if (out.position() > 0) {
+            out.flip();
+            try {
+                file.write(out);
+            } finally {
+                out.clear();
+            }
+        }
+    }
+
+    private void emit(int type, byte[] data, int offset, int length) throws IOException {
         reserve(LogFormat.HEADER_SIZE + length);
         out.putInt(LogFormat.checksum(type, data, offset, length));
         out.putShort((short) length);
@@ -76,25 +103,35 @@ public final class LogWriter implements Closeable {
         blockOffset += LogFormat.HEADER_SIZE + length;
     }
 
-    private void reserve(int n) {
-        if (out.remaining() < n) {
-            ByteBuffer bigger = ByteBuffer.allocate(Math.max(out.capacity() * 2, out.position() + n))
+    /** Makes room for {@code n} ≤ one block's bytes: grows the buffer up to its cap, else writes it out. */
+    private void reserve(int n) throws IOException {
+        if (out.remaining() >= n) {
+            return;
+        }
+        if (out.capacity() < MAX_BUFFER) {
+            ByteBuffer bigger = ByteBuffer.allocateDirect(Math.min(MAX_BUFFER, Math.max(out.capacity() * 2, out.position() + n)))
                     .order(ByteOrder.LITTLE_ENDIAN);
             out.flip();
             bigger.put(out);
             out = bigger;
         }
+        if (out.remaining() < n) {
+            flush();
+        }
     }
 
+    /** Writes what is buffered, then forces the file to the device. */
     public void sync() throws IOException {
+        flush();
         file.sync();
     }
 
-    /** Bytes written to the file so far. */
+    /** Bytes written to the file or buffered so far. */
     public long size() {
-        return file.position();
+        return file.position() + out.position();
     }
 
+    /** Closes the file; bytes still buffered (never flushed) are not written. */
     @Override
     public void close() throws IOException {
         file.close();

@@ -65,6 +65,15 @@ public final class RecordBuffer {
         }
     }
 
+    /** Empties the buffer, keeping its capacity. */
+    public void clear() {
+        size = 0;
+    }
+
+    public int capacity() {
+        return buf.length;
+    }
+
     public int size() {
         return size;
     }
