@@ -39,6 +39,8 @@ import java.util.List;
  *                               not data-block reads, counted apart
  * @param filterFileBytesRead    bytes of those sidecar reads
  * @param indexHeapBytes         estimated heap bytes of the live tables' decoded indexes
+ * @param trivialMoves           tables a compaction moved one level down unchanged instead of
+ *                               merging them (no bytes read or written; not in {@code compactions})
  * @param health                 the background error that made the store read-only, and what
  *                               point-in-time WAL recovery dropped at open
  */
@@ -48,7 +50,7 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                          long filterBytes, long compactions, long compactionBytesRead, long compactionBytesWritten,
                          long flushBytesWritten, long userBytesWritten, long writeSlowdowns, long writeStops,
                          String filterPolicy, long tableLookups, long filterFileReads,
-                         long filterFileBytesRead, long indexHeapBytes, Health health) {
+                         long filterFileBytesRead, long indexHeapBytes, long trivialMoves, Health health) {
 
     /**
      * Whether the store is whole and writable.
@@ -86,7 +88,9 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
      * @param hitRatio            of those, the fraction that found the key here: the measured
      *                            a-priori hit ratio (NaN before any probe)
      * @param filterBytesSaved    when the policy skips this level's filter: the bytes such a filter
-     *                            would take for the level's entries; else 0
+     *                            would take for the entries of the level's tables that have none
+     *                            (a table a trivial move brought down keeps the filter it was
+     *                            written with, counted in {@code filterFileBytes}); else 0
      */
     public record LevelStats(int level, int files, long tableBytes, long filterFileBytes, long entries,
                              FilterChoice policy, double expectedFpr, long filterNegatives, long filterPositives,

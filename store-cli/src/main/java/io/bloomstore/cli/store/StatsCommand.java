@@ -91,6 +91,7 @@ public final class StatsCommand extends StoreCommand {
         j.put("blockCacheMisses", s.blockCacheMisses());
         j.put("flushes", s.flushes());
         j.put("compactions", s.compactions());
+        j.put("trivialMoves", s.trivialMoves());
         j.put("compactionBytesRead", s.compactionBytesRead());
         j.put("compactionBytesWritten", s.compactionBytesWritten());
         j.put("flushBytesWritten", s.flushBytesWritten());
@@ -193,7 +194,8 @@ public final class StatsCommand extends StoreCommand {
                 + ")");
         row(out, "flushes", Units.count(s.flushes()) + " (" + Units.bytes(s.flushBytesWritten()) + " written)");
         row(out, "compactions", Units.count(s.compactions()) + " (" + Units.bytes(s.compactionBytesRead()) + " read, "
-                + Units.bytes(s.compactionBytesWritten()) + " written)");
+                + Units.bytes(s.compactionBytesWritten()) + " written), " + Units.count(s.trivialMoves())
+                + " tables moved down whole");
         row(out, "write amplification", String.format(Locale.ROOT, "%.2f", s.writeAmplification()) + " (of "
                 + Units.bytes(s.userBytesWritten()) + " written by users)");
         row(out, "write stalls", Units.count(s.writeSlowdowns()) + " slowed, " + Units.count(s.writeStops())

@@ -12,7 +12,8 @@ import java.util.List;
  * theirs, merged into new tables at the next level — or, to drop garbage from the bottom level
  * that nothing above will push down, all tables of a level rewritten in place. Whether the output
  * level is the bottom for the compaction's key range (no deeper table overlaps it) decides whether
- * tombstones may go.
+ * tombstones may go. When nothing below overlaps, the inputs can instead move down whole
+ * ({@link #isTrivialMove}).
  *
  * <p>Thread safety: immutable.
  */
@@ -24,6 +25,8 @@ public final class Compaction {
     private final byte[] smallest;
     private final byte[] largest;
     private final boolean bottommost;
+    /** Bytes of the tables two levels below the inputs that overlap their range. */
+    private final long grandparentBytes;
 
     Compaction(Version version, int level, int outputLevel, List<FileMetaData> inputs,
                List<FileMetaData> nextInputs) {
@@ -50,6 +53,42 @@ public final class Compaction {
             bottom = overlapping(version, deeper, lo, hi).isEmpty();
         }
         this.bottommost = bottom;
+        long gp = 0;
+        if (outputLevel + 1 < Version.NUM_LEVELS) {
+            for (FileMetaData f : overlapping(version, outputLevel + 1, lo, hi)) {
+                gp += f.fileSize();
+            }
+        }
+        this.grandparentBytes = gp;
+    }
+
+    /**
+     * Whether the inputs can move down whole instead of being merged, as LevelDB's trivial move:
+     * the compaction goes one level down, no table of the output level overlaps the inputs, the
+     * inputs do not overlap one another (several level-0 tables can move together only then), and
+     * the moved range overlaps at most {@code maxGrandparentBytes} two levels down (so a move does
+     * not set up one very expensive merge later). The filter-policy check is the store's.
+     */
+    public boolean isTrivialMove(long maxGrandparentBytes) {
+        if (outputLevel != level + 1 || !nextInputs.isEmpty() || grandparentBytes > maxGrandparentBytes) {
+            return false;
+        }
+        List<FileMetaData> sorted = new ArrayList<>(inputs);
+        sorted.sort((a, b) -> Arrays.compareUnsigned(a.smallestKey(), b.smallestKey()));
+        for (int i = 1; i < sorted.size(); i++) {
+            if (Arrays.compareUnsigned(sorted.get(i - 1).largestKey(), sorted.get(i).smallestKey()) >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The edit of a trivial move: the inputs leave their level and join the output level unchanged. */
+    public VersionEdit moveEdit() {
+        VersionEdit e = new VersionEdit();
+        inputs.forEach(f -> e.deleteFile(level, f.fileNumber()));
+        inputs.forEach(f -> e.addFile(outputLevel, f));
+        return e;
     }
 
     /** The tables of {@code level} whose ranges intersect [{@code lo}, {@code hi}] (both inclusive). */

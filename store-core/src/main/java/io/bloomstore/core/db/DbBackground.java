@@ -17,6 +17,7 @@ import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.table.TableBuilder;
 import io.bloomstore.core.table.TableMetadata;
 import io.bloomstore.core.table.TableOptions;
+import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,6 +41,18 @@ import java.util.concurrent.locks.ReentrantLock;
 final class DbBackground {
     private final DbState db;
     private final StoreOptions options;
+    /**
+     * A trivial move is refused when the moved range overlaps more than this many target-sized
+     * tables two levels down (LevelDB's limit), so a move never sets up one huge merge.
+     */
+    private static final long MAX_GRANDPARENT_FILES = 10;
+    /**
+     * Bits per key a moved table's filter may have over the policy's choice for its new level:
+     * policies that compute bits (Monkey) rarely repeat a value exactly; half a bit is about 5%
+     * more filter memory at 10 bits per key.
+     */
+    private static final double MOVE_BITS_SLACK = 0.5;
+
     private final CompactionPicker picker;
     private final ExecutorService flusher;
     private final ExecutorService compactor;
@@ -207,7 +220,10 @@ final class DbBackground {
             compactionLock.lock();
             try {
                 Compaction c = db.closed ? null : picker.pick(db.versions.current());
-                if (c != null) {
+                if (c != null && c.isTrivialMove(MAX_GRANDPARENT_FILES * options.targetFileBytes())
+                        && filtersFit(c)) {
+                    moveTables(c);
+                } else if (c != null) {
                     runCompaction(c);
                 }
             } finally {
@@ -310,6 +326,58 @@ final class DbBackground {
             }
         } finally {
             compactionLock.unlock();
+        }
+    }
+
+    /**
+     * Whether the tables of a trivial move already carry the filter the policy chooses for the
+     * output level: none when it builds none there, else the same kind with the same bits per key
+     * (up to {@link #MOVE_BITS_SLACK} more). A moved table keeps its filter, so only then does the
+     * level end up as the policy wants it — no weaker filter (a missing key would cost more
+     * reads than the policy's rate) and no filter the policy saves (optimize-for-hits, Monkey's
+     * smaller deep filters). Otherwise the tables are merged, which builds the chosen filter. With
+     * the default uniform policy every table fits.
+     */
+    private boolean filtersFit(Compaction c) {
+        long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
+        LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
+        FilterChoice choice = options.filterPolicy().choose(c.outputLevel(), shape);
+        for (FileMetaData f : c.inputs()) {
+            TableHandle h = db.tables.acquire(f.fileNumber());
+            try {
+                TableReader r = h.reader();
+                boolean fits = choice.builds()
+                        ? r.hasFilter() && r.filterKind() == choice.kind()
+                                && r.properties().bitsPerKey() >= choice.bitsPerKey()
+                                && r.properties().bitsPerKey() <= choice.bitsPerKey() + MOVE_BITS_SLACK
+                        : !r.hasFilter();
+                if (!fits) {
+                    return false;
+                }
+            } finally {
+                h.release();
+            }
+        }
+        return true;
+    }
+
+    /**
+     * With the compaction lock held: a trivial move. One MANIFEST edit takes the input tables to
+     * the next level unchanged (no bytes read or written; their filters go with them), and their
+     * filter answers count at the new level from then on. A failed edit makes the store read-only,
+     * as a failed compaction does; the tables stay where they were.
+     */
+    private void moveTables(Compaction c) throws IOException {
+        mutex.lock();
+        try {
+            Version next = db.versions.logAndApply(c.moveEdit());
+            ReadView v = db.view;
+            db.installVersion(next, v.mem(), v.immutables());
+            c.inputs().forEach(f -> db.tables.moved(f.fileNumber(), c.outputLevel()));
+            db.counters.trivialMoves().increment();
+            db.queue.signalChange();
+        } finally {
+            mutex.unlock();
         }
     }
 

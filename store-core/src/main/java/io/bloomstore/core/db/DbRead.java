@@ -165,7 +165,7 @@ final class DbRead {
                     c.compactionBytesWritten().sum(), c.flushBytesWritten().sum(), c.userBytesWritten().sum(),
                     c.writeSlowdowns().sum(), c.writeStops().sum(), db.options.filterPolicy().name(),
                     c.tableLookups().sum(), c.filterFileReads().sum(), c.filterFileBytesRead().sum(),
-                    db.tables.indexHeapBytes(), health());
+                    db.tables.indexHeapBytes(), c.trivialMoves().sum(), health());
         } finally {
             v.tables().release();
         }
@@ -187,16 +187,19 @@ final class DbRead {
         long bytes = 0;
         long filterBytes = 0;
         double weightedFpr = 0;
+        long unfilteredEntries = 0;
         List<FileMetaData> files = v.version().files(level);
         for (FileMetaData f : files) {
             bytes += f.fileSize();
             filterBytes += f.filterFileSize();
             TableReader r = v.tables().handle(f.fileNumber()).reader();
             weightedFpr += (r.hasFilter() ? r.filterExpectedFpr() : 1.0) * f.entries();
+            unfilteredEntries += r.hasFilter() ? 0 : f.entries();
         }
         long entries = shape.entries(level);
         FilterChoice choice = db.options.filterPolicy().choose(level, shape);
-        long saved = choice.skipped() ? (long) Math.ceil(entries * choice.bitsPerKey() / 8) : 0;
+        // Only tables really without a filter save it: a table moved down whole keeps the one it was written with.
+        long saved = choice.skipped() ? (long) Math.ceil(unfilteredEntries * choice.bitsPerKey() / 8) : 0;
         LevelCounters lc = db.counters.level(level);
         return new StoreStats.LevelStats(level, files.size(), bytes, filterBytes, entries, choice,
                 entries == 0 ? 0 : weightedFpr / entries, lc.filterNegatives().sum(), lc.filterPositives().sum(),

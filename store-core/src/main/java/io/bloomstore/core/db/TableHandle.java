@@ -20,7 +20,7 @@ final class TableHandle extends RefCounted {
     }
 
     private final long fileNumber;
-    private final int level;
+    private volatile int level;
     private final TableReader reader;
     private final Closer closer;
     private volatile boolean obsolete;
@@ -36,9 +36,13 @@ final class TableHandle extends RefCounted {
         return fileNumber;
     }
 
-    /** The level the table was written for (a table never moves). */
+    /** The level the table lives at: where it was written, or where a trivial move took it. */
     int level() {
         return level;
+    }
+
+    void movedTo(int newLevel) {
+        level = newLevel;
     }
 
     TableReader reader() {

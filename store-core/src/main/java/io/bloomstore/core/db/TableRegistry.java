@@ -68,6 +68,15 @@ final class TableRegistry {
         open.put(fileNumber, new TableHandle(fileNumber, level, reader, this::closed));
     }
 
+    /** A trivial move took a live table to {@code level}: its filter answers count there from now on. */
+    void moved(long fileNumber, int level) {
+        TableHandle h = open.get(fileNumber);
+        if (h != null) {
+            h.movedTo(level);
+            h.reader().countIn(counters.level(level));
+        }
+    }
+
     /**
      * A retained handle on a live table; the caller must {@link TableHandle#release()} it.
      *

@@ -22,7 +22,8 @@ package io.bloomstore.core.stats;
  *   <li>{@code userBytesWritten}: key and value bytes of the batches written (tombstones count their key);
  *       {@code flushBytesWritten}: bytes of tables and filters written by flushes;
  *       {@code compactions}, {@code compactionBytesRead}/{@code compactionBytesWritten}: compactions run
- *       and the table bytes they read and wrote (filters included in writes). Write amplification is
+ *       and the table bytes they read and wrote (filters included in writes); {@code trivialMoves}:
+ *       tables moved one level down whole, which read and write nothing. Write amplification is
  *       (flush + compaction bytes written) / user bytes written.
  *   <li>{@code writeSlowdowns}/{@code writeStops}: times a writer was delayed (level 0 past its
  *       slowdown trigger) or had to wait (level 0 at its stop trigger).
@@ -52,6 +53,7 @@ public final class StoreCounters {
     private final Counter compactions = new Counter();
     private final Counter compactionBytesRead = new Counter();
     private final Counter compactionBytesWritten = new Counter();
+    private final Counter trivialMoves = new Counter();
     private final Counter writeSlowdowns = new Counter();
     private final Counter writeStops = new Counter();
     private final LevelCounters[] levels;
@@ -135,6 +137,10 @@ public final class StoreCounters {
 
     public Counter compactionBytesWritten() {
         return compactionBytesWritten;
+    }
+
+    public Counter trivialMoves() {
+        return trivialMoves;
     }
 
     public Counter writeSlowdowns() {

@@ -48,7 +48,8 @@ public final class TableReader implements Closeable {
     private final CountingReader reader;
     private final BlockCache cache;
     private final StoreCounters counters;
-    private final LevelCounters levelCounters;
+    /** The counters of the level the table lives at; replaced when a trivial move takes it down. */
+    private volatile LevelCounters levelCounters;
     private final TableProperties props;
     private final TableIndex index;
     private final MembershipFilter filter;
@@ -100,7 +101,7 @@ public final class TableReader implements Closeable {
     /**
      * As {@link #open(FileSystem, Path, long, TableOptions, BlockCache, StoreCounters)}, also
      * counting the filter's answers in {@code levelCounters}: the counters of the level the
-     * table lives at (a table never changes level).
+     * table lives at (see {@link #countIn} for a table that moves).
      */
     public static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
                                    StoreCounters counters, LevelCounters levelCounters) throws IOException {
@@ -366,6 +367,14 @@ public final class TableReader implements Closeable {
 
     public TableProperties properties() {
         return props;
+    }
+
+    /** Counts the filter's answers from now on in {@code levelCounters}: the table moved to another level. */
+    public void countIn(LevelCounters levelCounters) {
+        if (levelCounters == null) {
+            throw new IllegalArgumentException("level counters must not be null");
+        }
+        this.levelCounters = levelCounters;
     }
 
     public boolean hasFilter() {
