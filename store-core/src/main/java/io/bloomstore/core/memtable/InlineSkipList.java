@@ -251,6 +251,9 @@ final class InlineSkipList {
     /** Reserves a zeroed record with its height written; the caller fills in the rest before linking it. */
     private int allocate(int height, int keyLength) {
         int bytes = recordBytes(height, keyLength);
+        if (bytes > CHUNK_BYTES) {
+            throw new IllegalArgumentException("key of " + keyLength + " bytes does not fit a memtable arena chunk");
+        }
         if (used + bytes > CHUNK_BYTES) {
             newChunk();
         }
