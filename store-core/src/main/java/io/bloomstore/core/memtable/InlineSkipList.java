@@ -15,7 +15,8 @@ import java.util.Arrays;
  * order, so a comparison costs one memory access instead of four dependent ones (skip-list node,
  * index node, key object, key array) and an insert allocates no objects.
  *
- * <p>Node record, at a 4-byte aligned address {@code chunk << 18 | offset} (address 0 is "none"):
+ * <p>Node record, at a 4-byte aligned address {@code chunk << 18 | offset} (address 0 is "none";
+ * chunks grow from 16 KiB to 256 KiB):
  * <pre>
  *   height(i32) keyLength(i32) valueIndex(i32) trailer(i64) next(i32)^height key(keyLength bytes)
  * </pre>
@@ -34,6 +35,8 @@ final class InlineSkipList {
     private static final int BRANCHING = 4;
     private static final int CHUNK_BITS = 18;
     private static final int CHUNK_BYTES = 1 << CHUNK_BITS;
+    /** The first chunk's size; each next one doubles up to {@link #CHUNK_BYTES}, so a small memtable stays small. */
+    private static final int FIRST_CHUNK_BYTES = 16 * 1024;
     private static final int OFFSET_MASK = CHUNK_BYTES - 1;
     private static final int MAX_CHUNKS = 1 << (31 - CHUNK_BITS);
     private static final int VALUE_CHUNK_BITS = 12;
@@ -65,7 +68,7 @@ final class InlineSkipList {
     private final int[] prev = new int[MAX_HEIGHT];
 
     InlineSkipList() {
-        newChunk();
+        newChunk(FIRST_CHUNK_BYTES);
         used = HEAD;
         allocate(MAX_HEIGHT, 0);
     }
@@ -254,8 +257,9 @@ final class InlineSkipList {
         if (bytes > CHUNK_BYTES) {
             throw new IllegalArgumentException("key of " + keyLength + " bytes does not fit a memtable arena chunk");
         }
-        if (used + bytes > CHUNK_BYTES) {
-            newChunk();
+        byte[] current = chunks[chunkCount - 1];
+        if (used + bytes > current.length) {
+            newChunk(Math.max(bytes, Math.min(CHUNK_BYTES, 2 * current.length)));
         }
         int node = (chunkCount - 1) << CHUNK_BITS | used;
         used += bytes;
@@ -263,7 +267,7 @@ final class InlineSkipList {
         return node;
     }
 
-    private void newChunk() {
+    private void newChunk(int size) {
         if (chunkCount == MAX_CHUNKS) {
             throw new IllegalStateException("memtable index is over " + ((long) MAX_CHUNKS << CHUNK_BITS) + " bytes");
         }
@@ -271,7 +275,7 @@ final class InlineSkipList {
         if (chunkCount == dir.length) {
             dir = Arrays.copyOf(dir, dir.length * 2);
         }
-        dir[chunkCount++] = new byte[CHUNK_BYTES];
+        dir[chunkCount++] = new byte[size];
         chunks = dir;
         used = 0;
     }
