@@ -35,6 +35,13 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code maxManifestBytes} 64 MiB (RocksDB's default): a MANIFEST past this size is rolled
  *       while the store runs, its state written to a new one, so a long-lived store never grows one
  *       without bound.
+ *   <li>{@code prefixExtractor} null: when set, every table with a filter also gets a filter of
+ *       its keys' prefixes (same kind and bits per prefix), and scans confined to one prefix skip
+ *       the tables whose prefix filter says absent; see {@link PrefixExtractor} for what happens
+ *       to tables written under another extractor.
+ *   <li>{@code rangeFilter} null: when set, every table with a filter also gets a range filter
+ *       over its keys' first 8 bytes ({@link RangeFilterOptions}), and iterators whose bounds
+ *       span a short range skip the tables it rules out.
  * </ul>
  *
  * <p>{@code memtableBytes} is at most {@link #MAX_MEMTABLE_BYTES} (1 GiB), which also bounds a WAL
@@ -114,7 +121,8 @@ public final class StoreOptions {
         this.maxKeyBytes = b.maxKeyBytes;
         this.maxValueBytes = b.maxValueBytes;
         TableOptions t = TableOptions.defaults().withBlockSize(b.blockSize).withCompression(b.compression);
-        this.tableOptions = b.filterKind == null ? t.withoutFilter() : t.withFilter(b.filterKind, b.bitsPerKey);
+        this.tableOptions = (b.filterKind == null ? t.withoutFilter() : t.withFilter(b.filterKind, b.bitsPerKey))
+                .withPrefixExtractor(b.prefixExtractor).withRangeFilter(b.rangeFilter);
         this.customFilterPolicy = b.filterPolicy != null;
         this.filterPolicy = customFilterPolicy ? b.filterPolicy : FilterPolicy.uniform(b.filterKind, b.bitsPerKey);
     }
@@ -149,6 +157,8 @@ public final class StoreOptions {
         b.autoCompaction = autoCompaction;
         b.walRecovery = walRecovery;
         b.maxManifestBytes = maxManifestBytes;
+        b.prefixExtractor = tableOptions.prefixExtractor();
+        b.rangeFilter = tableOptions.rangeFilter();
         return b;
     }
 
@@ -232,6 +242,16 @@ public final class StoreOptions {
         return maxManifestBytes;
     }
 
+    /** The settings of the tables' range filters, or null for none. */
+    public RangeFilterOptions rangeFilter() {
+        return tableOptions.rangeFilter();
+    }
+
+    /** The extractor of the tables' prefix filters, or null for none. */
+    public PrefixExtractor prefixExtractor() {
+        return tableOptions.prefixExtractor();
+    }
+
     /** Target size of level {@code level} ≥ 1: baseLevelBytes · levelSizeRatio^(level − 1). */
     public double maxBytesForLevel(int level) {
         if (level < 1) {
@@ -291,6 +311,8 @@ public final class StoreOptions {
         private boolean autoCompaction = true;
         private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
         private long maxManifestBytes = 64L << 20;
+        private PrefixExtractor prefixExtractor;
+        private RangeFilterOptions rangeFilter;
 
         private Builder() {
         }
@@ -304,6 +326,18 @@ public final class StoreOptions {
         /** What opening does with damaged WAL segments; see {@link WalRecovery}. */
         public Builder walRecovery(WalRecovery v) {
             walRecovery = v;
+            return this;
+        }
+
+        /** Gives every table with a filter a range filter of these settings; null (the default) for none. */
+        public Builder rangeFilter(RangeFilterOptions v) {
+            rangeFilter = v;
+            return this;
+        }
+
+        /** Gives every table with a filter a prefix filter cut by this extractor; null (the default) for none. */
+        public Builder prefixExtractor(PrefixExtractor v) {
+            prefixExtractor = v;
             return this;
         }
 
