@@ -106,29 +106,54 @@ public final class FilterFile {
     public static MembershipFilter open(Path path, boolean verifyPayload) throws IOException {
         FilterHeader h;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            h = readAndCheck(path, ch, verifyPayload);
+            h = readAndCheck(path, ch, 0, ch.size(), verifyPayload);
         }
-        return construct(h, new MappedPayload(path, h.payloadLength()), path);
+        return construct(h, new MappedPayload(path, 0, h.payloadLength()), path);
+    }
+
+    /**
+     * Maps the filter file image held in bytes [{@code offset}, {@code offset + length}) of a
+     * larger file (a section of a {@link FilterSet}). The checks are those of a whole file, applied
+     * to the region; errors name offsets in the enclosing file.
+     */
+    public static MembershipFilter open(Path path, long offset, long length, boolean verifyPayload)
+            throws IOException {
+        FilterHeader h;
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            h = readAndCheck(path, ch, offset, length, verifyPayload);
+        }
+        return construct(h, new MappedPayload(path, offset, h.payloadLength()), path);
     }
 
     /** Reads a filter from any channel into memory of the given kind (no mapping). */
     public static MembershipFilter load(Path name, SeekableByteChannel ch, Storage storage) throws IOException {
-        FilterHeader h = readAndCheck(name, ch, true);
-        return construct(h, new LoadedPayload(name, ch, h.payloadLength(), storage), name);
+        return load(name, ch, 0, ch.size(), storage);
+    }
+
+    /** As {@link #load(Path, SeekableByteChannel, Storage)} for the image in a region of the channel. */
+    public static MembershipFilter load(Path name, SeekableByteChannel ch, long offset, long length, Storage storage)
+            throws IOException {
+        FilterHeader h = readAndCheck(name, ch, offset, length, true);
+        return construct(h, new LoadedPayload(name, ch, offset, h.payloadLength(), storage), name);
     }
 
     /** Reads and checks the header and the file's length; does not read the payload. */
     public static FilterHeader readHeader(Path path) throws IOException {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            return readAndCheck(path, ch, false);
+            return readAndCheck(path, ch, 0, ch.size(), false);
         }
     }
 
     /** Checks every checksum of a filter file; returns its header. */
     public static FilterHeader verify(Path path) throws IOException {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            return readAndCheck(path, ch, true);
+            return readAndCheck(path, ch, 0, ch.size(), true);
         }
+    }
+
+    /** Checks every checksum of the filter image in a region of a channel; returns its header. */
+    public static FilterHeader verify(Path name, SeekableByteChannel ch, long offset, long length) throws IOException {
+        return readAndCheck(name, ch, offset, length, true);
     }
 
     private static MembershipFilter construct(FilterHeader h, FilterPayload payload, Path path) throws IOException {
@@ -139,15 +164,22 @@ public final class FilterFile {
         }
     }
 
-    private static FilterHeader readAndCheck(Path path, SeekableByteChannel ch, boolean verifyPayload) throws IOException {
-        long size = ch.size();
+    /**
+     * Checks the filter image in bytes [{@code base}, {@code base + size}) of the channel: a whole
+     * file when base is 0 and size the file's length. Offsets in errors are the channel's.
+     */
+    private static FilterHeader readAndCheck(Path path, SeekableByteChannel ch, long base, long size,
+                                             boolean verifyPayload) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        ch.position(0);
+        if (size < HEADER_BYTES) {
+            b.limit((int) Math.max(0, size));
+        }
+        ch.position(base);
         readFully(ch, b);
         b.flip();
         if (b.remaining() < 4) {
             if (isMagicPrefix(b)) {
-                throw new CorruptionException(path, size, "truncated: file has " + size
+                throw new CorruptionException(path, base + size, "truncated: file has " + size
                         + " bytes, a filter file at least " + (HEADER_BYTES + TRAILER_BYTES));
             }
             throw new NotAFilterFileException(path);
@@ -156,14 +188,14 @@ public final class FilterFile {
             throw new NotAFilterFileException(path);
         }
         if (b.remaining() < HEADER_BYTES) {
-            throw new CorruptionException(path, size, "truncated header: file has " + size + " bytes, header needs "
-                    + HEADER_BYTES);
+            throw new CorruptionException(path, base + size, "truncated header: file has " + size
+                    + " bytes, header needs " + HEADER_BYTES);
         }
         CRC32C crc = new CRC32C();
         crc.update(b.array(), 0, HEADER_CRC_OFFSET);
         int storedCrc = b.getInt(HEADER_CRC_OFFSET);
         if ((int) crc.getValue() != storedCrc) {
-            throw CorruptionException.mismatch(path, HEADER_CRC_OFFSET, "header CRC32C",
+            throw CorruptionException.mismatch(path, base + HEADER_CRC_OFFSET, "header CRC32C",
                     storedCrc & 0xFFFFFFFFL, crc.getValue());
         }
         int version = Short.toUnsignedInt(b.getShort(4));
@@ -175,37 +207,38 @@ public final class FilterFile {
         try {
             kind = FilterKind.byId(Byte.toUnsignedInt(b.get(6)));
         } catch (IllegalArgumentException e) {
-            throw new CorruptionException(path, 6, e.getMessage());
+            throw new CorruptionException(path, base + 6, e.getMessage());
         }
         try {
             strategy = HashStrategy.byId(Byte.toUnsignedInt(b.get(7)));
         } catch (IllegalArgumentException e) {
-            throw new CorruptionException(path, 7, e.getMessage());
+            throw new CorruptionException(path, base + 7, e.getMessage());
         }
         FilterHeader h = new FilterHeader(kind, strategy, b.getInt(8), b.getInt(12), b.getLong(16), b.getLong(24),
                 b.getLong(32), b.getLong(40), b.getLong(48));
         long payloadLength = h.payloadLength();
         if (payloadLength < 0 || payloadLength % 8 != 0) {
-            throw new CorruptionException(path, 40, "impossible payload length " + payloadLength);
+            throw new CorruptionException(path, base + 40, "impossible payload length " + payloadLength);
         }
         long expected = HEADER_BYTES + payloadLength + TRAILER_BYTES;
         if (size != expected) {
-            throw new CorruptionException(path, Math.min(size, expected), (size < expected ? "truncated" : "trailing bytes")
+            throw new CorruptionException(path, base + Math.min(size, expected), (size < expected ? "truncated" : "trailing bytes")
                     + ": header declares " + expected + " bytes, file has " + size);
         }
         ByteBuffer trailer = ByteBuffer.allocate(TRAILER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        ch.position(HEADER_BYTES + payloadLength);
+        ch.position(base + HEADER_BYTES + payloadLength);
         readFully(ch, trailer);
         if (trailer.getInt(4) != MAGIC) {
-            throw CorruptionException.mismatch(path, HEADER_BYTES + payloadLength + 4, "trailer magic",
+            throw CorruptionException.mismatch(path, base + HEADER_BYTES + payloadLength + 4, "trailer magic",
                     MAGIC, trailer.getInt(4) & 0xFFFFFFFFL);
         }
         if (verifyPayload) {
-            long actual = payloadCrc(ch, payloadLength);
+            long actual = payloadCrc(ch, base, payloadLength);
             int stored = trailer.getInt(0);
             if ((int) actual != stored) {
-                throw CorruptionException.mismatch(path, HEADER_BYTES + payloadLength, "payload CRC32C (payload at "
-                        + HEADER_BYTES + ".." + (HEADER_BYTES + payloadLength) + ")", stored & 0xFFFFFFFFL, actual);
+                throw CorruptionException.mismatch(path, base + HEADER_BYTES + payloadLength, "payload CRC32C (payload at "
+                        + (base + HEADER_BYTES) + ".." + (base + HEADER_BYTES + payloadLength) + ")",
+                        stored & 0xFFFFFFFFL, actual);
             }
         }
         return h;
@@ -221,10 +254,10 @@ public final class FilterFile {
         return true;
     }
 
-    private static long payloadCrc(SeekableByteChannel ch, long length) throws IOException {
+    private static long payloadCrc(SeekableByteChannel ch, long base, long length) throws IOException {
         CRC32C crc = new CRC32C();
         ByteBuffer buf = ByteBuffer.allocateDirect((int) Math.min(IO_BUFFER, Math.max(8, length)));
-        ch.position(HEADER_BYTES);
+        ch.position(base + HEADER_BYTES);
         long left = length;
         while (left > 0) {
             buf.clear();
@@ -300,10 +333,12 @@ public final class FilterFile {
     /** Payload regions mapped straight from the file. */
     private static final class MappedPayload implements FilterPayload {
         private final Path path;
+        private final long base;
         private final long length;
 
-        MappedPayload(Path path, long length) {
+        MappedPayload(Path path, long base, long length) {
             this.path = path;
+            this.base = base;
             this.length = length;
         }
 
@@ -315,7 +350,7 @@ public final class FilterFile {
         @Override
         public BitStore words(long offset, long wordCount) throws IOException {
             checkRange(path, length, offset, wordCount * Long.BYTES);
-            return MappedBitStore.open(path, HEADER_BYTES + offset, wordCount, true);
+            return MappedBitStore.open(path, base + HEADER_BYTES + offset, wordCount, true);
         }
 
         @Override
@@ -323,7 +358,7 @@ public final class FilterFile {
             checkRange(path, length, offset, Long.BYTES);
             try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
                 ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-                ch.position(HEADER_BYTES + offset);
+                ch.position(base + HEADER_BYTES + offset);
                 readFully(ch, b);
                 return b.getLong(0);
             }
@@ -334,12 +369,14 @@ public final class FilterFile {
     private static final class LoadedPayload implements FilterPayload {
         private final Path name;
         private final SeekableByteChannel ch;
+        private final long base;
         private final long length;
         private final Storage storage;
 
-        LoadedPayload(Path name, SeekableByteChannel ch, long length, Storage storage) {
+        LoadedPayload(Path name, SeekableByteChannel ch, long base, long length, Storage storage) {
             this.name = name;
             this.ch = ch;
+            this.base = base;
             this.length = length;
             this.storage = storage;
         }
@@ -354,7 +391,7 @@ public final class FilterFile {
             checkRange(name, length, offset, wordCount * Long.BYTES);
             BitStore store = storage.allocate(wordCount);
             ByteBuffer buf = ByteBuffer.allocate(64 * 1024).order(ByteOrder.LITTLE_ENDIAN);
-            ch.position(HEADER_BYTES + offset);
+            ch.position(base + HEADER_BYTES + offset);
             long w = 0;
             while (w < wordCount) {
                 buf.clear();
@@ -372,7 +409,7 @@ public final class FilterFile {
         public long readLong(long offset) throws IOException {
             checkRange(name, length, offset, Long.BYTES);
             ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-            ch.position(HEADER_BYTES + offset);
+            ch.position(base + HEADER_BYTES + offset);
             readFully(ch, b);
             return b.getLong(0);
         }

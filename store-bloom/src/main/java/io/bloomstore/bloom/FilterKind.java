@@ -12,7 +12,9 @@ public enum FilterKind {
     COUNTING_BLOOM(3, "counting"),
     SCALABLE_BLOOM(4, "scalable"),
     CUCKOO(5, "cuckoo"),
-    BINARY_FUSE(6, "fuse");
+    BINARY_FUSE(6, "fuse"),
+    /** {@link RangeFilter}: ranges of 64-bit key values, built by the store for its tables. */
+    RANGE(7, "range");
 
     private final int id;
     private final String cliName;

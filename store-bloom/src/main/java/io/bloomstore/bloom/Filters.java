@@ -22,9 +22,14 @@ public final class Filters {
         return HASH.hashBytes(key);
     }
 
+    /** {@link #hash(byte[])} of {@code key[offset..offset+length)}, without copying it. */
+    public static long hash(byte[] key, int offset, int length) {
+        return HASH.hashBytes(key, offset, length);
+    }
+
     /** Whether the kind can be built one key at a time (static kinds need every key at once). */
     public static boolean isIncremental(FilterKind kind) {
-        return kind != FilterKind.BINARY_FUSE;
+        return kind != FilterKind.BINARY_FUSE && kind != FilterKind.RANGE;
     }
 
     /**
@@ -84,6 +89,9 @@ public final class Filters {
                 return buildCuckoo(n, BloomMath.fprAtOptimalK(bitsPerKey), hashes, count, storage);
             case BINARY_FUSE:
                 return BinaryFuseFilter.build(hashes, count, fuseFingerprintBits(bitsPerKey), storage);
+            case RANGE:
+                throw new IllegalArgumentException("a range filter is built from key values (RangeFilter.build), "
+                        + "not from key hashes");
             default:
                 throw new IllegalArgumentException("filter kind " + kind.cliName() + " is not available in this build");
         }

@@ -23,6 +23,7 @@ class PinnedIdsTest {
         pinned.put(FilterKind.SCALABLE_BLOOM, 4);
         pinned.put(FilterKind.CUCKOO, 5);
         pinned.put(FilterKind.BINARY_FUSE, 6);
+        pinned.put(FilterKind.RANGE, 7);
         for (FilterKind kind : FilterKind.values()) {
             assertEquals(pinned.get(kind), kind.id(), kind + " must keep its on-disk id (add new kinds to this test)");
             assertEquals(kind, FilterKind.byId(kind.id()));

@@ -78,6 +78,18 @@ public interface Store extends AutoCloseable {
 
     StoreIterator iterator(byte[] from, byte[] to, ReadOptions options);
 
+    /**
+     * Keys starting with {@code prefix}, ascending: {@code iterator(prefix, successor of prefix)}.
+     * With a {@link StoreOptions.Builder#prefixExtractor prefix extractor} under which every such
+     * key has one prefix (the extractor's fixed length or delimiter lies within {@code prefix}),
+     * tables whose prefix filter says that prefix is absent are skipped before any block is read;
+     * {@link #iterator} does the same when its bounds confine it to one prefix. The store copies
+     * {@code prefix}.
+     */
+    StoreIterator prefixIterator(byte[] prefix);
+
+    StoreIterator prefixIterator(byte[] prefix, ReadOptions options);
+
     /** Keys in [{@code from}, {@code to}) in descending order; a null bound is open. */
     StoreIterator reverseIterator(byte[] from, byte[] to);
 

@@ -42,6 +42,13 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code directReads} false: true reads data blocks with O_DIRECT, bypassing the page
  *       cache (for data sets larger than memory, and to measure device reads); where the file
  *       system refuses O_DIRECT (tmpfs) the store logs it and reads through the page cache.
+ *   <li>{@code prefixExtractor} null: when set, every table with a filter also gets a filter of
+ *       its keys' prefixes (same kind and bits per prefix), and scans confined to one prefix skip
+ *       the tables whose prefix filter says absent; see {@link PrefixExtractor} for what happens
+ *       to tables written under another extractor.
+ *   <li>{@code rangeFilter} null: when set, every table with a filter also gets a range filter
+ *       over its keys' first 8 bytes ({@link RangeFilterOptions}), and iterators whose bounds
+ *       span a short range skip the tables it rules out.
  * </ul>
  *
  * <p>{@code memtableBytes} is at most {@link #MAX_MEMTABLE_BYTES} (1 GiB), which also bounds a WAL
@@ -136,7 +143,8 @@ public final class StoreOptions {
         this.maxKeyBytes = b.maxKeyBytes;
         this.maxValueBytes = b.maxValueBytes;
         TableOptions t = TableOptions.defaults().withBlockSize(b.blockSize).withCompression(b.compression);
-        this.tableOptions = b.filterKind == null ? t.withoutFilter() : t.withFilter(b.filterKind, b.bitsPerKey);
+        this.tableOptions = (b.filterKind == null ? t.withoutFilter() : t.withFilter(b.filterKind, b.bitsPerKey))
+                .withPrefixExtractor(b.prefixExtractor).withRangeFilter(b.rangeFilter);
         this.customFilterPolicy = b.filterPolicy != null;
         this.filterPolicy = customFilterPolicy ? b.filterPolicy : FilterPolicy.uniform(b.filterKind, b.bitsPerKey);
     }
@@ -173,6 +181,8 @@ public final class StoreOptions {
         b.maxManifestBytes = maxManifestBytes;
         b.maxOpenFiles = maxOpenFiles;
         b.directReads = directReads;
+        b.prefixExtractor = tableOptions.prefixExtractor();
+        b.rangeFilter = tableOptions.rangeFilter();
         return b;
     }
 
@@ -256,6 +266,16 @@ public final class StoreOptions {
         return maxManifestBytes;
     }
 
+    /** The settings of the tables' range filters, or null for none. */
+    public RangeFilterOptions rangeFilter() {
+        return tableOptions.rangeFilter();
+    }
+
+    /** The extractor of the tables' prefix filters, or null for none. */
+    public PrefixExtractor prefixExtractor() {
+        return tableOptions.prefixExtractor();
+    }
+
     /** Target size of level {@code level} ≥ 1: baseLevelBytes · levelSizeRatio^(level − 1). */
     public double maxBytesForLevel(int level) {
         if (level < 1) {
@@ -336,6 +356,8 @@ public final class StoreOptions {
         private long maxManifestBytes = 64L << 20;
         private int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
         private boolean directReads;
+        private PrefixExtractor prefixExtractor;
+        private RangeFilterOptions rangeFilter;
 
         private Builder() {
         }
@@ -364,6 +386,18 @@ public final class StoreOptions {
         /** Whether data blocks are read with O_DIRECT, bypassing the operating system's page cache. */
         public Builder directReads(boolean v) {
             directReads = v;
+            return this;
+        }
+
+        /** Gives every table with a filter a range filter of these settings; null (the default) for none. */
+        public Builder rangeFilter(RangeFilterOptions v) {
+            rangeFilter = v;
+            return this;
+        }
+
+        /** Gives every table with a filter a prefix filter cut by this extractor; null (the default) for none. */
+        public Builder prefixExtractor(PrefixExtractor v) {
+            prefixExtractor = v;
             return this;
         }
 

@@ -43,6 +43,16 @@ import java.util.List;
  *                               merging them (no bytes read or written; not in {@code compactions})
  * @param health                 the background error that made the store read-only, and what
  *                               point-in-time WAL recovery dropped at open
+ * @param prefixScans            iterators whose bounds confine them to one prefix of the store's
+ *                               prefix extractor (prefix filters consulted)
+ * @param prefixChecked          prefix filters asked by those scans (BLOOM_FILTER_PREFIX_CHECKED)
+ * @param prefixUseful           of those, answers "absent": tables the scans did not read, disk
+ *                               accesses saved (BLOOM_FILTER_PREFIX_USEFUL)
+ * @param rangeScans             iterators whose bounds span a range short enough for the range
+ *                               filters (range filters consulted)
+ * @param rangeChecked           range filters asked by those scans
+ * @param rangeUseful            of those, answers "absent": tables the scans did not read
+ * @param tables                 per live table, level 0 first: its filter memory by section
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
@@ -50,7 +60,25 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                          long filterBytes, long compactions, long compactionBytesRead, long compactionBytesWritten,
                          long flushBytesWritten, long userBytesWritten, long writeSlowdowns, long writeStops,
                          String filterPolicy, long tableLookups, long filterFileReads,
-                         long filterFileBytesRead, long indexHeapBytes, long trivialMoves, Health health) {
+                         long filterFileBytesRead, long indexHeapBytes, long trivialMoves, Health health, long prefixScans,
+                         long prefixChecked, long prefixUseful, long rangeScans, long rangeChecked, long rangeUseful,
+                         List<TableFilterStats> tables) {
+
+    /**
+     * One table's filter memory: the sidecar's sections, mapped (or loaded) while the table is live.
+     *
+     * @param level             the table's level
+     * @param fileNumber        the table's number
+     * @param keyFilterBytes    bytes of the key filter (header, payload, trailer); 0 without filter
+     * @param prefixFilterBytes bytes of the prefix filter; 0 without one
+     * @param rangeFilterBytes  bytes of the range filter; 0 without one
+     * @param prefixExtractor   the extractor that built the prefix filter ({@code fixed:N},
+     *                          {@code upto:HH}), or null
+     * @param sidecarBytes      bytes of the whole sidecar file (sections, directory and padding)
+     */
+    public record TableFilterStats(int level, long fileNumber, long keyFilterBytes, long prefixFilterBytes,
+                                   long rangeFilterBytes, String prefixExtractor, long sidecarBytes) {
+    }
 
     /**
      * Whether the store is whole and writable.
@@ -91,11 +119,28 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
      *                            would take for the entries of the level's tables that have none
      *                            (a table a trivial move brought down keeps the filter it was
      *                            written with, counted in {@code filterFileBytes}); else 0
+     * @param prefixChecked       this level's prefix filters asked by prefix-confined scans
+     * @param prefixUseful        of those, "absent" answers: tables of this level a scan skipped
+     * @param prefixFilterBytes   bytes of the level's prefix filters (within filterFileBytes)
+     * @param rangeChecked        this level's range filters asked by short-range scans
+     * @param rangeUseful         of those, "absent" answers: tables of this level a scan skipped
+     * @param rangeFilterBytes    bytes of the level's range filters (within filterFileBytes)
      */
     public record LevelStats(int level, int files, long tableBytes, long filterFileBytes, long entries,
                              FilterChoice policy, double expectedFpr, long filterNegatives, long filterPositives,
                              long filterTruePositives, double measuredFpr, long probes, double hitRatio,
-                             long filterBytesSaved) {
+                             long filterBytesSaved, long prefixChecked, long prefixUseful, long prefixFilterBytes,
+                             long rangeChecked, long rangeUseful, long rangeFilterBytes) {
+
+        /** A level without scan filter counters. */
+        public LevelStats(int level, int files, long tableBytes, long filterFileBytes, long entries,
+                          FilterChoice policy, double expectedFpr, long filterNegatives, long filterPositives,
+                          long filterTruePositives, double measuredFpr, long probes, double hitRatio,
+                          long filterBytesSaved) {
+            this(level, files, tableBytes, filterFileBytes, entries, policy, expectedFpr, filterNegatives,
+                    filterPositives, filterTruePositives, measuredFpr, probes, hitRatio, filterBytesSaved, 0, 0, 0, 0, 0,
+                    0);
+        }
     }
 
     /** Filter false positives: "maybe" for a key the table did not hold. */

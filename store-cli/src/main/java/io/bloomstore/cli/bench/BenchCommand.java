@@ -37,9 +37,10 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> engines;
 
     @Option(names = "--workloads", split = ",", paramLabel = "NAME",
-            description = "Workloads (default: all but open): fillseq, fillrandom, readrandom, readmissing, readmixed, "
-                    + "seekrandom, updaterandom, readwhilewriting; open (reopen the loaded store in a fresh JVM: "
-                    + "open time, heap, RSS, filter and index bytes).")
+            description = "Workloads (default: all but open and the scans): fillseq, fillrandom, readrandom, "
+                    + "readmissing, readmixed, seekrandom, updaterandom, readwhilewriting; open (reopen the loaded store "
+                    + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
+                    + "prefixscan, prefixmissing, rangescan, rangemissing.")
     List<String> workloads;
 
     @Option(names = "--repeat", paramLabel = "N", description = "Rounds: every engine runs every workload N times, "
@@ -115,6 +116,21 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
     boolean noProgress;
 
+    @Option(names = "--prefix-bytes", description = "Keys get a prefix of this many bytes (0-4; 0: none), for "
+            + "the scan workloads prefixscan, prefixmissing, rangescan, rangemissing (default: ${DEFAULT-VALUE}).")
+    int prefixBytes = ScanConfig.none().prefixBytes();
+
+    @Option(names = "--keys-per-prefix", description = "Loaded keys per prefix (default: ${DEFAULT-VALUE}).")
+    int keysPerPrefix = ScanConfig.none().keysPerPrefix();
+
+    @Option(names = "--range-length", description = "Numbers in the first 8 key bytes a rangescan or rangemissing "
+            + "range spans, at most " + ScanConfig.MAX_RANGE_LENGTH + " (default: ${DEFAULT-VALUE}).")
+    int rangeLength = ScanConfig.none().rangeLength();
+
+    @Option(names = "--range-filter-bits", description = "BloomStore range filter bits per key, 0 for none "
+            + "(default: ${DEFAULT-VALUE}).")
+    double rangeFilterBits = ScanConfig.none().rangeFilterBits();
+
     @Option(names = "--warmup-keys", description = "Keys of the untimed warm-up run on each engine before it is "
             + "measured (JIT compilation, heap growth), 0 for none (default: ${DEFAULT-VALUE}).")
     int warmUpKeys = 200_000;
@@ -146,6 +162,10 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
+        ScanConfig scans = scanConfig();
+        if (!scans.hasPrefixes() && chosen.stream().anyMatch(Workload::isScan)) {
+            throw usage("the scan workloads need keys with a prefix structure: give --prefix-bytes (1-4)");
+        }
         Path root = data != null ? data : Files.createTempDirectory("bloomstore-bench");
         for (String e : engineNames) {
             Path dir = root.resolve(e);
@@ -174,8 +194,8 @@ public final class BenchCommand implements Callable<Integer> {
         out.println("bloomstore bench: " + String.join(", ", engineNames) + " on " + machine.describe());
         BenchResults run;
         try {
-            run = new BenchRunner(config, factory, noProgress ? null : System.err, warmUpKeys).withColdOps(coldOps)
-                    .run(engineNames, chosen, root, repeat);
+            run = new BenchRunner(config, scans, factory, noProgress ? null : System.err, warmUpKeys)
+                    .withColdOps(coldOps).run(engineNames, chosen, root, repeat);
         } finally {
             if (!keep) {
                 for (String e : engineNames) {
@@ -231,6 +251,17 @@ public final class BenchCommand implements Callable<Integer> {
         throw new IllegalArgumentException(option + " must be one of " + String.join(", ", names) + ": '" + value + "'");
     }
 
+    private ScanConfig scanConfig() {
+        try {
+            ScanConfig scans = new ScanConfig(prefixBytes, keysPerPrefix, rangeLength, rangeFilterBits);
+            new KeySpace(keys, keySize, scans);
+            return scans;
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+    }
+
+    /** The default workloads ({@link Workload#isDefault()}): not open, and not the scans, which need a prefix structure. */
     private static List<String> allWorkloadNames() {
         List<String> names = new ArrayList<>();
         for (Workload w : Workload.values()) {

@@ -41,6 +41,26 @@ public interface BenchEngine extends AutoCloseable {
      */
     void prepareForReads() throws IOException;
 
+    /**
+     * Called before {@link #open} when the run has scan workloads: the key prefix structure and
+     * scan filters to configure. Engines without scan support ignore it.
+     */
+    default void configureScans(ScanConfig scans) {
+    }
+
+    /**
+     * Reads every entry whose key starts with {@code prefix} into the buffers; returns how many.
+     * The engine may use its prefix filters: {@link #configureScans} named the prefix length.
+     */
+    default int prefixScan(byte[] prefix, byte[] keyBuffer, byte[] valueBuffer) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no prefix scans");
+    }
+
+    /** Reads every entry with a key in [{@code from}, {@code to}) into the buffers; returns how many. */
+    default int rangeScan(byte[] from, byte[] to, byte[] keyBuffer, byte[] valueBuffer) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no range scans");
+    }
+
     /** The engine's counters since {@link #open}; the harness subtracts two snapshots. */
     EngineCounters counters();
 

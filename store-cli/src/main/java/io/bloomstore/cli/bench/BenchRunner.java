@@ -66,6 +66,7 @@ public final class BenchRunner {
     private final int warmUpKeys;
     private final KeyChooser chooser;
     private int coldOps;
+    private final ScanConfig scans;
     private int[] randomOrder;
 
     /** A runner without warm-up; {@code progressOut} receives progress bars, null for none. */
@@ -78,6 +79,12 @@ public final class BenchRunner {
      * key count; 0 for no warm-up) before measuring it.
      */
     public BenchRunner(BenchConfig config, EngineFactory factory, PrintStream progressOut, int warmUpKeys) {
+        this(config, ScanConfig.none(), factory, progressOut, warmUpKeys);
+    }
+
+    /** As above, with the key prefix structure and scan filters of the scan workloads. */
+    public BenchRunner(BenchConfig config, ScanConfig scans, EngineFactory factory, PrintStream progressOut,
+                       int warmUpKeys) {
         if (warmUpKeys < 0) {
             throw new IllegalArgumentException("warm-up keys must not be negative: " + warmUpKeys);
         }
@@ -85,7 +92,8 @@ public final class BenchRunner {
         this.config = config;
         this.factory = factory;
         this.progressOut = progressOut;
-        this.keySpace = new KeySpace(config.keys(), config.keySize());
+        this.scans = scans;
+        this.keySpace = new KeySpace(config.keys(), config.keySize(), scans);
         this.values = new ValueSource(config.valueSize(), config.seed());
         this.chooser = KeyChooser.of(config.distribution(), config.keys());
     }
@@ -226,6 +234,7 @@ public final class BenchRunner {
         Files.createDirectories(dir);
         BenchEngine engine = factory.create(name);
         try {
+            engine.configureScans(scans);
             engine.open(dir, config);
             SplittableRandom random = new SplittableRandom(config.seed() ^ 0x3A93L);
             byte[] key = keySpace.newKeyBuffer();
@@ -263,6 +272,7 @@ public final class BenchRunner {
         deleteRecursively(dir);
         Files.createDirectories(dir);
         BenchEngine engine = factory.create(name);
+        engine.configureScans(scans);
         engine.open(dir, config);
         return engine;
     }
@@ -399,6 +409,9 @@ public final class BenchRunner {
         private final byte[] key = keySpace.newKeyBuffer();
         private final byte[] scanKey = keySpace.newKeyBuffer();
         private final byte[] value = values.newValueBuffer();
+        private final byte[] prefix = scans.hasPrefixes() ? keySpace.newPrefixBuffer() : null;
+        private final byte[] from = scans.hasPrefixes() ? keySpace.newBoundBuffer() : null;
+        private final byte[] to = scans.hasPrefixes() ? keySpace.newBoundBuffer() : null;
 
         Worker(BenchEngine engine, Workload workload, int thread, long first, long count, long deadline, ProgressBar bar) {
             this.engine = engine;
@@ -427,6 +440,8 @@ public final class BenchRunner {
                     case READMIXED -> hit = lookup(random.nextDouble() < config.missingFraction());
                     case SEEKRANDOM -> hit = seek();
                     case UPDATERANDOM -> hit = update();
+                    case PREFIXSCAN, PREFIXMISSING -> hit = prefixScan(workload == Workload.PREFIXMISSING);
+                    case RANGESCAN, RANGEMISSING -> hit = rangeScan(workload == Workload.RANGEMISSING);
                     default -> throw new IllegalStateException("no operation for " + workload);
                 }
                 latency.record(System.nanoTime() - t0);
@@ -460,6 +475,16 @@ public final class BenchRunner {
                 keySpace.present(index, key);
             }
             return engine.get(key, value) != BenchEngine.NOT_FOUND;
+        }
+
+        private boolean prefixScan(boolean missing) throws IOException {
+            keySpace.prefix(random.nextInt(keySpace.prefixes()), missing, prefix);
+            return engine.prefixScan(prefix, scanKey, value) > 0;
+        }
+
+        private boolean rangeScan(boolean justPast) throws IOException {
+            keySpace.range(random.nextInt(keySpace.keys()), justPast, from, to);
+            return engine.rangeScan(from, to, scanKey, value) > 0;
         }
 
         private boolean seek() throws IOException {

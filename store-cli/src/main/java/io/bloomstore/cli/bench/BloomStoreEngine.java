@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 import io.bloomstore.core.KeyValue;
+import io.bloomstore.core.PrefixExtractor;
+import io.bloomstore.core.RangeFilterOptions;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
@@ -14,7 +16,9 @@ import io.bloomstore.core.table.Compression;
  * BloomStore itself, as the benchmark drives it: {@code bloomstore} with a filter of the
  * configured kind and bits per key on every table, or {@code bloomstore-nofilter} with tables
  * written without filters, so every table a lookup consults is read. Memtable size, block cache
- * and compression come from the {@link BenchConfig}, as for RocksDB.
+ * and compression come from the {@link BenchConfig}, as for RocksDB. With a {@link ScanConfig}
+ * prefix structure, tables also get prefix filters (a fixed extractor of the prefix length) and,
+ * when asked for, range filters; the nofilter engine gets neither.
  *
  * <p>Counters come from {@link Store#stats()}:
  * <pre>
@@ -40,6 +44,7 @@ public final class BloomStoreEngine implements BenchEngine {
     public static final String NAME_NO_FILTER = "bloomstore-nofilter";
 
     private final boolean filters;
+    private ScanConfig scans = ScanConfig.none();
     private Store store;
 
     /** An engine whose tables have filters ({@code filters}) or none. */
@@ -56,7 +61,39 @@ public final class BloomStoreEngine implements BenchEngine {
                 .filterKind(filters ? config.filterKind() : null)
                 .bitsPerKey(config.bitsPerKey())
                 .directReads(config.directReads())
+                .prefixExtractor(scans.hasPrefixes() ? PrefixExtractor.fixed(scans.prefixBytes()) : null)
+                .rangeFilter(scans.rangeFilterBits() > 0 ? RangeFilterOptions.of(scans.rangeFilterBits()) : null)
                 .build();
+    }
+
+    @Override
+    public void configureScans(ScanConfig scanConfig) {
+        this.scans = scanConfig;
+    }
+
+    @Override
+    public int prefixScan(byte[] prefix, byte[] keyBuffer, byte[] valueBuffer) {
+        try (StoreIterator it = store.prefixIterator(prefix)) {
+            return drain(it, keyBuffer, valueBuffer);
+        }
+    }
+
+    @Override
+    public int rangeScan(byte[] from, byte[] to, byte[] keyBuffer, byte[] valueBuffer) {
+        try (StoreIterator it = store.iterator(from, to)) {
+            return drain(it, keyBuffer, valueBuffer);
+        }
+    }
+
+    private static int drain(StoreIterator it, byte[] keyBuffer, byte[] valueBuffer) {
+        int read = 0;
+        while (it.hasNext()) {
+            KeyValue kv = it.next();
+            System.arraycopy(kv.key(), 0, keyBuffer, 0, Math.min(kv.key().length, keyBuffer.length));
+            System.arraycopy(kv.value(), 0, valueBuffer, 0, Math.min(kv.value().length, valueBuffer.length));
+            read++;
+        }
+        return read;
     }
 
     @Override

@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+
+import io.bloomstore.core.PrefixExtractor;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
@@ -17,6 +19,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.RocksObject;
+import org.rocksdb.Slice;
 import org.rocksdb.Statistics;
 import org.rocksdb.TickerType;
 import org.rocksdb.WriteOptions;
@@ -25,7 +28,11 @@ import org.rocksdb.WriteOptions;
  * The baseline: RocksDB through rocksdbjni, configured like BloomStore for the run — a
  * full (whole-key) Bloom filter of the configured bits per key on every table, an LRU data
  * block cache of the configured size, the configured compression and memtable size —
- * and read through preallocated buffers ({@code get(ReadOptions, byte[], byte[])}).
+ * and read through preallocated buffers ({@code get(ReadOptions, byte[], byte[])}). With a
+ * {@link ScanConfig} prefix structure it gets a fixed-length prefix extractor of the prefix length,
+ * so its filters also hold the prefixes (RocksDB's prefix Bloom filter); scans set
+ * {@code iterate_upper_bound} and {@code auto_prefix_mode}, under which a seek whose bounds share a
+ * prefix checks that prefix's filter first.
  *
  * <p>Counters come from RocksDB's statistics tickers:
  * <pre>
@@ -62,7 +69,9 @@ public final class RocksDbEngine implements BenchEngine {
     private RocksDB db;
     private WriteOptions writeOptions;
     private ReadOptions readOptions;
+    private ReadOptions seekOptions;
     private double configuredFpr;
+    private ScanConfig scans = ScanConfig.none();
 
     static {
         RocksDB.loadLibrary();
@@ -87,8 +96,14 @@ public final class RocksDbEngine implements BenchEngine {
                 .setMaxBackgroundJobs(2)
                 .setUseDirectReads(config.directReads())
                 .setTableFormatConfig(table);
+        if (scans.hasPrefixes()) {
+            // The filters then also hold the prefixes, beside the whole keys: RocksDB at its best for scans.
+            options.useFixedLengthPrefixExtractor(scans.prefixBytes());
+        }
         writeOptions = keep(new WriteOptions());
         readOptions = keep(new ReadOptions());
+        // With a prefix extractor a plain seek would stay inside the seek key's prefix; seekrandom reads on.
+        seekOptions = keep(new ReadOptions().setTotalOrderSeek(true));
         configuredFpr = BenchConfig.blockedBloomFpr(config.bitsPerKey());
         try {
             db = RocksDB.open(options, dir.toString());
@@ -119,7 +134,7 @@ public final class RocksDbEngine implements BenchEngine {
 
     @Override
     public int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) throws IOException {
-        try (RocksIterator it = db.newIterator(readOptions)) {
+        try (RocksIterator it = db.newIterator(seekOptions)) {
             int read = 0;
             for (it.seek(startKey); it.isValid() && read < count; it.next()) {
                 it.key(keyBuffer);
@@ -128,6 +143,45 @@ public final class RocksDbEngine implements BenchEngine {
             }
             it.status();
             return read;
+        } catch (RocksDBException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void configureScans(ScanConfig scanConfig) {
+        this.scans = scanConfig;
+    }
+
+    /** Seeks the prefix with iterate_upper_bound at its successor: the prefix Bloom filter is checked on the seek. */
+    @Override
+    public int prefixScan(byte[] prefix, byte[] keyBuffer, byte[] valueBuffer) throws IOException {
+        return bounded(prefix, PrefixExtractor.successor(prefix), keyBuffer, valueBuffer);
+    }
+
+    /** Seeks {@code from} with iterate_upper_bound {@code to}; bounds sharing a prefix let the prefix filter act. */
+    @Override
+    public int rangeScan(byte[] from, byte[] to, byte[] keyBuffer, byte[] valueBuffer) throws IOException {
+        return bounded(from, to, keyBuffer, valueBuffer);
+    }
+
+    private int bounded(byte[] from, byte[] to, byte[] keyBuffer, byte[] valueBuffer) throws IOException {
+        try (ReadOptions options = new ReadOptions();
+             Slice upper = to == null ? null : new Slice(to)) {
+            if (upper != null) {
+                options.setIterateUpperBound(upper);
+            }
+            options.setAutoPrefixMode(true);
+            try (RocksIterator it = db.newIterator(options)) {
+                int read = 0;
+                for (it.seek(from); it.isValid(); it.next()) {
+                    it.key(keyBuffer);
+                    it.value(valueBuffer);
+                    read++;
+                }
+                it.status();
+                return read;
+            }
         } catch (RocksDBException e) {
             throw new IOException(e.getMessage(), e);
         }

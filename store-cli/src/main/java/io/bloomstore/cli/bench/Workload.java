@@ -24,6 +24,14 @@ public enum Workload {
     READMIXED(Kind.READ),
     /** A seek to a random loaded key, then a short forward scan. */
     SEEKRANDOM(Kind.READ),
+    /** Every key of a random loaded prefix ({@code --prefix-bytes}, {@code --keys-per-prefix}). */
+    PREFIXSCAN(Kind.READ),
+    /** A scan of a random prefix no key has, between two loaded ones: finds nothing. */
+    PREFIXMISSING(Kind.READ),
+    /** A range of {@code --range-length} numbers in the first 8 key bytes starting at a loaded key. */
+    RANGESCAN(Kind.READ),
+    /** The correlated empty range: {@code --range-length} numbers starting just past a loaded key. */
+    RANGEMISSING(Kind.READ),
     /** Read-modify-write of loaded keys: a lookup, one changed byte, a put of the value back. */
     UPDATERANDOM(Kind.READ),
     /** readrandom on every thread while one more thread overwrites random keys. */
@@ -50,13 +58,18 @@ public enum Workload {
 
     /** Whether {@code bloomstore bench} runs it when no {@code --workloads} are named. */
     public boolean isDefault() {
-        return kind != Kind.OPEN;
+        return kind != Kind.OPEN && !isScan();
     }
 
     /** Whether the workload's operations are point lookups (it has a per-lookup read count). */
     public boolean isPointLookup() {
         return this == READRANDOM || this == READMISSING || this == READMIXED || this == READWHILEWRITING
                 || this == UPDATERANDOM;
+    }
+
+    /** Whether the workload scans by prefix or range: it needs keys with a prefix structure, so it is not a default. */
+    public boolean isScan() {
+        return this == PREFIXSCAN || this == PREFIXMISSING || this == RANGESCAN || this == RANGEMISSING;
     }
 
     public String cliName() {

@@ -3,14 +3,18 @@ package io.bloomstore.cli.filter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 import io.bloomstore.bloom.FilterFile;
 import io.bloomstore.bloom.FilterHeader;
+import io.bloomstore.bloom.FilterSet;
 import io.bloomstore.bloom.MembershipFilter;
 import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Json;
@@ -23,7 +27,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code bloomstore filter info}: a filter file's header (docs/format/filter.md), size,
- * bits per key and expected false-positive rate, after checking every checksum.
+ * bits per key and expected false-positive rate, after checking every checksum. For a filter set
+ * (a table sidecar with a prefix filter, format version 2): each section's role, descriptor,
+ * bytes (the memory it takes mapped) and the same facts.
  *
  * <p>Thread safety: one instance per invocation.
  */
@@ -41,6 +47,9 @@ public final class FilterInfoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (isSet()) {
+            return callSet();
+        }
         FilterHeader h = FilterFile.verify(file);
         double expectedFpr;
         try (MembershipFilter filter = FilterFile.open(file, false)) {
@@ -81,6 +90,59 @@ public final class FilterInfoCommand implements Callable<Integer> {
             }
             out.printf(Locale.ROOT, "  expected FPR   %s (%.3g)%n", Units.percent(expectedFpr), expectedFpr);
             out.printf(Locale.ROOT, "  checksums      ok%n");
+        }
+        out.flush();
+        return ExitCodes.OK;
+    }
+
+    /** Whether the file is a filter set; opening checks its header (and reports damage). */
+    private boolean isSet() throws IOException {
+        try (FilterSet set = FilterSet.open(file, false)) {
+            return set.version() == FilterSet.FORMAT_VERSION;
+        }
+    }
+
+    private Integer callSet() throws IOException {
+        FilterSet.verify(file);
+        List<Map<String, Object>> sections = new ArrayList<>();
+        try (FilterSet set = FilterSet.open(file, false)) {
+            for (FilterSet.Section sec : set.sections()) {
+                FilterHeader h = sec.filter().header();
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("role", sec.role().name().toLowerCase(Locale.ROOT));
+                m.put("descriptor", new String(sec.descriptor(), StandardCharsets.US_ASCII));
+                m.put("offset", sec.offset());
+                m.put("bytes", sec.length());
+                m.put("kind", h.kind().cliName());
+                m.put("k", h.k());
+                m.put("m", h.m());
+                m.put("n", h.n());
+                m.put("bitsPerKey", h.n() == 0 ? null : (double) h.payloadLength() * 8 / h.n());
+                m.put("expectedFpr", sec.filter().expectedFpp());
+                sections.add(m);
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            Map<String, Object> info = new LinkedHashMap<>();
+            info.put("file", file.toString());
+            info.put("fileBytes", Files.size(file));
+            info.put("formatVersion", FilterSet.FORMAT_VERSION);
+            info.put("sections", sections);
+            info.put("checksums", "ok");
+            out.println(Json.write(info));
+        } else {
+            out.printf(Locale.ROOT, "%s: filter set of %d filters, format version %d, %s%n", file, sections.size(),
+                    FilterSet.FORMAT_VERSION, Units.bytes(Files.size(file)));
+            for (Map<String, Object> m : sections) {
+                String desc = (String) m.get("descriptor");
+                out.printf(Locale.ROOT, "  %-7s %s filter%s at %d: %s, k %d, n %s, %s bits/key, expected FPR %s%n",
+                        m.get("role"), m.get("kind"), desc.isEmpty() ? "" : " (" + desc + ")", (Long) m.get("offset"),
+                        Units.bytes((Long) m.get("bytes")), (Integer) m.get("k"), Units.count((Long) m.get("n")),
+                        m.get("bitsPerKey") == null ? "-" : String.format(Locale.ROOT, "%.3f", m.get("bitsPerKey")),
+                        Units.percent((Double) m.get("expectedFpr")));
+            }
+            out.printf(Locale.ROOT, "  checksums ok%n");
         }
         out.flush();
         return ExitCodes.OK;

@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 
 import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.core.KeyValue;
+import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import picocli.CommandLine.Command;
@@ -27,6 +28,10 @@ public final class ScanCommand extends StoreCommand {
     @Option(names = "--to", paramLabel = "K", description = "End key (exclusive; default: past the largest).")
     private String to;
 
+    @Option(names = "--prefix", paramLabel = "P", description = {"Only the keys starting with P (instead of --from and "
+            + "--to).", "With --prefix-extractor, tables whose prefix filter rules P out are not read."})
+    private String prefix;
+
     @Option(names = "--limit", paramLabel = "N", description = "Print at most N keys.")
     private Long limit;
 
@@ -42,12 +47,20 @@ public final class ScanCommand extends StoreCommand {
             throw new IllegalArgumentException("--limit must not be negative, got " + limit);
         }
         ByteText text = ByteText.of(hex);
+        if (prefix != null && (from != null || to != null)) {
+            throw new IllegalArgumentException("--prefix cannot be combined with --from or --to");
+        }
         byte[] lo = from == null ? null : text.decode(from);
         byte[] hi = to == null ? null : text.decode(to);
+        if (prefix != null) {
+            lo = text.decode(prefix);
+            hi = PrefixExtractor.successor(lo);
+        }
         long max = limit == null ? Long.MAX_VALUE : limit;
         PrintWriter out = out();
         try (Store store = open(false);
-             StoreIterator it = reverse ? store.reverseIterator(lo, hi) : store.iterator(lo, hi)) {
+             StoreIterator it = reverse ? store.reverseIterator(lo, hi)
+                     : prefix != null ? store.prefixIterator(lo) : store.iterator(lo, hi)) {
             for (long n = 0; n < max && it.hasNext(); n++) {
                 KeyValue kv = it.next();
                 out.print(text.encode(kv.key()));

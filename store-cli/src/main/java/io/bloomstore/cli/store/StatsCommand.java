@@ -42,6 +42,8 @@ public final class StatsCommand extends StoreCommand {
             + "start at zero on every open)";
     private static final String SHAPE_ROW = "%-6s %7s %12s %12s %12s %9s  %s%n";
     private static final String EFFECT_ROW = "%-6s %12s %12s %12s %18s %10s %9s %12s%n";
+    private static final String TABLE_ROW = "%-8s %5s %12s %13s %10s %12s %12s%n";
+    private static final int TABLES_SHOWN = 20;
 
     @Option(names = "--json", description = "Print JSON with the statistics' API names.")
     private boolean json;
@@ -99,16 +101,36 @@ public final class StatsCommand extends StoreCommand {
         j.put("writeAmplification", s.writeAmplification());
         j.put("writeSlowdowns", s.writeSlowdowns());
         j.put("writeStops", s.writeStops());
+        j.put("prefixScans", s.prefixScans());
+        j.put("prefixChecked", s.prefixChecked());
+        j.put("prefixUseful", s.prefixUseful());
+        j.put("rangeScans", s.rangeScans());
+        j.put("rangeChecked", s.rangeChecked());
+        j.put("rangeUseful", s.rangeUseful());
         List<Map<String, Object>> levels = new ArrayList<>();
         for (LevelStats l : s.levels()) {
             levels.add(jsonLevel(l));
         }
         j.put("levels", levels);
+        List<Map<String, Object>> tables = new ArrayList<>();
+        for (StoreStats.TableFilterStats t : s.tables()) {
+            Map<String, Object> table = new LinkedHashMap<>();
+            table.put("level", t.level());
+            table.put("fileNumber", t.fileNumber());
+            table.put("keyFilterBytes", t.keyFilterBytes());
+            table.put("prefixFilterBytes", t.prefixFilterBytes());
+            table.put("rangeFilterBytes", t.rangeFilterBytes());
+            table.put("prefixExtractor", t.prefixExtractor());
+            table.put("sidecarBytes", t.sidecarBytes());
+            tables.add(table);
+        }
+        j.put("tables", tables);
         j.put("totalFiles", s.totalFiles());
         j.put("filterBytes", s.filterBytes());
         j.put("filterPolicy", s.filterPolicy());
         j.put("filterKind", options.filterKind() == null ? null : options.filterKind().cliName());
         j.put("bitsPerKey", options.bitsPerKey());
+        j.put("prefixExtractor", options.prefixExtractor() == null ? null : options.prefixExtractor().toString());
         j.put("countersSince", "open");
         return j;
     }
@@ -136,6 +158,12 @@ public final class StatsCommand extends StoreCommand {
         level.put("probes", l.probes());
         level.put("hitRatio", finiteOrNull(l.hitRatio()));
         level.put("filterBytesSaved", l.filterBytesSaved());
+        level.put("prefixChecked", l.prefixChecked());
+        level.put("prefixUseful", l.prefixUseful());
+        level.put("prefixFilterBytes", l.prefixFilterBytes());
+        level.put("rangeChecked", l.rangeChecked());
+        level.put("rangeUseful", l.rangeUseful());
+        level.put("rangeFilterBytes", l.rangeFilterBytes());
         return level;
     }
 
@@ -182,6 +210,7 @@ public final class StatsCommand extends StoreCommand {
                         Units.bytes(l.filterBytesSaved()));
             }
         }
+        printTables(out, s);
         row(out, "gets", Units.count(s.gets()));
         row(out, "tables consulted", Units.count(s.tableLookups()));
         row(out, "disk accesses saved", Units.count(s.filterNegatives()) + " (filter negatives)");
@@ -189,6 +218,10 @@ public final class StatsCommand extends StoreCommand {
                 + ", false " + Units.count(s.filterFalsePositives()) + ")");
         row(out, "measured FPR", Units.percent(s.measuredFpr()) + " (configured " + Units.percent(s.configuredFpr())
                 + ")");
+        row(out, "prefix scans", Units.count(s.prefixScans()) + " (prefix filters checked "
+                + Units.count(s.prefixChecked()) + ", tables skipped " + Units.count(s.prefixUseful()) + ")");
+        row(out, "short-range scans", Units.count(s.rangeScans()) + " (range filters checked "
+                + Units.count(s.rangeChecked()) + ", tables skipped " + Units.count(s.rangeUseful()) + ")");
         row(out, "data-block reads", Units.count(s.dataBlockReads()) + " (" + Units.bytes(s.bytesRead()) + ")");
         row(out, "block-cache hits", Units.count(s.blockCacheHits()) + " (misses " + Units.count(s.blockCacheMisses())
                 + ")");
@@ -200,6 +233,26 @@ public final class StatsCommand extends StoreCommand {
                 + Units.bytes(s.userBytesWritten()) + " written by users)");
         row(out, "write stalls", Units.count(s.writeSlowdowns()) + " slowed, " + Units.count(s.writeStops())
                 + " stopped");
+    }
+
+    /** Filter memory per table, the first {@value #TABLES_SHOWN} (JSON lists every one). */
+    private static void printTables(PrintWriter out, StoreStats s) {
+        if (s.tables().isEmpty()) {
+            return;
+        }
+        out.printf(Locale.ROOT, TABLE_ROW, "table", "level", "key filter", "prefix filter", "extractor",
+                "range filter", "sidecar");
+        int shown = 0;
+        for (StoreStats.TableFilterStats t : s.tables()) {
+            if (shown++ == TABLES_SHOWN) {
+                out.println("  ... " + (s.tables().size() - TABLES_SHOWN) + " more tables (--json lists all)");
+                break;
+            }
+            out.printf(Locale.ROOT, TABLE_ROW, String.format(Locale.ROOT, "%06d", t.fileNumber()), "L" + t.level(),
+                    Units.bytes(t.keyFilterBytes()), Units.bytes(t.prefixFilterBytes()),
+                    t.prefixExtractor() == null ? "-" : t.prefixExtractor(), Units.bytes(t.rangeFilterBytes()),
+                    Units.bytes(t.sidecarBytes()));
+        }
     }
 
     /** A level is listed when it holds tables or its filters or tables answered a lookup. */

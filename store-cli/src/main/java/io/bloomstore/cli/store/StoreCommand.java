@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import io.bloomstore.cli.Main;
+import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import picocli.CommandLine;
@@ -42,19 +43,50 @@ abstract class StoreCommand implements Callable<Integer> {
         return data != null ? data : ((Main) spec.root().userObject()).dataDir();
     }
 
+    @Option(names = "--prefix-extractor", paramLabel = "SPEC",
+            description = "Prefix filters: fixed:N (a key's first N bytes) or upto:C (up to and including the first "
+                    + "byte C, one character or two hex digits). Tables written get a filter of their prefixes; "
+                    + "scans within one prefix skip tables it rules out. Tables of another extractor are scanned "
+                    + "unfiltered.")
+    String prefixExtractor;
+
     /** Opens the store; {@code create} for commands that may create it. */
     Store open(boolean create) throws IOException {
         return StoreAccess.open(dataDir(), options(), create);
     }
 
-    /** The store options of this command: the defaults with its {@code maxOpenFiles}. */
+    /** The store options of this command: the defaults with its {@code maxOpenFiles} and prefix extractor. */
     StoreOptions options() {
         int limit = maxOpenFiles != null ? maxOpenFiles : OpenFilesLimit.forThisProcess();
+        StoreOptions.Builder b = StoreOptions.builder()
+                .prefixExtractor(prefixExtractor == null ? null : parseExtractor(prefixExtractor));
         try {
-            return StoreOptions.builder().maxOpenFiles(limit).build();
+            return b.maxOpenFiles(limit).build();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-open-files: " + e.getMessage());
         }
+    }
+
+    /** {@code fixed:N} or {@code upto:C} (C one character, or two hex digits). */
+    static PrefixExtractor parseExtractor(String spec) {
+        if (spec.startsWith("fixed:")) {
+            try {
+                return PrefixExtractor.fixed(Integer.parseInt(spec.substring(6)));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--prefix-extractor fixed:N needs a number of bytes, got " + spec);
+            }
+        }
+        if (spec.startsWith("upto:")) {
+            String c = spec.substring(5);
+            if (c.length() == 1 && c.charAt(0) < 0x80) {
+                return PrefixExtractor.upTo((byte) c.charAt(0));
+            }
+            if (c.length() == 2 && c.chars().allMatch(ch -> Character.digit(ch, 16) >= 0)) {
+                return PrefixExtractor.upTo((byte) Integer.parseInt(c, 16));
+            }
+        }
+        throw new IllegalArgumentException("--prefix-extractor must be fixed:N or upto:C (C one ASCII character or two"
+                + " hex digits), got " + spec);
     }
 
     PrintWriter out() {

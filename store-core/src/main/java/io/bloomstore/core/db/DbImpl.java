@@ -1,5 +1,6 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
 import io.bloomstore.core.Store;
@@ -104,6 +105,22 @@ public final class DbImpl implements Store {
         db.checkOpen();
         checkReadOptions(readOptions);
         return reads.iterator(from, to, readOptions, false);
+    }
+
+    @Override
+    public StoreIterator prefixIterator(byte[] prefix) {
+        return prefixIterator(prefix, ReadOptions.DEFAULT);
+    }
+
+    @Override
+    public StoreIterator prefixIterator(byte[] prefix, ReadOptions readOptions) {
+        db.checkOpen();
+        checkReadOptions(readOptions);
+        if (prefix == null) {
+            throw new IllegalArgumentException("prefix must not be null (an empty prefix scans every key)");
+        }
+        byte[] from = prefix.clone();
+        return reads.iterator(from, PrefixExtractor.successor(from), readOptions, false);
     }
 
     @Override

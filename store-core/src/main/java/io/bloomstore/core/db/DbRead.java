@@ -1,8 +1,12 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.bloom.FilterSet;
 import io.bloomstore.bloom.Filters;
+import io.bloomstore.bloom.RangeFilter;
 import io.bloomstore.core.FilterChoice;
 import io.bloomstore.core.LevelShape;
+import io.bloomstore.core.PrefixExtractor;
+import io.bloomstore.core.RangeFilterOptions;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
 import io.bloomstore.core.StoreIterator;
@@ -119,9 +123,31 @@ final class DbRead {
             }
             sources.add(v.mem().iterator());
             v.immutables().forEach(m -> sources.add(m.iterator()));
+            PrefixExtractor extractor = db.options.prefixExtractor();
+            byte[] prefix = extractor == null ? null : extractor.sharedPrefix(from, to);
+            long prefixHash = prefix == null ? 0 : Filters.hash(prefix);
+            if (prefix != null) {
+                db.counters.prefixScans().increment();
+            }
+            RangeFilterOptions range = db.options.rangeFilter();
+            boolean ranged = range != null && from != null && to != null;
+            // Keys in [from, to) have first-8-byte numbers in [value(from), value(to)]: inclusive,
+            // since a key below `to` may share its first 8 bytes.
+            long lo = ranged ? RangeFilter.keyValue(from) : 0;
+            long hi = ranged ? RangeFilter.keyValue(to) : 0;
+            ranged = ranged && Long.compareUnsigned(lo, hi) <= 0 && Long.compareUnsigned(hi - lo, range.maxRange()) < 0;
+            if (ranged) {
+                db.counters.rangeScans().increment();
+            }
             for (FileMetaData f : v.version().allFiles()) {
                 if (f.overlaps(from, to)) {
                     TableHandle h = v.tables().handle(f.fileNumber());
+                    // A table whose prefix filter rules the one prefix of the range out holds
+                    // nothing the scan could return: it is not read at all.
+                    if (prefix != null && !h.reader().mayContainPrefix(prefix, prefixHash, extractor)
+                            || ranged && !h.reader().mayContainRange(lo, hi)) {
+                        continue;
+                    }
                     h.retain();
                     pinned.add(h);
                     sources.add(h.reader().iterator());
@@ -154,8 +180,9 @@ final class DbRead {
         try {
             LevelShape shape = db.levelShape(v.version());
             List<StoreStats.LevelStats> levels = new ArrayList<>();
+            List<StoreStats.TableFilterStats> tables = new ArrayList<>();
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                levels.add(levelStats(v, shape, level));
+                levels.add(levelStats(v, shape, level, tables));
             }
             var c = db.counters;
             return new StoreStats(c.gets().sum(), c.filterNegatives().sum(), c.filterPositives().sum(),
@@ -165,7 +192,9 @@ final class DbRead {
                     c.compactionBytesWritten().sum(), c.flushBytesWritten().sum(), c.userBytesWritten().sum(),
                     c.writeSlowdowns().sum(), c.writeStops().sum(), db.options.filterPolicy().name(),
                     c.tableLookups().sum(), c.filterFileReads().sum(), c.filterFileBytesRead().sum(),
-                    db.tables.indexHeapBytes(), c.trivialMoves().sum(), health());
+                    db.tables.indexHeapBytes(), c.trivialMoves().sum(), health(), c.prefixScans().sum(), c.prefixChecked().sum(),
+                    c.prefixUseful().sum(), c.rangeScans().sum(), c.rangeChecked().sum(), c.rangeUseful().sum(),
+                    List.copyOf(tables));
         } finally {
             v.tables().release();
         }
@@ -183,9 +212,12 @@ final class DbRead {
         return new StoreStats.Health(error, db.walRecoveryDropped);
     }
 
-    private StoreStats.LevelStats levelStats(ReadView v, LevelShape shape, int level) {
+    private StoreStats.LevelStats levelStats(ReadView v, LevelShape shape, int level,
+                                             List<StoreStats.TableFilterStats> tables) {
         long bytes = 0;
         long filterBytes = 0;
+        long prefixFilterBytes = 0;
+        long rangeFilterBytes = 0;
         double weightedFpr = 0;
         long unfilteredEntries = 0;
         List<FileMetaData> files = v.version().files(level);
@@ -195,6 +227,13 @@ final class DbRead {
             TableReader r = v.tables().handle(f.fileNumber()).reader();
             weightedFpr += (r.hasFilter() ? r.filterExpectedFpr() : 1.0) * f.entries();
             unfilteredEntries += r.hasFilter() ? 0 : f.entries();
+            long prefixBytes = r.filterSectionBytes(FilterSet.Role.PREFIX);
+            prefixFilterBytes += prefixBytes;
+            long rangeBytes = r.filterSectionBytes(FilterSet.Role.RANGE);
+            rangeFilterBytes += rangeBytes;
+            tables.add(new StoreStats.TableFilterStats(level, f.fileNumber(), r.filterSectionBytes(FilterSet.Role.KEY),
+                    prefixBytes, rangeBytes, r.prefixExtractor() == null ? null : r.prefixExtractor().toString(),
+                    f.filterFileSize()));
         }
         long entries = shape.entries(level);
         FilterChoice choice = db.options.filterPolicy().choose(level, shape);
@@ -203,6 +242,8 @@ final class DbRead {
         LevelCounters lc = db.counters.level(level);
         return new StoreStats.LevelStats(level, files.size(), bytes, filterBytes, entries, choice,
                 entries == 0 ? 0 : weightedFpr / entries, lc.filterNegatives().sum(), lc.filterPositives().sum(),
-                lc.filterTruePositives().sum(), lc.measuredFpr(), lc.probes().sum(), lc.hitRatio(), saved);
+                lc.filterTruePositives().sum(), lc.measuredFpr(), lc.probes().sum(), lc.hitRatio(), saved,
+                lc.prefixChecked().sum(), lc.prefixUseful().sum(), prefixFilterBytes, lc.rangeChecked().sum(),
+                lc.rangeUseful().sum(), rangeFilterBytes);
     }
 }

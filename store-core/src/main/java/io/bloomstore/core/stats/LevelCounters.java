@@ -7,6 +7,9 @@ package io.bloomstore.core.stats;
  *       {@link StoreCounters}, counted by the level's tables at lookup time;
  *   <li>{@code probes}: table lookups that reached this level with the key inside a table's range
  *       (whether or not the table has a filter);
+ *   <li>{@code prefixChecked}, {@code prefixUseful}: as in {@link StoreCounters}, counted by the
+ *       level's tables when a scan confined to one prefix asks their prefix filters;
+ *   <li>{@code rangeChecked}, {@code rangeUseful}: likewise for range filters and short-range scans;
  *   <li>{@code hits}: those probes that found an entry for the key at this level. hits / probes
  *       is the level's measured a-priori hit ratio, what the adaptive filter policy decides on.
  * </ul>
@@ -19,6 +22,10 @@ public final class LevelCounters {
     private final Counter filterTruePositives = new Counter();
     private final Counter probes = new Counter();
     private final Counter hits = new Counter();
+    private final Counter prefixChecked = new Counter();
+    private final Counter prefixUseful = new Counter();
+    private final Counter rangeChecked = new Counter();
+    private final Counter rangeUseful = new Counter();
 
     public Counter filterNegatives() {
         return filterNegatives;
@@ -38,6 +45,22 @@ public final class LevelCounters {
 
     public Counter hits() {
         return hits;
+    }
+
+    public Counter prefixChecked() {
+        return prefixChecked;
+    }
+
+    public Counter prefixUseful() {
+        return prefixUseful;
+    }
+
+    public Counter rangeChecked() {
+        return rangeChecked;
+    }
+
+    public Counter rangeUseful() {
+        return rangeUseful;
     }
 
     /** Measured false-positive rate of this level's filters; 0 before any miss was filtered. */

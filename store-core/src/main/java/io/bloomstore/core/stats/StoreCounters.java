@@ -27,6 +27,12 @@ package io.bloomstore.core.stats;
  *       (flush + compaction bytes written) / user bytes written.
  *   <li>{@code writeSlowdowns}/{@code writeStops}: times a writer was delayed (level 0 past its
  *       slowdown trigger) or had to wait (level 0 at its stop trigger).
+ *   <li>{@code prefixChecked}: a table's prefix filter was asked whether a scan's prefix may be
+ *       there (RocksDB BLOOM_FILTER_PREFIX_CHECKED); {@code prefixUseful}: it said absent, so the
+ *       scan read none of the table's blocks: a disk access (at least) saved
+ *       (BLOOM_FILTER_PREFIX_USEFUL); {@code prefixScans}: iterators confined to one prefix.
+ *   <li>{@code rangeChecked}, {@code rangeUseful}, {@code rangeScans}: the same for range filters
+ *       and iterators whose bounds span a range short enough for them (no RocksDB counterpart).
  *   <li>{@link #level(int)}: the filter and hit counters of one level.
  * </ul>
  *
@@ -56,6 +62,36 @@ public final class StoreCounters {
     private final Counter trivialMoves = new Counter();
     private final Counter writeSlowdowns = new Counter();
     private final Counter writeStops = new Counter();
+    private final Counter prefixScans = new Counter();
+    private final Counter prefixChecked = new Counter();
+    private final Counter prefixUseful = new Counter();
+    private final Counter rangeScans = new Counter();
+    private final Counter rangeChecked = new Counter();
+    private final Counter rangeUseful = new Counter();
+
+    public Counter prefixScans() {
+        return prefixScans;
+    }
+
+    public Counter prefixChecked() {
+        return prefixChecked;
+    }
+
+    public Counter prefixUseful() {
+        return prefixUseful;
+    }
+
+    public Counter rangeScans() {
+        return rangeScans;
+    }
+
+    public Counter rangeChecked() {
+        return rangeChecked;
+    }
+
+    public Counter rangeUseful() {
+        return rangeUseful;
+    }
     private final LevelCounters[] levels;
 
     /** Counters for a store of {@code numLevels} levels. */

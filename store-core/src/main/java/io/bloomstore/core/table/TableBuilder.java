@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 import io.bloomstore.bloom.Filters;
+import io.bloomstore.bloom.RangeFilter;
+import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.fs.WritableFile;
 import io.bloomstore.core.internal.ValueType;
@@ -12,8 +14,10 @@ import io.bloomstore.core.internal.ValueType;
 /**
  * Writes one SSTable ({@code NNNNNN.sst}) and its filter sidecar ({@code NNNNNN.filter}) from
  * entries added in internal order: data blocks, then the properties and index blocks and the
- * footer (docs/format/sstable.md). The filter collects the hash of each distinct user key as
- * entries arrive and is built and written at {@link #finish()}.
+ * footer (docs/format/sstable.md). The filter collects the hash of each distinct user key (and,
+ * with a prefix extractor, of each distinct prefix; with a range filter, each distinct 8-byte key
+ * head) as entries arrive and is built and written at
+ * {@link #finish()}.
  *
  * <p>Life cycle: {@link #add} any number of times, then exactly one of {@link #finish()} (the
  * files are complete and durable) or {@link #abandon()} (the files are deleted). A builder that
@@ -33,6 +37,12 @@ public final class TableBuilder {
     private final BlockBuilder indexBlock = new BlockBuilder(1);
     private long[] hashes = new long[1024];
     private int hashCount;
+    private long[] prefixHashes = new long[64];
+    private int prefixCount;
+    private byte[] lastPrefixKey;
+    private int lastPrefixLength = -1;
+    private long[] values = new long[64];
+    private int valueCount;
     private byte[] lastInternalKey;
     private byte[] lastUserKey;
     private byte[] firstUserKey;
@@ -85,6 +95,12 @@ public final class TableBuilder {
         if (lastUserKey == null || !Arrays.equals(lastUserKey, userKey)) {
             if (opts.hasFilter()) {
                 addHash(Filters.hash(userKey));
+                if (opts.prefixExtractor() != null) {
+                    addPrefix(userKey);
+                }
+                if (opts.rangeFilter() != null) {
+                    addValue(RangeFilter.keyValue(userKey));
+                }
             }
             lastUserKey = userKey.clone();
         }
@@ -106,6 +122,47 @@ public final class TableBuilder {
             hashes = Arrays.copyOf(hashes, hashes.length * 2);
         }
         hashes[hashCount++] = h;
+    }
+
+    /** Adds the key's prefix hash unless the previous key had the same prefix (keys come sorted). */
+    private void addPrefix(byte[] userKey) {
+        int l = opts.prefixExtractor().prefixLength(userKey);
+        if (l < 0 || (l == lastPrefixLength
+                && Arrays.equals(userKey, 0, l, lastPrefixKey, 0, l))) {
+            return;
+        }
+        lastPrefixKey = userKey;
+        lastPrefixLength = l;
+        if (prefixCount == prefixHashes.length) {
+            prefixHashes = Arrays.copyOf(prefixHashes, prefixHashes.length * 2);
+        }
+        prefixHashes[prefixCount++] = Filters.hash(userKey, 0, l);
+    }
+
+    /** Adds a key's range-filter value unless it repeats the previous one (keys come sorted, so values do). */
+    private void addValue(long v) {
+        if (valueCount > 0 && values[valueCount - 1] == v) {
+            return;
+        }
+        if (valueCount == values.length) {
+            values = Arrays.copyOf(values, values.length * 2);
+        }
+        values[valueCount++] = v;
+    }
+
+    /**
+     * Sorts the prefix hashes and drops repeats: keys of one prefix need not be adjacent (with a
+     * delimiter, "a" sorts apart from "a/x"), and a static filter wants each item once.
+     */
+    private int distinctPrefixes() {
+        Arrays.sort(prefixHashes, 0, prefixCount);
+        int n = 0;
+        for (int i = 0; i < prefixCount; i++) {
+            if (n == 0 || prefixHashes[i] != prefixHashes[n - 1]) {
+                prefixHashes[n++] = prefixHashes[i];
+            }
+        }
+        return n;
     }
 
     private void flushDataBlock() throws IOException {
@@ -153,7 +210,12 @@ public final class TableBuilder {
         }
         long dataSize = out.position();
         long filterFileSize = 0;
-        if (opts.hasFilter()) {
+        if (opts.hasFilter() && (opts.prefixExtractor() != null || opts.rangeFilter() != null)) {
+            PrefixExtractor pe = opts.prefixExtractor();
+            filterFileSize = TableFilters.write(fs, filterPath, opts.filterKind(), opts.bitsPerKey(), hashes, hashCount,
+                    pe == null ? null : pe.descriptor(), prefixHashes, pe == null ? 0 : distinctPrefixes(),
+                    opts.rangeFilter(), values, valueCount);
+        } else if (opts.hasFilter()) {
             filterFileSize = TableFilters.write(fs, filterPath, opts.filterKind(), opts.bitsPerKey(), hashes, hashCount);
         }
         TableProperties props = new TableProperties(entries, dataBlocks, dataSize, smallestSeq, largestSeq,

@@ -3,15 +3,21 @@ package io.bloomstore.core.table;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.bloom.FilterFile;
 import io.bloomstore.bloom.FilterHeader;
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.bloom.FilterSet;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.MembershipFilter;
 import io.bloomstore.bloom.NotAFilterFileException;
+import io.bloomstore.bloom.RangeFilter;
 import io.bloomstore.bloom.storage.Storage;
+import io.bloomstore.core.RangeFilterOptions;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.fs.RandomReadFile;
 import io.bloomstore.core.fs.WritableFile;
@@ -21,7 +27,9 @@ import io.bloomstore.core.io.WritableFileChannel;
 /**
  * Writes and opens a table's filter sidecar ({@code NNNNNN.filter}, docs/format/filter.md),
  * always through the engine's {@link FileSystem}: mapped off-heap when the file system can map
- * files, otherwise loaded into native memory.
+ * files, otherwise loaded into native memory. A table with only a key filter gets a single
+ * filter file (format version 1); one with a prefix filter too gets a {@link FilterSet}
+ * (version 2) of both. Both versions open.
  *
  * <p>Strictness: a table whose properties record a filter refuses to open when the sidecar is
  * missing, unreadable, of another kind or size, or holds another key count: a
@@ -32,6 +40,9 @@ import io.bloomstore.core.io.WritableFileChannel;
  * <p>Thread safety: stateless.
  */
 final class TableFilters {
+    /** The range section's descriptor: its values are the keys' first 8 bytes, big-endian. */
+    static final byte[] RANGE_DESCRIPTOR = "first8".getBytes(StandardCharsets.US_ASCII);
+
     private TableFilters() {
     }
 
@@ -49,8 +60,43 @@ final class TableFilters {
         }
     }
 
-    /** Opens the sidecar of a table with the given properties; checks it against them. */
-    static MembershipFilter open(FileSystem fs, Path path, TableProperties props, boolean verifyPayload)
+    /**
+     * As {@link #write(FileSystem, Path, FilterKind, double, long[], int)}, in a filter set with,
+     * when {@code prefixDescriptor} is not null, a filter over the distinct prefix hashes
+     * {@code prefixHashes[0..prefixCount)} (same kind and bits per prefix, recorded under the
+     * extractor's descriptor) and, when {@code range} is not null, a range filter over the key
+     * values {@code values[0..valueCount)}.
+     */
+    static long write(FileSystem fs, Path path, FilterKind kind, double bitsPerKey, long[] hashes, int count,
+                      byte[] prefixDescriptor, long[] prefixHashes, int prefixCount, RangeFilterOptions range,
+                      long[] values, int valueCount) throws IOException {
+        List<MembershipFilter> built = new ArrayList<>();
+        try (WritableFile out = fs.create(path)) {
+            List<FilterSet.Spec> specs = new ArrayList<>();
+            MembershipFilter keys = Filters.build(kind, bitsPerKey, hashes, count, Storage.HEAP);
+            built.add(keys);
+            specs.add(new FilterSet.Spec(FilterSet.Role.KEY, new byte[0], keys));
+            if (prefixDescriptor != null) {
+                MembershipFilter prefixes = Filters.build(kind, bitsPerKey, prefixHashes, prefixCount, Storage.HEAP);
+                built.add(prefixes);
+                specs.add(new FilterSet.Spec(FilterSet.Role.PREFIX, prefixDescriptor, prefixes));
+            }
+            if (range != null) {
+                MembershipFilter ranges = RangeFilter.build(values, valueCount, range.bitsPerKey(), range.blockBits(),
+                        Filters.DEFAULT_SEED, Storage.HEAP);
+                built.add(ranges);
+                specs.add(new FilterSet.Spec(FilterSet.Role.RANGE, RANGE_DESCRIPTOR, ranges));
+            }
+            long size = FilterSet.write(specs, new WritableFileChannel(out));
+            out.sync();
+            return size;
+        } finally {
+            built.forEach(MembershipFilter::close);
+        }
+    }
+
+    /** Opens the sidecar of a table with the given properties; checks its key filter against them. */
+    static FilterSet open(FileSystem fs, Path path, TableProperties props, boolean verifyPayload)
             throws IOException {
         if (!fs.exists(path)) {
             throw new CorruptionException(path, 0, "filter sidecar is missing (the table's properties record a "
@@ -61,13 +107,13 @@ final class TableFilters {
             throw CorruptionException.mismatch(path, Math.min(size, props.filterFileSize()), "filter sidecar size",
                     props.filterFileSize(), size);
         }
-        MembershipFilter filter;
+        FilterSet set;
         try {
             if (fs.supportsMapping()) {
-                filter = FilterFile.open(path, verifyPayload);
+                set = FilterSet.open(path, verifyPayload);
             } else {
                 try (RandomReadFile in = fs.openRead(path)) {
-                    filter = FilterFile.load(path, new ReadFileChannel(in), Storage.NATIVE);
+                    set = FilterSet.load(path, new ReadFileChannel(in), Storage.NATIVE);
                 }
             }
         } catch (NotAFilterFileException e) {
@@ -75,14 +121,19 @@ final class TableFilters {
         } catch (NoSuchFileException e) {
             throw new CorruptionException(path, 0, "filter sidecar is missing", e);
         }
-        FilterHeader h = filter.header();
+        FilterSet.Section keys = set.section(FilterSet.Role.KEY);
+        if (keys == null) {
+            set.close();
+            throw new CorruptionException(path, 0, "filter sidecar holds no key filter");
+        }
+        FilterHeader h = keys.filter().header();
         if (h.kind() != props.filterKind() || h.n() != props.filterKeys()) {
-            filter.close();
+            set.close();
             throw new CorruptionException(path, 0, "filter sidecar holds a " + h.kind().cliName() + " filter of "
                     + h.n() + " keys; the table's properties say " + props.filterKind().cliName() + " of "
                     + props.filterKeys());
         }
-        return filter;
+        return set;
     }
 
     /** Reads the whole sidecar and checks every checksum. */
@@ -90,7 +141,7 @@ final class TableFilters {
         if (fs.supportsMapping()) {
             open(fs, path, props, false).close();
             try {
-                FilterFile.verify(path);
+                FilterSet.verify(path);
             } catch (NotAFilterFileException e) {
                 throw new CorruptionException(path, 0, "filter sidecar has no filter magic number", e);
             }

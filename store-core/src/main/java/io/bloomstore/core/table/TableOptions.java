@@ -5,6 +5,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.core.PrefixExtractor;
+import io.bloomstore.core.RangeFilterOptions;
 
 /**
  * How tables are written and opened. Immutable; change one setting with the {@code with*}
@@ -27,9 +29,15 @@ import io.bloomstore.bloom.FilterKind;
  *                           checked so opening costs the same whatever the filter's size, and
  *                           the payload is checked once before the filter's first "absent"
  *                           answer is believed (and by {@link TableReader#verify()})
+ * @param prefixExtractor    when not null, a table with a filter also gets a filter of its keys'
+ *                           distinct prefixes, of the same kind and bits per prefix, in the same
+ *                           sidecar (filter format version 2)
+ * @param rangeFilter        when not null, a table with a filter also gets a range filter over its
+ *                           keys' first 8 bytes in the same sidecar
  */
 public record TableOptions(int blockSize, int restartInterval, Compression compression, FilterKind filterKind,
-                           double bitsPerKey, boolean verifyFilterOnOpen) {
+                           double bitsPerKey, boolean verifyFilterOnOpen, PrefixExtractor prefixExtractor,
+                           RangeFilterOptions rangeFilter) {
     public static final int DEFAULT_BLOCK_SIZE = 4096;
     public static final int DEFAULT_RESTART_INTERVAL = 16;
     public static final double DEFAULT_BITS_PER_KEY = 10.0;
@@ -67,19 +75,22 @@ public record TableOptions(int blockSize, int restartInterval, Compression compr
 
     public static TableOptions defaults() {
         return new TableOptions(DEFAULT_BLOCK_SIZE, DEFAULT_RESTART_INTERVAL, Compression.LZ4, FilterKind.BLOOM,
-                DEFAULT_BITS_PER_KEY, false);
+                DEFAULT_BITS_PER_KEY, false, null, null);
     }
 
     public TableOptions withBlockSize(int bytes) {
-        return new TableOptions(bytes, restartInterval, compression, filterKind, bitsPerKey, verifyFilterOnOpen);
+        return new TableOptions(bytes, restartInterval, compression, filterKind, bitsPerKey, verifyFilterOnOpen,
+                prefixExtractor, rangeFilter);
     }
 
     public TableOptions withRestartInterval(int keys) {
-        return new TableOptions(blockSize, keys, compression, filterKind, bitsPerKey, verifyFilterOnOpen);
+        return new TableOptions(blockSize, keys, compression, filterKind, bitsPerKey, verifyFilterOnOpen,
+                prefixExtractor, rangeFilter);
     }
 
     public TableOptions withCompression(Compression c) {
-        return new TableOptions(blockSize, restartInterval, c, filterKind, bitsPerKey, verifyFilterOnOpen);
+        return new TableOptions(blockSize, restartInterval, c, filterKind, bitsPerKey, verifyFilterOnOpen,
+                prefixExtractor, rangeFilter);
     }
 
     /** Tables get a filter of this kind at this many bits per distinct user key. */
@@ -87,16 +98,31 @@ public record TableOptions(int blockSize, int restartInterval, Compression compr
         if (kind == null) {
             throw new IllegalArgumentException("filter kind must not be null (use withoutFilter())");
         }
-        return new TableOptions(blockSize, restartInterval, compression, kind, bits, verifyFilterOnOpen);
+        return new TableOptions(blockSize, restartInterval, compression, kind, bits, verifyFilterOnOpen,
+                prefixExtractor, rangeFilter);
     }
 
     /** Tables are written without filter: every lookup in range reads a data block. */
     public TableOptions withoutFilter() {
-        return new TableOptions(blockSize, restartInterval, compression, null, bitsPerKey, verifyFilterOnOpen);
+        return new TableOptions(blockSize, restartInterval, compression, null, bitsPerKey, verifyFilterOnOpen,
+                prefixExtractor, rangeFilter);
     }
 
     public TableOptions withVerifyFilterOnOpen(boolean verify) {
-        return new TableOptions(blockSize, restartInterval, compression, filterKind, bitsPerKey, verify);
+        return new TableOptions(blockSize, restartInterval, compression, filterKind, bitsPerKey, verify,
+                prefixExtractor, rangeFilter);
+    }
+
+    /** Tables with a filter also get a prefix filter cut by this extractor (null: none). */
+    public TableOptions withPrefixExtractor(PrefixExtractor extractor) {
+        return new TableOptions(blockSize, restartInterval, compression, filterKind, bitsPerKey, verifyFilterOnOpen,
+                extractor, rangeFilter);
+    }
+
+    /** Tables with a filter also get a range filter of these settings (null: none). */
+    public TableOptions withRangeFilter(RangeFilterOptions range) {
+        return new TableOptions(blockSize, restartInterval, compression, filterKind, bitsPerKey, verifyFilterOnOpen,
+                prefixExtractor, range);
     }
 
     public boolean hasFilter() {

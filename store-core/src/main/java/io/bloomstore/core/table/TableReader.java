@@ -9,8 +9,11 @@ import java.util.Arrays;
 import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.bloom.FilterHeader;
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.bloom.FilterSet;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.MembershipFilter;
+import io.bloomstore.bloom.RangeFilter;
+import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.fs.RandomReadFile;
@@ -28,7 +31,9 @@ import io.bloomstore.core.stats.StoreCounters;
  *
  * <p>Point lookups ({@link #get}) follow the read path of DESIGN.md: key range, filter, index,
  * block cache, then one positional read through {@link CountingReader}, counting in
- * {@link StoreCounters} as RocksDB does. {@link #iterator()} reads blocks the same way.
+ * {@link StoreCounters} as RocksDB does. {@link #iterator()} reads blocks the same way. A scan
+ * confined to one prefix asks {@link #mayContainPrefix} first, answered by the sidecar's prefix
+ * filter when the table has one built by the same extractor.
  *
  * <p>Thread safety: {@link #get} and {@link #iterator()} may be used from many threads at once
  * (each iterator by one thread). {@link #close()} must not race with them: keeping a table open
@@ -52,7 +57,12 @@ public final class TableReader implements Closeable {
     private volatile LevelCounters levelCounters;
     private final TableProperties props;
     private final TableIndex index;
+    private final FilterSet filters;
     private final MembershipFilter filter;
+    private final MembershipFilter prefixFilter;
+    private final RangeFilter rangeFilter;
+    /** The extractor that built {@link #prefixFilter}, or null (none, or one this build cannot name). */
+    private final PrefixExtractor prefixExtractor;
     private final boolean filterTakesKeyHash;
     private final FileSystem fs;
     private final Path filterPath;
@@ -64,7 +74,7 @@ public final class TableReader implements Closeable {
 
     private TableReader(FileSystem fs, Path dir, long fileNumber, CountingReader reader, BlockCache cache,
                         StoreCounters counters, LevelCounters levelCounters, TableProperties props, TableIndex index,
-                        MembershipFilter filter, long fileSize, boolean verifiedOnOpen) {
+                        FilterSet filters, long fileSize, boolean verifiedOnOpen) {
         this.fs = fs;
         this.fileNumber = fileNumber;
         this.path = reader.name();
@@ -75,7 +85,14 @@ public final class TableReader implements Closeable {
         this.levelCounters = levelCounters;
         this.props = props;
         this.index = index;
-        this.filter = filter;
+        this.filters = filters;
+        this.filter = filters == null ? null : filters.section(FilterSet.Role.KEY).filter();
+        FilterSet.Section prefixes = filters == null ? null : filters.section(FilterSet.Role.PREFIX);
+        this.prefixExtractor = prefixes == null ? null : PrefixExtractor.fromDescriptor(prefixes.descriptor());
+        this.prefixFilter = prefixExtractor == null ? null : prefixes.filter();
+        FilterSet.Section ranges = filters == null ? null : filters.section(FilterSet.Role.RANGE);
+        this.rangeFilter = ranges != null && ranges.filter() instanceof RangeFilter rf
+                && Arrays.equals(ranges.descriptor(), TableFilters.RANGE_DESCRIPTOR) ? rf : null;
         this.filterTakesKeyHash = filter != null && filter.header().hashStrategy() == Filters.DEFAULT_STRATEGY
                 && filter.header().seed() == Filters.DEFAULT_SEED;
         // Loading (file systems that cannot map) always checks the payload; mapping checks it on
@@ -119,7 +136,7 @@ public final class TableReader implements Closeable {
             throws IOException {
         Path path = dir.resolve(TableFileNames.table(fileNumber));
         RandomReadFile file = files.open(path);
-        MembershipFilter filter = null;
+        FilterSet filter = null;
         try {
             CountingReader reader = new CountingReader(file, path, counters);
             long size = reader.size();
@@ -226,6 +243,62 @@ public final class TableReader implements Closeable {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether the table may hold a key whose prefix (cut by {@code extractor}) is {@code prefix}.
+     * False only when the table's prefix filter was built by an equal extractor and says absent:
+     * then no block of the table need be read for a scan confined to that prefix (RocksDB
+     * BLOOM_FILTER_PREFIX_USEFUL). Every consulted prefix filter counts as checked
+     * (BLOOM_FILTER_PREFIX_CHECKED). A table without such a filter answers true, uncounted.
+     *
+     * @param prefixHash {@link Filters#hash} of {@code prefix}
+     */
+    public boolean mayContainPrefix(byte[] prefix, long prefixHash, PrefixExtractor extractor) throws IOException {
+        checkOpen();
+        if (prefixFilter == null || !prefixExtractor.equals(extractor)) {
+            return true;
+        }
+        counters.prefixChecked().increment();
+        levelCounters.prefixChecked().increment();
+        boolean maybe = filterTakesKeyHash ? prefixFilter.mightContainHash(prefixHash) : prefixFilter.mightContain(prefix);
+        if (!maybe && (filterPayloadChecked || checkFilterPayload())) {
+            counters.prefixUseful().increment();
+            levelCounters.prefixUseful().increment();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Whether the table may hold a key whose first 8 bytes, as a big-endian number, lie in
+     * [{@code from}, {@code to}] (unsigned, inclusive). False only when the table's range filter
+     * says so: a scan of that range need read none of its blocks. Counted as checked / useful;
+     * a table without a range filter, or a range longer than it answers, says true uncounted.
+     */
+    public boolean mayContainRange(long from, long to) throws IOException {
+        checkOpen();
+        if (rangeFilter == null || Long.compareUnsigned(to - from, rangeFilter.maxRange()) >= 0) {
+            return true;
+        }
+        // A range query walks the filter's own index (select samples, unary buckets): damaged
+        // words could send it astray, not just flip an answer, so the payload is checked first.
+        if (!filterPayloadChecked && !checkFilterPayload()) {
+            return true;
+        }
+        counters.rangeChecked().increment();
+        levelCounters.rangeChecked().increment();
+        if (!rangeFilter.mightContainRange(from, to)) {
+            counters.rangeUseful().increment();
+            levelCounters.rangeUseful().increment();
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether the table has a prefix filter built by {@code extractor}. */
+    public boolean hasPrefixFilter(PrefixExtractor extractor) {
+        return prefixFilter != null && prefixExtractor.equals(extractor);
     }
 
     /**
@@ -392,6 +465,20 @@ public final class TableReader implements Closeable {
     }
 
     /**
+     * Bytes of the sidecar's section of that role (the filter's header, payload and trailer), 0
+     * when it has none. A version-1 sidecar is one key section of the whole file.
+     */
+    public long filterSectionBytes(FilterSet.Role role) {
+        FilterSet.Section s = filters == null ? null : filters.section(role);
+        return s == null ? 0 : s.length();
+    }
+
+    /** The extractor of the table's prefix filter, or null when it has none this build can use. */
+    public PrefixExtractor prefixExtractor() {
+        return prefixExtractor;
+    }
+
+    /**
      * The false-positive rate the filter expects for the keys it holds (the configured rate the
      * measured one is compared with); 0 without filter.
      */
@@ -415,8 +502,8 @@ public final class TableReader implements Closeable {
         }
         closed = true;
         try {
-            if (filter != null) {
-                filter.close();
+            if (filters != null) {
+                filters.close();
             }
         } finally {
             reader.close();

@@ -18,6 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.bloom.FilterSet;
+import io.bloomstore.bloom.Filters;
+import io.bloomstore.bloom.RangeFilter;
+import io.bloomstore.core.PrefixExtractor;
+import io.bloomstore.core.RangeFilterOptions;
 import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.LocalFileSystem;
 import io.bloomstore.core.internal.InternalIterator;
@@ -32,6 +37,11 @@ import io.bloomstore.core.stats.StoreCounters;
  *   <li>{@code 000001.sst} + {@code 000001.filter}: LZ4, standard Bloom filter at 10 bits/key,
  *       256-byte blocks.
  *   <li>{@code 000002.sst}: no compression, no filter, 256-byte blocks.
+ *   <li>{@code 000003.sst} + {@code 000003.filter}: no compression, standard Bloom filter at 10
+ *       bits/key and a prefix filter of {@code PrefixExtractor.fixed(10)} (20 prefixes
+ *       {@code golden-000} .. {@code golden-019}) and a range filter (16 bits per key, ranges of
+ *       2^8, over the one 8-byte head {@code golden-0}): the filter sidecar in format version 2, a
+ *       filter set of all three roles. {@code 000001.filter} stays in version 1, so readers of old sidecars are tested too.
  * </ul>
  * Regenerate after an intended format change (and bump the format version) with
  * {@code mvn -pl store-core -am test -Dtest=GoldenTableTest -Dsurefire.failIfNoSpecifiedTests=false
@@ -44,6 +54,9 @@ class GoldenTableTest {
             .withFilter(FilterKind.BLOOM, 10);
     private static final TableOptions PLAIN = TableOptions.defaults().withBlockSize(256)
             .withCompression(Compression.NONE).withoutFilter();
+    private static final PrefixExtractor PREFIX = PrefixExtractor.fixed(10);
+    private static final TableOptions PLAIN_PREFIX = PLAIN.withFilter(FilterKind.BLOOM, 10).withPrefixExtractor(PREFIX)
+            .withRangeFilter(new RangeFilterOptions(16, 8));
 
     @TempDir
     Path tmp;
@@ -83,6 +96,7 @@ class GoldenTableTest {
             Files.createDirectories(GOLDEN);
             write(GOLDEN, 1, LZ4_BLOOM);
             write(GOLDEN, 2, PLAIN);
+            write(GOLDEN, 3, PLAIN_PREFIX);
         }
     }
 
@@ -91,6 +105,43 @@ class GoldenTableTest {
         assertTrue(Files.exists(GOLDEN.resolve("000001.sst")), "golden files missing under " + GOLDEN);
         check(1, LZ4_BLOOM, FilterKind.BLOOM);
         check(2, PLAIN, null);
+        check(3, PLAIN_PREFIX, FilterKind.BLOOM);
+    }
+
+    @Test
+    void theGoldenFilterSetAnswersForEveryPrefixAndTheOldSidecarHasNoPrefixFilter() throws IOException {
+        StoreCounters counters = new StoreCounters();
+        try (TableReader t = TableReader.open(LocalFileSystem.INSTANCE, GOLDEN, 3, PLAIN_PREFIX,
+                BlockCache.disabled(), counters);
+             TableReader old = TableReader.open(LocalFileSystem.INSTANCE, GOLDEN, 1, LZ4_BLOOM,
+                     BlockCache.disabled(), counters)) {
+            assertEquals(3, FilterSet.verify(GOLDEN.resolve("000003.filter")).size());
+            long head = RangeFilter.keyValue(bytes("golden-0"));
+            assertTrue(t.mayContainRange(head, head));
+            assertTrue(t.mayContainRange(head - 100, head + 100));
+            assertFalse(t.mayContainRange(head + 1, head + 200), "the range just past the only head is ruled out");
+            assertTrue(t.mayContainRange(head + 1, head + 300), "past 2^8 values the filter cannot tell");
+            assertEquals(3, counters.rangeChecked().sum());
+            assertEquals(1, counters.rangeUseful().sum());
+            assertEquals(PREFIX, t.prefixExtractor());
+            for (int p = 0; p < 20; p++) {
+                byte[] prefix = bytes(String.format("golden-%03d", p));
+                assertTrue(t.mayContainPrefix(prefix, Filters.hash(prefix), PREFIX), "prefix " + p);
+            }
+            int absent = 0;
+            for (int p = 20; p < 1000; p++) {
+                byte[] prefix = bytes(String.format("golden-%03d", p));
+                absent += t.mayContainPrefix(prefix, Filters.hash(prefix), PREFIX) ? 0 : 1;
+            }
+            // 20 prefixes at 10 bits each: about 1% FPR in theory.
+            assertTrue(absent > 930, "absent prefixes ruled out: " + absent + " of 980");
+            assertEquals(1000, counters.prefixChecked().sum());
+            assertEquals(absent, counters.prefixUseful().sum());
+            assertFalse(t.hasPrefixFilter(PrefixExtractor.fixed(9)), "another extractor's filter is not used");
+            assertNull(old.prefixExtractor());
+            assertEquals(0, old.filterSectionBytes(FilterSet.Role.PREFIX));
+            assertEquals(Files.size(GOLDEN.resolve("000001.filter")), old.filterSectionBytes(FilterSet.Role.KEY));
+        }
     }
 
     private void check(long number, TableOptions opts, FilterKind kind) throws IOException {
@@ -131,5 +182,15 @@ class GoldenTableTest {
         assertArrayEquals(Files.readAllBytes(GOLDEN.resolve("000002.sst")), Files.readAllBytes(tmp.resolve("000002.sst")),
                 "table format changed: regenerate the golden files deliberately (see class Javadoc)");
         assertFalse(Files.exists(tmp.resolve("000002.filter")));
+    }
+
+    @Test
+    void theWriterStillProducesTheGoldenFilterSetByteForByte() throws IOException {
+        write(tmp, 3, PLAIN_PREFIX);
+        assertArrayEquals(Files.readAllBytes(GOLDEN.resolve("000003.sst")), Files.readAllBytes(tmp.resolve("000003.sst")),
+                "table format changed: regenerate the golden files deliberately (see class Javadoc)");
+        assertArrayEquals(Files.readAllBytes(GOLDEN.resolve("000003.filter")),
+                Files.readAllBytes(tmp.resolve("000003.filter")),
+                "filter set format changed: regenerate the golden files deliberately (see class Javadoc)");
     }
 }
