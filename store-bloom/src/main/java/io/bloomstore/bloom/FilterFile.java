@@ -315,7 +315,7 @@ public final class FilterFile {
         @Override
         public BitStore words(long offset, long wordCount) throws IOException {
             checkRange(path, length, offset, wordCount * Long.BYTES);
-            return MappedBitStore.open(path, HEADER_BYTES + offset, wordCount, true);
+            return MappedBitStore.open(path, HEADER_BYTES + offset, wordCount);
         }
 
         @Override

@@ -2,6 +2,8 @@ package io.bloomstore.core;
 
 import java.util.List;
 
+import io.bloomstore.bloom.storage.OffHeapBackend;
+
 /**
  * A point-in-time copy of a store's statistics, with RocksDB's meanings so the two engines can be
  * compared: see {@link io.bloomstore.core.stats.StoreCounters} for each counter's definition.
@@ -92,6 +94,15 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                              FilterChoice policy, double expectedFpr, long filterNegatives, long filterPositives,
                              long filterTruePositives, double measuredFpr, long probes, double hitRatio,
                              long filterBytesSaved) {
+    }
+
+    /**
+     * How this JVM reaches filter memory: {@code chronicle-bytes} when Chronicle Bytes initializes
+     * (the JVM has the {@code --add-opens} flags), else {@code jdk-bytebuffer}, the JDK's own
+     * mappings. Chosen once per JVM; same file format and answers either way.
+     */
+    public String filterMemory() {
+        return OffHeapBackend.active().label();
     }
 
     /** Filter false positives: "maybe" for a key the table did not hold. */
