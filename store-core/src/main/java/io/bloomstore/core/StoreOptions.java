@@ -1,7 +1,6 @@
 package io.bloomstore.core;
 
 import io.bloomstore.bloom.FilterKind;
-import io.bloomstore.core.table.Compression;
 import io.bloomstore.core.table.TableOptions;
 
 /**

@@ -1,5 +1,7 @@
 package io.bloomstore.core.table;
 
+import io.bloomstore.core.Compression;
+
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
