@@ -41,6 +41,8 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code directReads} false: true reads data blocks with O_DIRECT, bypassing the page
  *       cache (for data sets larger than memory, and to measure device reads); where the file
  *       system refuses O_DIRECT (tmpfs) the store logs it and reads through the page cache.
+ *   <li>{@code jmxName} null: no JMX; a name registers the store's statistics as an MXBean
+ *       {@code io.bloomstore:type=Store,name=NAME} on the platform MBean server while it is open.
  * </ul>
  *
  * <p>{@code memtableBytes} is at most {@link #MAX_MEMTABLE_BYTES} (1 GiB), which also bounds a WAL
@@ -80,6 +82,7 @@ public final class StoreOptions {
     private final long maxManifestBytes;
     private final int maxOpenFiles;
     private final boolean directReads;
+    private final String jmxName;
 
     private StoreOptions(Builder b) {
         if (b.maxOpenFiles != UNBOUNDED_OPEN_FILES && b.maxOpenFiles < MIN_MAX_OPEN_FILES) {
@@ -129,6 +132,10 @@ public final class StoreOptions {
         this.maxManifestBytes = b.maxManifestBytes;
         this.maxOpenFiles = b.maxOpenFiles;
         this.directReads = b.directReads;
+        if (b.jmxName != null && b.jmxName.isBlank()) {
+            throw new IllegalArgumentException("jmxName must not be blank (null turns JMX off)");
+        }
+        this.jmxName = b.jmxName;
         this.createIfMissing = b.createIfMissing;
         this.memtableBytes = b.memtableBytes;
         this.blockCacheBytes = b.blockCacheBytes;
@@ -172,6 +179,7 @@ public final class StoreOptions {
         b.maxManifestBytes = maxManifestBytes;
         b.maxOpenFiles = maxOpenFiles;
         b.directReads = directReads;
+        b.jmxName = jmxName;
         return b;
     }
 
@@ -255,6 +263,11 @@ public final class StoreOptions {
         return maxManifestBytes;
     }
 
+    /** The name the statistics are registered under in JMX while the store is open; null for none. */
+    public String jmxName() {
+        return jmxName;
+    }
+
     /** Target size of level {@code level} ≥ 1: baseLevelBytes · levelSizeRatio^(level − 1). */
     public double maxBytesForLevel(int level) {
         if (level < 1) {
@@ -291,7 +304,7 @@ public final class StoreOptions {
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
                 + ", autoCompaction=" + autoCompaction + ", walRecovery=" + walRecovery
                 + ", maxManifestBytes=" + maxManifestBytes + ", maxOpenFiles=" + maxOpenFiles
-                + ", directReads=" + directReads + "]";
+                + ", directReads=" + directReads + ", jmxName=" + jmxName + "]";
     }
 
     /** Descriptors the store may hold open, or {@link #UNBOUNDED_OPEN_FILES}. */
@@ -335,6 +348,7 @@ public final class StoreOptions {
         private long maxManifestBytes = 64L << 20;
         private int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
         private boolean directReads;
+        private String jmxName;
 
         private Builder() {
         }
@@ -363,6 +377,17 @@ public final class StoreOptions {
         /** Whether data blocks are read with O_DIRECT, bypassing the operating system's page cache. */
         public Builder directReads(boolean v) {
             directReads = v;
+            return this;
+        }
+
+        /**
+         * Registers the store's statistics in JMX under {@code io.bloomstore:type=Store,name=NAME}
+         * while it is open (live values; unregistered at close). Null, the default, registers
+         * nothing. Opening fails with {@link IllegalStateException} when another open store has
+         * the name.
+         */
+        public Builder jmxName(String name) {
+            jmxName = name;
             return this;
         }
 

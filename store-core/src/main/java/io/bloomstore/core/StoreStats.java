@@ -8,6 +8,10 @@ import io.bloomstore.bloom.storage.OffHeapBackend;
  * A point-in-time copy of a store's statistics, with RocksDB's meanings so the two engines can be
  * compared: see {@link io.bloomstore.core.stats.StoreCounters} for each counter's definition.
  *
+ * <p>The counters ({@code gets}, {@code filterNegatives}, ..., {@code writeStops}) count since this
+ * {@link Store} was opened: they start at zero at every open. {@link #cumulative()} holds the same
+ * counters since the store was created.
+ *
  * <p>Thread safety: immutable.
  *
  * @param gets                   point lookups
@@ -43,6 +47,8 @@ import io.bloomstore.bloom.storage.OffHeapBackend;
  * @param indexHeapBytes         estimated heap bytes of the live tables' decoded indexes
  * @param health                 the background error that made the store read-only, and what
  *                               point-in-time WAL recovery dropped at open
+ * @param cumulative             the same counters summed over every open since the store was
+ *                               created (saved at each flush and at close)
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
@@ -50,7 +56,8 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                          long filterBytes, long compactions, long compactionBytesRead, long compactionBytesWritten,
                          long flushBytesWritten, long userBytesWritten, long writeSlowdowns, long writeStops,
                          String filterPolicy, long tableLookups, long filterFileReads,
-                         long filterFileBytesRead, long indexHeapBytes, Health health) {
+                         long filterFileBytesRead, long indexHeapBytes, Health health,
+                         CumulativeStats cumulative) {
 
     /**
      * Whether the store is whole and writable.

@@ -181,7 +181,8 @@ class StoreCommandsTest {
         assertOk(text);
         assertTrue(text.out().contains("L0"), text.out());
         assertTrue(text.out().contains("disk accesses saved"), text.out());
-        assertTrue(text.out().contains("per process"), text.out());
+        assertTrue(text.out().contains("since creation"), text.out());
+        assertTrue(text.out().contains("filter memory chronicle-bytes"), text.out());
         assertTrue(text.out().contains("configured FPR"), text.out());
 
         JsonNode j = JSON.readTree(cli("stats", "--json").out());
@@ -194,6 +195,34 @@ class StoreCommandsTest {
         assertTrue(j.get("levels").get(0).get("files").asInt() >= 1, j.toString());
         assertTrue(j.get("filterBytes").asLong() > 0);
         assertEquals("bloom", j.get("filterKind").asText());
+    }
+
+    @Test
+    void statsSeeTheGetsOfEarlierCommands() throws IOException {
+        for (int i = 0; i < 20; i += 2) {
+            assertOk(cli("put", String.format("k%02d", i), "v"));
+        }
+        assertOk(cli("flush"));
+        for (int i = 1; i < 20; i += 2) {
+            assertEquals(ExitCodes.NOT_FOUND, cli("get", String.format("k%02d", i)).exitCode());
+        }
+        JsonNode j = JSON.readTree(cli("stats", "--json").out());
+        assertEquals(0, j.get("gets").asLong(), "this open made no lookup");
+        JsonNode c = j.get("cumulative");
+        assertEquals(10, c.get("gets").asLong(), c.toString());
+        // Each put's process recovers its WAL into a table and compaction merges them; k19 lies
+        // past every table, so 9 lookups reach a filter. At about 1% FPR, at most 2 false
+        // positives among 9 has probability 0.9999 (binomial).
+        long consulted = c.get("tableLookups").asLong();
+        assertTrue(consulted >= 9, c.toString());
+        assertTrue(c.get("filterNegatives").asLong() >= consulted - 2, c.toString());
+        assertEquals(c.get("filterNegatives").asLong() + c.get("filterPositives").asLong(), consulted, c.toString());
+        assertTrue(c.get("flushes").asLong() >= 10, "every put's recovery flush counts: " + c);
+        for (var it = c.fieldNames(); it.hasNext(); ) {
+            String name = it.next();
+            assertTrue(j.has(name), "cumulative." + name + " has a per-open twin of the same name");
+        }
+        assertEquals("chronicle-bytes", j.get("filterMemory").asText());
     }
 
     @Test

@@ -165,7 +165,7 @@ final class DbRead {
                     c.compactionBytesWritten().sum(), c.flushBytesWritten().sum(), c.userBytesWritten().sum(),
                     c.writeSlowdowns().sum(), c.writeStops().sum(), db.options.filterPolicy().name(),
                     c.tableLookups().sum(), c.filterFileReads().sum(), c.filterFileBytesRead().sum(),
-                    db.tables.indexHeapBytes(), health());
+                    db.tables.indexHeapBytes(), health(), db.cumulative.snapshot());
         } finally {
             v.tables().release();
         }

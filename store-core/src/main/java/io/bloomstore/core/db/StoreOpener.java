@@ -9,6 +9,7 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionSet;
+import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.wal.LogFormat;
 import io.bloomstore.core.wal.LogWriter;
@@ -51,6 +52,7 @@ final class StoreOpener {
         Closeable lock = fs.lock(dir.resolve(FileNames.LOCK));
         VersionSet versions = null;
         TableRegistry tables = null;
+        DbImpl db;
         try {
             // Decided only now, under the lock: another process may have created the store since.
             boolean isStore = fs.exists(dir.resolve(FileNames.CURRENT));
@@ -84,10 +86,10 @@ final class StoreOpener {
                     options.walRecovery());
             long walNumber = versions.newFileNumber();
             LogWriter wal = new LogWriter(fs.create(FileNames.wal(dir, walNumber)), LogFormat.WAL_MAGIC);
-            DbImpl db = new DbImpl(fs, dir, options, counters, versions, tables, lock, walNumber, wal,
+            CountersFile cumulative = CountersFile.open(fs, dir, counters);
+            db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, walNumber, wal,
                     replayed.lastSequence());
             db.finishRecovery(replayed.memtable(), replayed.dropped());
-            return db;
         } catch (IOException | RuntimeException | Error e) {
             if (tables != null) {
                 tables.closeAll();
@@ -98,6 +100,18 @@ final class StoreOpener {
             lock.close();
             throw e;
         }
+        try {
+            db.registerJmx();
+        } catch (RuntimeException e) {
+            // The store is fully open by now: close it the ordinary way.
+            try {
+                db.close();
+            } catch (IOException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            throw e;
+        }
+        return db;
     }
 
     /** For a directory without CURRENT: refuses one holding anything but a new store's leftovers. */
