@@ -277,14 +277,6 @@ public final class StoreOptions {
     }
 
     /**
-     * The base table settings (blocks, compression, filter of the uniform default); the filter of
-     * each table written comes from {@link #filterPolicy()}.
-     */
-    public TableOptions tableOptions() {
-        return tableOptions;
-    }
-
-    /**
      * The false-positive rate the configured filter kind promises in theory: 0.6185^bitsPerKey for
      * a standard Bloom filter at its optimal k, the Poisson block formula for a blocked one
      * (512-bit blocks), 2^−fingerprint bits for binary fuse, 1 without filter. A non-uniform

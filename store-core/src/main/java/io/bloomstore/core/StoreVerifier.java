@@ -45,7 +45,7 @@ import java.util.Set;
  * damage; a torn tail of an older segment is damage. Formats: {@code docs/format/*.md}.
  *
  * <p>The store must not be open: verifying takes the directory's lock, so a store open in this or
- * another process makes it fail with {@link io.bloomstore.core.fs.LockedException}.
+ * another process makes it fail with {@link LockedException}.
  *
  * <p>Thread safety: each verification runs on the caller's thread with its own state.
  */
@@ -74,7 +74,7 @@ public final class StoreVerifier {
      * Verifies the store in {@code dir}. Damage is reported in the result, not thrown.
      *
      * @throws IllegalArgumentException when {@code dir} holds no store (no CURRENT file)
-     * @throws io.bloomstore.core.fs.LockedException when the store is open
+     * @throws LockedException when the store is open
      * @throws IOException when the directory cannot be listed or locked
      */
     public static VerifyReport verify(FileSystem fs, Path dir) throws IOException {

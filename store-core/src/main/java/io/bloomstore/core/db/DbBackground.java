@@ -134,7 +134,7 @@ final class DbBackground {
         }
         long number = db.versions.newFileNumber();
         FilterChoice filter = options.filterPolicy().choose(0, db.levelShape(db.versions.current()).plus(0, m.entries()));
-        TableBuilder builder = new TableBuilder(db.fs, db.dir, number, filter.apply(options.tableOptions()));
+        TableBuilder builder = new TableBuilder(db.fs, db.dir, number, TableOptions.of(options).withFilter(filter));
         TableMetadata t;
         try (InternalIterator it = m.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
@@ -342,7 +342,7 @@ final class DbBackground {
         }
         long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
-        TableOptions tableOptions = options.filterPolicy().choose(c.outputLevel(), shape).apply(options.tableOptions());
+        TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));
         int outputLevel = c.outputLevel();
         CompactionJob job = new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()),
                 options.targetFileBytes(), () -> cancelCompactions);

@@ -11,6 +11,7 @@ import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionSet;
 import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.wal.LogFormat;
 import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
@@ -64,7 +65,7 @@ final class StoreOpener {
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
                     : new BlockCache(options.blockCacheBytes());
-            tables = new TableRegistry(fs, dir, options.tableOptions(), cache, counters,
+            tables = new TableRegistry(fs, dir, TableOptions.of(options), cache, counters,
                     new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()));
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
                 for (FileMetaData f : versions.current().files(level)) {
