@@ -70,7 +70,7 @@ class NoJvmFlagsTest {
                 "filters answered absent for only " + m.group(2) + " of " + EmbeddedProgram.KEYS + " absent keys");
         assertEquals(1, count(err, "Filter memory: JDK ByteBuffer mappings"), err);
         assertFalse(err.contains("\tat "), "no stack trace: " + err);
-        assertFalse(err.contains("ERROR ") || err.contains("WARN io.bloomstore"), err);
+        assertFalse(err.contains("ERROR ") || err.contains("WARN io.bloomstore.bloom"), err);
     }
 
     private static int count(String text, String what) {

@@ -187,7 +187,8 @@ final class DbWrite {
             if (v.immutables().size() >= MAX_IMMUTABLES) {
                 if (stoppedSince == 0) {
                     stoppedSince = System.nanoTime();
-                    LOG.warn("Writes stopped: {} full memtables wait for the flush thread", v.immutables().size());
+                    // A burst outrunning one flush: normal, and short, unlike a level-0 stop.
+                    LOG.info("Writes stopped: {} full memtables wait for the flush thread", v.immutables().size());
                 }
                 db.queue.awaitChange();
                 continue;
