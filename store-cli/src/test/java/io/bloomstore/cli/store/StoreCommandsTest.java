@@ -199,10 +199,13 @@ class StoreCommandsTest {
 
     @Test
     void statsSeeTheGetsOfEarlierCommands() throws IOException {
+        StringBuilder tsv = new StringBuilder();
         for (int i = 0; i < 20; i += 2) {
-            assertOk(cli("put", String.format("k%02d", i), "v"));
+            tsv.append(String.format("k%02d\tv%n", i));
         }
-        assertOk(cli("flush"));
+        Files.writeString(tmp.resolve("even.tsv"), tsv.toString());
+        assertOk(cli("load", tmp.resolve("even.tsv").toString()));
+        assertOk(cli("compact"));
         for (int i = 1; i < 20; i += 2) {
             assertEquals(ExitCodes.NOT_FOUND, cli("get", String.format("k%02d", i)).exitCode());
         }
@@ -210,14 +213,12 @@ class StoreCommandsTest {
         assertEquals(0, j.get("gets").asLong(), "this open made no lookup");
         JsonNode c = j.get("cumulative");
         assertEquals(10, c.get("gets").asLong(), c.toString());
-        // Each put's process recovers its WAL into a table and compaction merges them; k19 lies
-        // past every table, so 9 lookups reach a filter. At about 1% FPR, at most 2 false
-        // positives among 9 has probability 0.9999 (binomial).
-        long consulted = c.get("tableLookups").asLong();
-        assertTrue(consulted >= 9, c.toString());
-        assertTrue(c.get("filterNegatives").asLong() >= consulted - 2, c.toString());
-        assertEquals(c.get("filterNegatives").asLong() + c.get("filterPositives").asLong(), consulted, c.toString());
-        assertTrue(c.get("flushes").asLong() >= 10, "every put's recovery flush counts: " + c);
+        // One table holds k00..k18, so 9 of the 10 absent keys (not k19) reach its filter. At
+        // about 1% FPR, at most 2 false positives among 9 has probability 0.9999 (binomial).
+        assertEquals(9, c.get("tableLookups").asLong(), c.toString());
+        assertTrue(c.get("filterNegatives").asLong() >= 7, c.toString());
+        assertEquals(9, c.get("filterNegatives").asLong() + c.get("filterPositives").asLong(), c.toString());
+        assertTrue(c.get("flushes").asLong() >= 1, c.toString());
         for (var it = c.fieldNames(); it.hasNext(); ) {
             String name = it.next();
             assertTrue(j.has(name), "cumulative." + name + " has a per-open twin of the same name");
