@@ -72,6 +72,25 @@ class StoreLoggingTest {
     }
 
     @Test
+    void slowedWritesAreLoggedWhenTheyStartNotOnEveryWrite() throws Exception {
+        long slowdowns;
+        try (Store store = Store.open(dir, StoreOptions.builder().memtableBytes(1024).l0Triggers(1, 1, 1000)
+                .build())) {
+            for (int i = 0; i < 3000; i++) {
+                store.put(key(i), new byte[100]);
+            }
+            slowdowns = store.stats().writeSlowdowns();
+        }
+        List<String> slowed = lines(Level.INFO, "Writes slowed");
+        assertTrue(slowdowns > 0, "level 0 at its slowdown trigger of 1 delays writes");
+        assertTrue(!slowed.isEmpty() && slowed.size() <= slowdowns, slowed.size() + " lines for " + slowdowns
+                + " slowed groups");
+        assertTrue(slowed.get(0).matches("Writes slowed: level 0 holds \\d+ tables \\(slowdown trigger 1\\); each"
+                + " write group waits 1 ms"), slowed.get(0));
+        System.out.printf("%d slowed write groups, %d log lines%n", slowdowns, slowed.size());
+    }
+
+    @Test
     void aFailedFlushIsLoggedOnceAsAnError() throws Exception {
         FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, 1)
                 .onlyFiles(p -> p.getFileName().toString().endsWith(".sst"));
