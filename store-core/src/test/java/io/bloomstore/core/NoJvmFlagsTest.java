@@ -73,6 +73,21 @@ class NoJvmFlagsTest {
         assertFalse(err.contains("ERROR ") || err.contains("WARN io.bloomstore.bloom"), err);
     }
 
+    @org.junit.jupiter.api.Test
+    void forcingChronicleWithoutTheFlagsIsAClearError() throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(java.toString(), "-Xmx256m", "-Dbloomstore.offheap=chronicle", "-cp",
+                System.getProperty("java.class.path"), EmbeddedProgram.class.getName(), dir.resolve("db").toString())
+                .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM did not finish in 120 s");
+        String err = Files.readString(dir.resolve("err.txt"), StandardCharsets.UTF_8);
+        assertTrue(p.exitValue() != 0, err);
+        assertTrue(err.contains("IllegalStateException: bloomstore.offheap=chronicle but Chronicle Bytes cannot "
+                + "initialize"), err);
+        assertTrue(err.contains("at io.bloomstore.core.Store.open"), "the open fails, not a later flush: " + err);
+        assertFalse(err.contains("NoClassDefFoundError"), err);
+    }
+
     private static int count(String text, String what) {
         int n = 0;
         for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {

@@ -43,8 +43,17 @@ public enum OffHeapBackend {
         return label;
     }
 
-    /** The backend this JVM uses for every mapped and native filter; chosen on first call. */
+    /**
+     * The backend this JVM uses for every mapped and native filter; chosen on first call.
+     *
+     * @throws IllegalArgumentException when {@value #PROPERTY} names no backend
+     * @throws IllegalStateException when {@value #PROPERTY} is {@code chronicle} and Chronicle Bytes
+     *         cannot initialize
+     */
     public static OffHeapBackend active() {
+        if (Chosen.FAILURE != null) {
+            throw Chosen.FAILURE;
+        }
         return Chosen.BACKEND;
     }
 
@@ -78,9 +87,27 @@ public enum OffHeapBackend {
         }
     }
 
-    /** Lazily makes and logs the choice once per JVM. */
+    /**
+     * Lazily makes and logs the choice once per JVM. A bad {@value #PROPERTY} is kept as the
+     * failure to throw from every {@link #active()}, not thrown from this class's initializer
+     * (which would surface as an {@link ExceptionInInitializerError}, then as
+     * {@link NoClassDefFoundError}s).
+     */
     private static final class Chosen {
-        static final OffHeapBackend BACKEND = choose();
+        static final RuntimeException FAILURE;
+        static final OffHeapBackend BACKEND;
+
+        static {
+            OffHeapBackend chosen = null;
+            RuntimeException failure = null;
+            try {
+                chosen = choose();
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                failure = e;
+            }
+            BACKEND = chosen;
+            FAILURE = failure;
+        }
 
         private static OffHeapBackend choose() {
             String forced = System.getProperty(PROPERTY, "").trim().toLowerCase(Locale.ROOT);

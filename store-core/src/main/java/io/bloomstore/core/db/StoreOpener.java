@@ -1,5 +1,6 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.cache.BlockCache;
@@ -39,6 +40,9 @@ final class StoreOpener {
         if (fs == null || dir == null || options == null) {
             throw new IllegalArgumentException("file system, directory and options must not be null");
         }
+        // Chooses (and logs) how filters reach memory now, so a bad bloomstore.offheap setting
+        // fails this open instead of the first flush.
+        OffHeapBackend.active();
         if (!fs.exists(dir)) {
             if (!options.createIfMissing()) {
                 throw new IllegalArgumentException("no store at " + dir
