@@ -76,7 +76,7 @@ class StoreLoggingTest {
         long slowdowns;
         try (Store store = Store.open(dir, StoreOptions.builder().memtableBytes(1024).l0Triggers(1, 1, 1000)
                 .build())) {
-            for (int i = 0; i < 3000; i++) {
+            for (int i = 0; i < 200; i++) {
                 store.put(key(i), new byte[100]);
             }
             slowdowns = store.stats().writeSlowdowns();
