@@ -101,9 +101,9 @@ class StoreLoggingTest {
         } catch (IOException closeFailure) {
             // Close may report the same failure; the log line is what this test is about.
         }
-        List<String> errors = lines(Level.ERROR, "Flush");
+        List<String> errors = lines(Level.ERROR, "store ");
         assertEquals(1, errors.size(), lines());
-        assertTrue(errors.get(0).contains("refuses writes"), errors.get(0));
+        assertTrue(errors.get(0).contains("flush failed") && errors.get(0).contains("read-only"), errors.get(0));
     }
 
     private List<String> lines(Level level, String prefix) {
