@@ -22,7 +22,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
-import io.bloomstore.core.table.Compression;
+import io.bloomstore.core.Compression;
 
 /**
  * The real {@code bloomstore.jar} in a shell limited to 512 open files ({@code ulimit -n 512}) on a
