@@ -15,6 +15,7 @@ import java.util.zip.CRC32C;
 
 import io.bloomstore.bloom.storage.BitStore;
 import io.bloomstore.bloom.storage.MappedBitStore;
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.bloom.storage.Storage;
 
 /**
@@ -104,11 +105,16 @@ public final class FilterFile {
      * length are checked, so opening costs the same whatever the filter's size.
      */
     public static MembershipFilter open(Path path, boolean verifyPayload) throws IOException {
+        return open(path, verifyPayload, OffHeapBackend.active());
+    }
+
+    /** As {@link #open(Path, boolean)}, mapped through the given backend (benchmarks compare them). */
+    public static MembershipFilter open(Path path, boolean verifyPayload, OffHeapBackend backend) throws IOException {
         FilterHeader h;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             h = readAndCheck(path, ch, 0, ch.size(), verifyPayload);
         }
-        return construct(h, new MappedPayload(path, 0, h.payloadLength()), path);
+        return construct(h, new MappedPayload(path, 0, h.payloadLength(), backend), path);
     }
 
     /**
@@ -122,7 +128,7 @@ public final class FilterFile {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             h = readAndCheck(path, ch, offset, length, verifyPayload);
         }
-        return construct(h, new MappedPayload(path, offset, h.payloadLength()), path);
+        return construct(h, new MappedPayload(path, offset, h.payloadLength(), OffHeapBackend.active()), path);
     }
 
     /** Reads a filter from any channel into memory of the given kind (no mapping). */
@@ -335,11 +341,13 @@ public final class FilterFile {
         private final Path path;
         private final long base;
         private final long length;
+        private final OffHeapBackend backend;
 
-        MappedPayload(Path path, long base, long length) {
+        MappedPayload(Path path, long base, long length, OffHeapBackend backend) {
             this.path = path;
             this.base = base;
             this.length = length;
+            this.backend = backend;
         }
 
         @Override
@@ -350,7 +358,7 @@ public final class FilterFile {
         @Override
         public BitStore words(long offset, long wordCount) throws IOException {
             checkRange(path, length, offset, wordCount * Long.BYTES);
-            return MappedBitStore.open(path, base + HEADER_BYTES + offset, wordCount, true);
+            return MappedBitStore.open(path, base + HEADER_BYTES + offset, wordCount, backend);
         }
 
         @Override

@@ -14,13 +14,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.bloomstore.bloom.storage.MappedBitStore;
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.bloom.storage.Storage;
 
 /**
  * Opening a filter maps it: the Java heap does not grow with the filter's size. A 400 MB
  * filter (3.2·10^9 bits, built in native memory and written through {@link FilterFile})
  * opens header-only with a heap delta under {@value #MAX_HEAP_DELTA} bytes, answers from
- * the mapping, and closing it releases the mapping.
+ * the mapping, and closing it releases the mapping, through either {@link OffHeapBackend}.
  */
 class FilterHeapFootprintTest {
     private static final long MAX_HEAP_DELTA = 4L << 20;
@@ -41,31 +42,34 @@ class FilterHeapFootprintTest {
         }
         assertEquals(FILTER_BYTES + FilterFile.HEADER_BYTES + FilterFile.TRAILER_BYTES, Files.size(path));
 
-        long mappingsBefore = MappedBitStore.openMappings();
-        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-        List<MembershipFilter> open = new ArrayList<>();
-        long before = usedHeap(memory);
-        open.add(FilterFile.open(path, false));
-        open.add(FilterFile.open(path, false));
-        long after = usedHeap(memory);
-        System.out.printf("heap delta for opening two %d MB filters: %d bytes%n", FILTER_BYTES >> 20, after - before);
-        try {
-            assertTrue(after - before < MAX_HEAP_DELTA, "heap grew by " + (after - before) + " bytes for two "
-                    + (FILTER_BYTES >> 20) + " MB filters");
-            assertEquals(mappingsBefore + 2, MappedBitStore.openMappings());
-            for (MembershipFilter f : open) {
-                assertTrue(f.isOffHeap());
-                assertEquals(FILTER_BYTES * 8, f.bitSize());
-                for (int i = 0; i < keys; i++) {
-                    assertTrue(f.mightContainHash(hashOf(i)), "false negative " + i);
+        for (OffHeapBackend backend : OffHeapBackend.values()) {
+            long mappingsBefore = MappedBitStore.openMappings();
+            MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+            List<MembershipFilter> open = new ArrayList<>();
+            long before = usedHeap(memory);
+            open.add(FilterFile.open(path, false, backend));
+            open.add(FilterFile.open(path, false, backend));
+            long after = usedHeap(memory);
+            System.out.printf("%s: heap delta for opening two %d MB filters: %d bytes%n", backend.label(),
+                    FILTER_BYTES >> 20, after - before);
+            try {
+                assertTrue(after - before < MAX_HEAP_DELTA, backend + ": heap grew by " + (after - before)
+                        + " bytes for two " + (FILTER_BYTES >> 20) + " MB filters");
+                assertEquals(mappingsBefore + 2, MappedBitStore.openMappings());
+                for (MembershipFilter f : open) {
+                    assertTrue(f.isOffHeap());
+                    assertEquals(FILTER_BYTES * 8, f.bitSize());
+                    for (int i = 0; i < keys; i++) {
+                        assertTrue(f.mightContainHash(hashOf(i)), backend + ": false negative " + i);
+                    }
+                }
+            } finally {
+                for (MembershipFilter f : open) {
+                    f.close();
                 }
             }
-        } finally {
-            for (MembershipFilter f : open) {
-                f.close();
-            }
+            assertEquals(mappingsBefore, MappedBitStore.openMappings());
         }
-        assertEquals(mappingsBefore, MappedBitStore.openMappings());
     }
 
     private static long hashOf(int i) {

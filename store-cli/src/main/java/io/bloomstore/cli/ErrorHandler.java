@@ -14,7 +14,7 @@ import java.nio.file.NotDirectoryException;
 import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.bloom.FormatVersionException;
 import io.bloomstore.bloom.NotAFilterFileException;
-import io.bloomstore.core.fs.LockedException;
+import io.bloomstore.core.LockedException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;

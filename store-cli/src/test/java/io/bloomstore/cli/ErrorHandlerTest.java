@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.bloom.FormatVersionException;
 import io.bloomstore.bloom.NotAFilterFileException;
-import io.bloomstore.core.fs.LockedException;
+import io.bloomstore.core.LockedException;
 
 /** The exit-code scheme of {@link ExitCodes}: each exception kind maps to its code and message. */
 class ErrorHandlerTest {

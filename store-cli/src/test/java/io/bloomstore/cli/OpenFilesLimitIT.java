@@ -22,14 +22,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
-import io.bloomstore.core.table.Compression;
+import io.bloomstore.core.Compression;
 
 /**
  * The real {@code bloomstore.jar} in a shell limited to 512 open files ({@code ulimit -n 512}) on a
  * store of more than 3,000 tables: {@code get}, {@code scan}, {@code stats}, {@code verify} and
  * {@code compact} all work, because the CLI fits {@code maxOpenFiles} to the process's limit.
- * Without filters this holds today; with filters it also needs the filter mappings to hold no
- * descriptors, so that case is an assumption (pending, issue 11 §1) while they still do.
+ * With filters it also needs the filter mappings to hold no descriptors, which is checked first.
  * Runs in {@code verify} (failsafe), after the jar is shaded in {@code package}.
  */
 class OpenFilesLimitIT {
@@ -54,8 +53,7 @@ class OpenFilesLimitIT {
         try (Store store = Store.open(data)) {
             held = filterDescriptors();
         }
-        assumeTrue(held == 0, "pending (issue 11 §1, store-bloom): the filter mappings of " + TABLES
-                + "+ tables hold " + held + " descriptors, over the 512 allowed");
+        assertEquals(0, held, "descriptors held by the filter mappings of " + TABLES + "+ tables");
         runAll(data);
     }
 

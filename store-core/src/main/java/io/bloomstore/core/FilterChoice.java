@@ -81,11 +81,6 @@ public record FilterChoice(FilterKind kind, double bitsPerKey, boolean skipped, 
         return builds() ? theoreticalFpr() : 1.0;
     }
 
-    /** The table settings for a table at this level, from the store's base table settings. */
-    public TableOptions apply(TableOptions base) {
-        return builds() ? base.withFilter(kind, bitsPerKey) : base.withoutFilter();
-    }
-
     @Override
     public String toString() {
         if (kind == null) {

@@ -16,7 +16,7 @@ import java.nio.file.Path;
  * <p>Errors: {@link IllegalArgumentException} for bad arguments (null or empty key, key or value
  * over the configured maximum, a directory that is not a store); {@link IllegalStateException}
  * for use after {@link #close()}; {@link io.bloomstore.bloom.CorruptionException} (an {@link
- * IOException}) for damaged files; {@link io.bloomstore.core.fs.LockedException} when the store is
+ * IOException}) for damaged files; {@link LockedException} when the store is
  * already open elsewhere; other {@link IOException}s for I/O failures. After a failed background
  * flush or WAL write the store refuses further writes with that error.
  *
@@ -30,6 +30,17 @@ import java.nio.file.Path;
  * wait for flushes or compactions; iterators and snapshots keep seeing one consistent state while
  * tables are replaced beneath them. When compaction falls behind, writers are slowed and then
  * held (see {@link StoreOptions}).
+ *
+ * <p>Statistics: the counters of {@link #stats()} (gets, filter answers, block reads, flushes, ...)
+ * start at zero at each open of the store; {@link StoreStats#cumulative()} holds the same counters
+ * since the store was created, saved after each flush and at close. Flushes, compactions, write
+ * stalls and background failures are logged through SLF4J (logger names under
+ * {@code io.bloomstore}; bring your own binding), and {@link StoreOptions.Builder#jmxName} exposes
+ * the statistics in JMX.
+ *
+ * <p>Filters live off-heap in memory-mapped files, read through Chronicle Bytes when the JVM has
+ * its {@code --add-opens} flags and through the JDK's own mappings otherwise: no JVM flag is
+ * needed ({@link StoreStats#filterMemory()} tells which).
  */
 public interface Store extends AutoCloseable {
 
@@ -48,7 +59,11 @@ public interface Store extends AutoCloseable {
         return open(LocalFileSystem.INSTANCE, dir, options);
     }
 
-    /** Opens a store through another file system (an in-memory or fault-injecting one in tests). */
+    /**
+     * Opens a store through another file system: an in-memory or fault-injecting one, for tests.
+     * {@link FileSystem} is an internal interface ({@code io.bloomstore.core.fs}) that may change;
+     * services use {@link #open(Path)} or {@link #open(Path, StoreOptions)}.
+     */
     static Store open(FileSystem fs, Path dir, StoreOptions options) throws IOException {
         return DbImpl.open(fs, dir, options);
     }
@@ -117,7 +132,10 @@ public interface Store extends AutoCloseable {
      */
     void awaitCompactions() throws IOException;
 
-    /** A copy of the statistics as of now. */
+    /**
+     * A copy of the statistics as of now. Its counters count since this open (they start at zero
+     * at every open); {@link StoreStats#cumulative()} counts since the store was created.
+     */
     StoreStats stats();
 
     StoreOptions options();

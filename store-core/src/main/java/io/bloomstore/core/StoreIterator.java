@@ -7,7 +7,18 @@ import java.util.Iterator;
  * reverse ({@link Store#reverseIterator}), merging the memtables and every table and hiding
  * deleted keys and older versions. It sees one snapshot: writes after it was opened are not
  * visible. It pins the tables it reads until {@link #close()}, so always close it
- * (try-with-resources). I/O errors while iterating surface as {@link java.io.UncheckedIOException}.
+ * (try-with-resources).
+ *
+ * <p>Errors: {@link Iterator} methods cannot throw checked exceptions, so a failed read of a
+ * table surfaces as a {@link java.io.UncheckedIOException} whose {@link
+ * java.io.UncheckedIOException#getCause() cause} is the {@link java.io.IOException}: a {@link
+ * io.bloomstore.bloom.CorruptionException} naming the file and offset for damaged bytes, another
+ * {@code IOException} for an I/O error. It is thrown by {@link Store#iterator} itself (opening
+ * the tables) or by {@link #next()} (the iterator reads one entry ahead); the entry that call
+ * would have returned is lost, and every later {@link #hasNext()} or {@link #next()} throws the
+ * same cause again, so close the iterator and open a new one. The store itself stays usable.
+ * After {@link #close()}, {@link #hasNext()} and {@link #next()} throw
+ * {@link IllegalStateException}.
  *
  * <p>Thread safety: not thread-safe; use from one thread at a time.
  */

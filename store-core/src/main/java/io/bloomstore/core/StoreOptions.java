@@ -1,7 +1,6 @@
 package io.bloomstore.core;
 
 import io.bloomstore.bloom.FilterKind;
-import io.bloomstore.core.table.Compression;
 import io.bloomstore.core.table.TableOptions;
 
 /**
@@ -49,6 +48,8 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code rangeFilter} null: when set, every table with a filter also gets a range filter
  *       over its keys' first 8 bytes ({@link RangeFilterOptions}), and iterators whose bounds
  *       span a short range skip the tables it rules out.
+ *   <li>{@code jmxName} null: no JMX; a name registers the store's statistics as an MXBean
+ *       {@code io.bloomstore:type=Store,name=NAME} on the platform MBean server while it is open.
  * </ul>
  *
  * <p>{@code memtableBytes} is at most {@link #MAX_MEMTABLE_BYTES} (1 GiB), which also bounds a WAL
@@ -88,6 +89,7 @@ public final class StoreOptions {
     private final long maxManifestBytes;
     private final int maxOpenFiles;
     private final boolean directReads;
+    private final String jmxName;
 
     private StoreOptions(Builder b) {
         if (b.maxOpenFiles != UNBOUNDED_OPEN_FILES && b.maxOpenFiles < MIN_MAX_OPEN_FILES) {
@@ -137,6 +139,10 @@ public final class StoreOptions {
         this.maxManifestBytes = b.maxManifestBytes;
         this.maxOpenFiles = b.maxOpenFiles;
         this.directReads = b.directReads;
+        if (b.jmxName != null && b.jmxName.isBlank()) {
+            throw new IllegalArgumentException("jmxName must not be blank (null turns JMX off)");
+        }
+        this.jmxName = b.jmxName;
         this.createIfMissing = b.createIfMissing;
         this.memtableBytes = b.memtableBytes;
         this.blockCacheBytes = b.blockCacheBytes;
@@ -183,6 +189,7 @@ public final class StoreOptions {
         b.directReads = directReads;
         b.prefixExtractor = tableOptions.prefixExtractor();
         b.rangeFilter = tableOptions.rangeFilter();
+        b.jmxName = jmxName;
         return b;
     }
 
@@ -276,20 +283,17 @@ public final class StoreOptions {
         return tableOptions.prefixExtractor();
     }
 
+    /** The name the statistics are registered under in JMX while the store is open; null for none. */
+    public String jmxName() {
+        return jmxName;
+    }
+
     /** Target size of level {@code level} ≥ 1: baseLevelBytes · levelSizeRatio^(level − 1). */
     public double maxBytesForLevel(int level) {
         if (level < 1) {
             throw new IllegalArgumentException("level 0 is sized by table count, not bytes");
         }
         return baseLevelBytes * Math.pow(levelSizeRatio, level - 1);
-    }
-
-    /**
-     * The base table settings (blocks, compression, filter of the uniform default); the filter of
-     * each table written comes from {@link #filterPolicy()}.
-     */
-    public TableOptions tableOptions() {
-        return tableOptions;
     }
 
     /**
@@ -312,7 +316,7 @@ public final class StoreOptions {
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
                 + ", autoCompaction=" + autoCompaction + ", walRecovery=" + walRecovery
                 + ", maxManifestBytes=" + maxManifestBytes + ", maxOpenFiles=" + maxOpenFiles
-                + ", directReads=" + directReads + "]";
+                + ", directReads=" + directReads + ", jmxName=" + jmxName + "]";
     }
 
     /** Descriptors the store may hold open, or {@link #UNBOUNDED_OPEN_FILES}. */
@@ -358,6 +362,7 @@ public final class StoreOptions {
         private boolean directReads;
         private PrefixExtractor prefixExtractor;
         private RangeFilterOptions rangeFilter;
+        private String jmxName;
 
         private Builder() {
         }
@@ -398,6 +403,17 @@ public final class StoreOptions {
         /** Gives every table with a filter a prefix filter cut by this extractor; null (the default) for none. */
         public Builder prefixExtractor(PrefixExtractor v) {
             prefixExtractor = v;
+            return this;
+        }
+
+        /**
+         * Registers the store's statistics in JMX under {@code io.bloomstore:type=Store,name=NAME}
+         * while it is open (live values; unregistered at close). Null, the default, registers
+         * nothing. Opening fails with {@link IllegalStateException} when another open store has
+         * the name.
+         */
+        public Builder jmxName(String name) {
+            jmxName = name;
             return this;
         }
 

@@ -2,9 +2,15 @@ package io.bloomstore.core;
 
 import java.util.List;
 
+import io.bloomstore.bloom.storage.OffHeapBackend;
+
 /**
  * A point-in-time copy of a store's statistics, with RocksDB's meanings so the two engines can be
  * compared: see {@link io.bloomstore.core.stats.StoreCounters} for each counter's definition.
+ *
+ * <p>The counters ({@code gets}, {@code filterNegatives}, ..., {@code writeStops}) count since this
+ * {@link Store} was opened: they start at zero at every open. {@link #cumulative()} holds the same
+ * counters since the store was created.
  *
  * <p>Thread safety: immutable.
  *
@@ -53,6 +59,8 @@ import java.util.List;
  * @param rangeChecked           range filters asked by those scans
  * @param rangeUseful            of those, answers "absent": tables the scans did not read
  * @param tables                 per live table, level 0 first: its filter memory by section
+ * @param cumulative             the same counters summed over every open since the store was
+ *                               created (saved at each flush and at close)
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
@@ -62,7 +70,7 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                          String filterPolicy, long tableLookups, long filterFileReads,
                          long filterFileBytesRead, long indexHeapBytes, long trivialMoves, Health health, long prefixScans,
                          long prefixChecked, long prefixUseful, long rangeScans, long rangeChecked, long rangeUseful,
-                         List<TableFilterStats> tables) {
+                         List<TableFilterStats> tables, CumulativeStats cumulative) {
 
     /**
      * One table's filter memory: the sidecar's sections, mapped (or loaded) while the table is live.
@@ -141,6 +149,15 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                     filterPositives, filterTruePositives, measuredFpr, probes, hitRatio, filterBytesSaved, 0, 0, 0, 0, 0,
                     0);
         }
+    }
+
+    /**
+     * How this JVM reaches filter memory: {@code chronicle-bytes} when Chronicle Bytes initializes
+     * (the JVM has the {@code --add-opens} flags), else {@code jdk-bytebuffer}, the JDK's own
+     * mappings. Chosen once per JVM; same file format and answers either way.
+     */
+    public String filterMemory() {
+        return OffHeapBackend.active().label();
     }
 
     /** Filter false positives: "maybe" for a key the table did not hold. */

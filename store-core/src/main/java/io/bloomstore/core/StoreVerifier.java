@@ -12,6 +12,7 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionEdit;
+import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.table.TableMetadata;
 import io.bloomstore.core.table.TableOptions;
@@ -44,7 +45,7 @@ import java.util.Set;
  * damage; a torn tail of an older segment is damage. Formats: {@code docs/format/*.md}.
  *
  * <p>The store must not be open: verifying takes the directory's lock, so a store open in this or
- * another process makes it fail with {@link io.bloomstore.core.fs.LockedException}.
+ * another process makes it fail with {@link LockedException}.
  *
  * <p>Thread safety: each verification runs on the caller's thread with its own state.
  */
@@ -73,7 +74,7 @@ public final class StoreVerifier {
      * Verifies the store in {@code dir}. Damage is reported in the result, not thrown.
      *
      * @throws IllegalArgumentException when {@code dir} holds no store (no CURRENT file)
-     * @throws io.bloomstore.core.fs.LockedException when the store is open
+     * @throws LockedException when the store is open
      * @throws IOException when the directory cannot be listed or locked
      */
     public static VerifyReport verify(FileSystem fs, Path dir) throws IOException {
@@ -132,6 +133,11 @@ public final class StoreVerifier {
                     }
                 }
                 case TEMP -> warn(path, "left by an interrupted CURRENT update; the next open deletes it");
+                case COUNTERS -> {
+                    if (name.equals(FileNames.COUNTERS)) {
+                        checkCounters(path);
+                    }
+                }
                 default -> {
                 }
             }
@@ -354,6 +360,17 @@ public final class StoreVerifier {
     private String error(Path path, long offset, String message) {
         problems.add(new Problem(path, offset, Severity.ERROR, message));
         return null;
+    }
+
+    /** Damaged counters are statistics lost, not data: a warning (the next open starts them at zero). */
+    private void checkCounters(Path path) throws IOException {
+        try {
+            int n = CountersFile.read(fs, path).size();
+            checked.add(new CheckedFile(path, "COUNTERS", fs.size(path), n + " counters: CRC and every entry"));
+        } catch (CorruptionException e) {
+            warn(path, e.offset(), "cumulative counters damaged (" + e.getMessage()
+                    + "); the next open starts them again from zero");
+        }
     }
 
     private void warn(Path path, String message) {

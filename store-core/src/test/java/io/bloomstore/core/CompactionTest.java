@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.bloom.storage.MappedBitStore;
 import io.bloomstore.core.manifest.FileNames;
-import io.bloomstore.core.table.Compression;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.fs.UnsyncedFileSystem;
-import io.bloomstore.core.table.Compression;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,11 +44,7 @@ class OpenFilesTest {
         run(5_000);
     }
 
-    /**
-     * A filter mapping needs no descriptor once made, so a store's filters must hold none. Until
-     * the filter storage of store-bloom closes its file after mapping, this is an assumption that
-     * reports the count (pending, issue 11 §1); it becomes a plain check when they are released.
-     */
+    /** A filter mapping needs no descriptor once made, so a store's filters must hold none. */
     @Test
     void filterMappingsHoldNoDescriptors() throws IOException {
         Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "needs /proc/self/fd (Linux)");
@@ -66,8 +61,7 @@ class OpenFilesTest {
             assertArrayEquals(value(7, 0), store.get(key(7)));
             long held = descriptors(".filter");
             System.out.println("filter sidecar descriptors held by an open store of 20 tables: " + held);
-            Assumptions.assumeTrue(held == 0, "pending (issue 11 §1, store-bloom): the filter mappings of 20 tables"
-                    + " hold " + held + " descriptors");
+            assertEquals(0, held, "descriptors held by the filter mappings of 20 tables");
         }
     }
 

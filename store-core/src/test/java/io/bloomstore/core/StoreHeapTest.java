@@ -33,7 +33,7 @@ class StoreHeapTest {
 
     private void check(int keys) throws IOException {
         StoreOptions options = StoreOptions.builder().bitsPerKey(64).memtableBytes(256L << 20)
-                .compression(io.bloomstore.core.table.Compression.NONE).build();
+                .compression(Compression.NONE).build();
         Path dir = tmp.resolve("heap");
         try (Store store = Store.open(dir, options)) {
             WriteBatch batch = new WriteBatch();

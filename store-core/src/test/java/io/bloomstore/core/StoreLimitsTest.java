@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.fs.LocalFileSystem;
-import io.bloomstore.core.fs.LockedException;
 import io.bloomstore.core.fs.MemoryFileSystem;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -8,7 +8,6 @@ import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.fs.LocalFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
-import io.bloomstore.core.table.Compression;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

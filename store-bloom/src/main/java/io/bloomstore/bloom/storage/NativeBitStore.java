@@ -1,25 +1,22 @@
 package io.bloomstore.bloom.storage;
 
-import net.openhft.chronicle.bytes.BytesStore;
-
 /**
- * A {@link BitStore} in native (off-heap) memory allocated through Chronicle Bytes. The
- * memory is zeroed on allocation and freed by {@link #close()}, not by the garbage collector.
+ * A {@link BitStore} in native (off-heap) memory from the JVM's {@link OffHeapBackend#active()
+ * active} backend. The memory is zeroed on allocation and freed by {@link #close()}, not by the
+ * garbage collector.
  *
  * <p>Thread safety: as {@link BitStore}.
  */
 public final class NativeBitStore implements BitStore {
     private final long wordCount;
-    private BytesStore<?, Void> memory;
+    private WordMemory memory;
 
     public NativeBitStore(long wordCount) {
         if (wordCount < 0) {
             throw new IllegalArgumentException("negative word count: " + wordCount);
         }
         this.wordCount = wordCount;
-        long bytes = Math.max(Long.BYTES, wordCount * Long.BYTES);
-        this.memory = BytesStore.nativeStoreWithFixedCapacity(bytes);
-        memory.zeroOut(0, bytes);
+        this.memory = OffHeapBackend.active().allocate(wordCount * Long.BYTES);
     }
 
     @Override
@@ -29,12 +26,12 @@ public final class NativeBitStore implements BitStore {
 
     @Override
     public long getWord(long wordIndex) {
-        return memory.readLong(wordIndex << 3);
+        return memory.getLong(wordIndex << 3);
     }
 
     @Override
     public void setWord(long wordIndex, long value) {
-        memory.writeLong(wordIndex << 3, value);
+        memory.putLong(wordIndex << 3, value);
     }
 
     @Override
@@ -44,9 +41,10 @@ public final class NativeBitStore implements BitStore {
 
     @Override
     public synchronized void close() {
-        if (memory != null) {
-            memory.releaseLast();
-            memory = null;
+        WordMemory m = memory;
+        memory = null;
+        if (m != null) {
+            m.free();
         }
     }
 }

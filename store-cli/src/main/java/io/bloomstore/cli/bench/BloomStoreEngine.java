@@ -10,7 +10,7 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
-import io.bloomstore.core.table.Compression;
+import io.bloomstore.core.Compression;
 
 /**
  * BloomStore itself, as the benchmark drives it: {@code bloomstore} with a filter of the

@@ -18,7 +18,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * mightContain at 10 bits per key over 2^20 inserted keys, half the queries hits and half
- * misses: standard vs blocked Bloom, on heap, native and mapped storage, beside Guava's
+ * misses: standard vs blocked Bloom, on heap, native and mapped storage (mapped through
+ * Chronicle Bytes or, as "jdkmapped", through the JDK's fallback mappings), beside Guava's
  * BloomFilter at the same false-positive rate. Time per query includes hashing the 16-byte key.
  * Run: {@code java -jar store-cli/target/bloomstore.jar jmh 'Filter(Add|Query)' -f 1 -wi 2 -i 3 -w 1s -r 1s}.
  *
@@ -36,7 +37,8 @@ import org.openjdk.jmh.annotations.Warmup;
     "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
     "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED"})
 public class FilterQueryBenchmark {
-    @Param({"guava", "bloom-heap", "bloom-native", "bloom-mapped", "blocked-heap", "blocked-native", "blocked-mapped"})
+    @Param({"guava", "bloom-heap", "bloom-native", "bloom-mapped", "bloom-jdkmapped", "blocked-heap", "blocked-native",
+        "blocked-mapped", "blocked-jdkmapped"})
     public String filter;
 
     private byte[][] keys;

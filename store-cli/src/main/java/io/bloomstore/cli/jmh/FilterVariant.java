@@ -13,11 +13,13 @@ import io.bloomstore.bloom.FilterFile;
 import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.MembershipFilter;
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.bloom.storage.Storage;
 
 /**
- * One filter under benchmark: a BloomStore kind on heap, native or mapped storage, or
- * Guava's BloomFilter (the baseline) sized for the same false-positive rate. Built at
+ * One filter under benchmark: a BloomStore kind on heap, native or mapped storage (mapped
+ * through Chronicle Bytes, or "jdkmapped" through the JDK's own mappings, the fallback of a JVM
+ * without flags), or Guava's BloomFilter (the baseline) sized for the same false-positive rate. Built at
  * {@value #BITS_PER_KEY} bits per key.
  *
  * <p>Thread safety: adds confined to one thread, as the filters are.
@@ -36,7 +38,7 @@ final class FilterVariant implements AutoCloseable {
     }
 
     /**
-     * Builds {@code name} ("bloom-heap", "blocked-mapped", "guava", ...) sized for
+     * Builds {@code name} ("bloom-heap", "blocked-mapped", "bloom-jdkmapped", "guava", ...) sized for
      * {@code capacity} keys and holding the first {@code inserted} of {@code keys}. A mapped
      * variant is built natively, written to a temporary file and reopened by mapping (mapped
      * filters are read-only).
@@ -53,7 +55,8 @@ final class FilterVariant implements AutoCloseable {
         }
         String[] parts = name.split("-");
         FilterKind kind = FilterKind.byCliName(parts[0]);
-        boolean mapped = parts[1].equals("mapped");
+        boolean mapped = parts[1].endsWith("mapped");
+        OffHeapBackend backend = parts[1].equals("jdkmapped") ? OffHeapBackend.JDK : OffHeapBackend.CHRONICLE;
         Storage storage = mapped ? Storage.NATIVE : Storage.valueOf(parts[1].toUpperCase(Locale.ROOT));
         MembershipFilter f;
         if (inserted == capacity) {
@@ -75,7 +78,7 @@ final class FilterVariant implements AutoCloseable {
         try (f) {
             FilterFile.write(f, file);
         }
-        return new FilterVariant(FilterFile.open(file), null, file);
+        return new FilterVariant(FilterFile.open(file, true, backend), null, file);
     }
 
     boolean add(byte[] key) {

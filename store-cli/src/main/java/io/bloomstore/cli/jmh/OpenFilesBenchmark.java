@@ -28,7 +28,7 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
-import io.bloomstore.core.table.Compression;
+import io.bloomstore.core.Compression;
 
 /**
  * The cost of bounding open table files: random point lookups and short scans (10 entries) on a

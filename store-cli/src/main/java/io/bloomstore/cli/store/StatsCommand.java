@@ -11,6 +11,7 @@ import java.util.Map;
 import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Json;
 import io.bloomstore.cli.Units;
+import io.bloomstore.core.CumulativeStats;
 import io.bloomstore.core.FilterChoice;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
@@ -25,25 +26,27 @@ import picocli.CommandLine.Option;
  * in theory) and the filters' measured effect (disk accesses saved, positives, measured FPR,
  * probes and hit ratio, memory a skipped filter saves); then the totals: compactions, write
  * amplification, and the engine's counters (gets, tables consulted, filter answers, data-block
- * reads, block cache, flushes). {@code --json} prints the same with {@link StoreStats}'s names.
+ * reads, block cache, flushes), each for this open and since the store was created. {@code --json}
+ * prints the same with {@link StoreStats}'s names, the counters since creation under
+ * {@code cumulative} with the same names.
  *
- * <p>The counters live in the process that opened the store and start at zero on every open;
- * each {@code bloomstore} command is its own process, so here they count only what opening the
- * store did (recovery flushes). A service embedding the store reads them from
- * {@link Store#stats()}; {@code bloomstore bench} reports them per workload.
+ * <p>Each {@code bloomstore} command is its own process and opens the store anew, so this
+ * open's counters show only what opening the store did (recovery flushes); the counters since
+ * creation add up what every earlier command and service did (saved at each flush and at close),
+ * so the disk accesses a series of {@code get}s saved show there.
  *
  * <p>Thread safety: one instance per invocation.
  */
 @Command(name = "stats", mixinStandardHelpOptions = true,
         description = {"Show tables and filters per level, and the engine's counters.",
-            "Counters are per process: they start at zero when a command opens the store."})
+            "Counters are shown for this open (zero but for recovery) and since the store was created."})
 public final class StatsCommand extends StoreCommand {
-    static final String COUNTERS_NOTE = "counters since this command opened the store (they are per process and "
-            + "start at zero on every open)";
+    static final String COUNTERS_NOTE = "per level, counters since this command opened the store";
     private static final String SHAPE_ROW = "%-6s %7s %12s %12s %12s %9s  %s%n";
     private static final String EFFECT_ROW = "%-6s %12s %12s %12s %18s %10s %9s %12s%n";
     private static final String TABLE_ROW = "%-8s %5s %12s %13s %10s %12s %12s%n";
     private static final int TABLES_SHOWN = 20;
+    private static final String COUNTER_ROW = "%-22s %14s %16s%n";
 
     @Option(names = "--json", description = "Print JSON with the statistics' API names.")
     private boolean json;
@@ -132,6 +135,34 @@ public final class StatsCommand extends StoreCommand {
         j.put("bitsPerKey", options.bitsPerKey());
         j.put("prefixExtractor", options.prefixExtractor() == null ? null : options.prefixExtractor().toString());
         j.put("countersSince", "open");
+        j.put("filterMemory", s.filterMemory());
+        j.put("cumulative", jsonCumulative(s.cumulative()));
+        return j;
+    }
+
+    /** The counters since the store was created, under the same names as this open's. */
+    private static Map<String, Object> jsonCumulative(CumulativeStats c) {
+        Map<String, Object> j = new LinkedHashMap<>();
+        j.put("gets", c.gets());
+        j.put("tableLookups", c.tableLookups());
+        j.put("filterNegatives", c.filterNegatives());
+        j.put("filterPositives", c.filterPositives());
+        j.put("filterTruePositives", c.filterTruePositives());
+        j.put("filterFalsePositives", c.filterFalsePositives());
+        j.put("measuredFpr", c.measuredFpr());
+        j.put("dataBlockReads", c.dataBlockReads());
+        j.put("bytesRead", c.bytesRead());
+        j.put("blockCacheHits", c.blockCacheHits());
+        j.put("blockCacheMisses", c.blockCacheMisses());
+        j.put("flushes", c.flushes());
+        j.put("compactions", c.compactions());
+        j.put("compactionBytesRead", c.compactionBytesRead());
+        j.put("compactionBytesWritten", c.compactionBytesWritten());
+        j.put("flushBytesWritten", c.flushBytesWritten());
+        j.put("userBytesWritten", c.userBytesWritten());
+        j.put("writeAmplification", c.writeAmplification());
+        j.put("writeSlowdowns", c.writeSlowdowns());
+        j.put("writeStops", c.writeStops());
         return j;
     }
 
@@ -211,28 +242,38 @@ public final class StatsCommand extends StoreCommand {
             }
         }
         printTables(out, s);
-        row(out, "gets", Units.count(s.gets()));
-        row(out, "tables consulted", Units.count(s.tableLookups()));
-        row(out, "disk accesses saved", Units.count(s.filterNegatives()) + " (filter negatives)");
-        row(out, "filter positives", Units.count(s.filterPositives()) + " (true " + Units.count(s.filterTruePositives())
-                + ", false " + Units.count(s.filterFalsePositives()) + ")");
-        row(out, "measured FPR", Units.percent(s.measuredFpr()) + " (configured " + Units.percent(s.configuredFpr())
-                + ")");
-        row(out, "prefix scans", Units.count(s.prefixScans()) + " (prefix filters checked "
-                + Units.count(s.prefixChecked()) + ", tables skipped " + Units.count(s.prefixUseful()) + ")");
-        row(out, "short-range scans", Units.count(s.rangeScans()) + " (range filters checked "
-                + Units.count(s.rangeChecked()) + ", tables skipped " + Units.count(s.rangeUseful()) + ")");
-        row(out, "data-block reads", Units.count(s.dataBlockReads()) + " (" + Units.bytes(s.bytesRead()) + ")");
-        row(out, "block-cache hits", Units.count(s.blockCacheHits()) + " (misses " + Units.count(s.blockCacheMisses())
-                + ")");
-        row(out, "flushes", Units.count(s.flushes()) + " (" + Units.bytes(s.flushBytesWritten()) + " written)");
-        row(out, "compactions", Units.count(s.compactions()) + " (" + Units.bytes(s.compactionBytesRead()) + " read, "
-                + Units.bytes(s.compactionBytesWritten()) + " written), " + Units.count(s.trivialMoves())
-                + " tables moved down whole");
-        row(out, "write amplification", String.format(Locale.ROOT, "%.2f", s.writeAmplification()) + " (of "
-                + Units.bytes(s.userBytesWritten()) + " written by users)");
-        row(out, "write stalls", Units.count(s.writeSlowdowns()) + " slowed, " + Units.count(s.writeStops())
-                + " stopped");
+        CumulativeStats c = s.cumulative();
+        out.printf(Locale.ROOT, COUNTER_ROW, "counters", "this open", "since creation");
+        row(out, "gets", Units.count(s.gets()), Units.count(c.gets()));
+        row(out, "tables consulted", Units.count(s.tableLookups()), Units.count(c.tableLookups()));
+        row(out, "disk accesses saved", Units.count(s.filterNegatives()), Units.count(c.filterNegatives()));
+        row(out, "filter positives", Units.count(s.filterPositives()), Units.count(c.filterPositives()));
+        row(out, "  true", Units.count(s.filterTruePositives()), Units.count(c.filterTruePositives()));
+        row(out, "  false", Units.count(s.filterFalsePositives()), Units.count(c.filterFalsePositives()));
+        row(out, "measured FPR", Units.percent(s.measuredFpr()), Units.percent(c.measuredFpr()));
+        row(out, "data-block reads", Units.count(s.dataBlockReads()), Units.count(c.dataBlockReads()));
+        row(out, "bytes read", Units.bytes(s.bytesRead()), Units.bytes(c.bytesRead()));
+        row(out, "block-cache hits", Units.count(s.blockCacheHits()), Units.count(c.blockCacheHits()));
+        row(out, "block-cache misses", Units.count(s.blockCacheMisses()), Units.count(c.blockCacheMisses()));
+        row(out, "flushes", Units.count(s.flushes()), Units.count(c.flushes()));
+        row(out, "flush bytes", Units.bytes(s.flushBytesWritten()), Units.bytes(c.flushBytesWritten()));
+        row(out, "compactions", Units.count(s.compactions()), Units.count(c.compactions()));
+        row(out, "compaction read", Units.bytes(s.compactionBytesRead()), Units.bytes(c.compactionBytesRead()));
+        row(out, "compaction written", Units.bytes(s.compactionBytesWritten()), Units.bytes(c.compactionBytesWritten()));
+        row(out, "user bytes written", Units.bytes(s.userBytesWritten()), Units.bytes(c.userBytesWritten()));
+        row(out, "write amplification", String.format(Locale.ROOT, "%.2f", s.writeAmplification()),
+                String.format(Locale.ROOT, "%.2f", c.writeAmplification()));
+        row(out, "writes slowed", Units.count(s.writeSlowdowns()), Units.count(c.writeSlowdowns()));
+        row(out, "writes stopped", Units.count(s.writeStops()), Units.count(c.writeStops()));
+        row(out, "prefix scans", Units.count(s.prefixScans()), "-");
+        row(out, "  prefix filters checked", Units.count(s.prefixChecked()), "-");
+        row(out, "  tables skipped", Units.count(s.prefixUseful()), "-");
+        row(out, "short-range scans", Units.count(s.rangeScans()), "-");
+        row(out, "  range filters checked", Units.count(s.rangeChecked()), "-");
+        row(out, "  tables skipped", Units.count(s.rangeUseful()), "-");
+        row(out, "tables moved down whole", Units.count(s.trivialMoves()), "-");
+        out.println("configured FPR " + Units.percent(s.configuredFpr()) + "; filter memory " + s.filterMemory()
+                + "; counters since creation are saved at each flush and at close");
     }
 
     /** Filter memory per table, the first {@value #TABLES_SHOWN} (JSON lists every one). */
@@ -264,7 +305,7 @@ public final class StatsCommand extends StoreCommand {
         return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
     }
 
-    private static void row(PrintWriter out, String name, String value) {
-        out.printf(Locale.ROOT, "  %-20s %s%n", name, value);
+    private static void row(PrintWriter out, String name, String thisOpen, String sinceCreation) {
+        out.printf(Locale.ROOT, COUNTER_ROW, "  " + name, thisOpen, sinceCreation);
     }
 }

@@ -181,7 +181,8 @@ class StoreCommandsTest {
         assertOk(text);
         assertTrue(text.out().contains("L0"), text.out());
         assertTrue(text.out().contains("disk accesses saved"), text.out());
-        assertTrue(text.out().contains("per process"), text.out());
+        assertTrue(text.out().contains("since creation"), text.out());
+        assertTrue(text.out().contains("filter memory chronicle-bytes"), text.out());
         assertTrue(text.out().contains("configured FPR"), text.out());
 
         JsonNode j = JSON.readTree(cli("stats", "--json").out());
@@ -194,6 +195,35 @@ class StoreCommandsTest {
         assertTrue(j.get("levels").get(0).get("files").asInt() >= 1, j.toString());
         assertTrue(j.get("filterBytes").asLong() > 0);
         assertEquals("bloom", j.get("filterKind").asText());
+    }
+
+    @Test
+    void statsSeeTheGetsOfEarlierCommands() throws IOException {
+        StringBuilder tsv = new StringBuilder();
+        for (int i = 0; i < 20; i += 2) {
+            tsv.append(String.format("k%02d\tv%n", i));
+        }
+        Files.writeString(tmp.resolve("even.tsv"), tsv.toString());
+        assertOk(cli("load", tmp.resolve("even.tsv").toString()));
+        assertOk(cli("compact"));
+        for (int i = 1; i < 20; i += 2) {
+            assertEquals(ExitCodes.NOT_FOUND, cli("get", String.format("k%02d", i)).exitCode());
+        }
+        JsonNode j = JSON.readTree(cli("stats", "--json").out());
+        assertEquals(0, j.get("gets").asLong(), "this open made no lookup");
+        JsonNode c = j.get("cumulative");
+        assertEquals(10, c.get("gets").asLong(), c.toString());
+        // One table holds k00..k18, so 9 of the 10 absent keys (not k19) reach its filter. At
+        // about 1% FPR, at most 2 false positives among 9 has probability 0.9999 (binomial).
+        assertEquals(9, c.get("tableLookups").asLong(), c.toString());
+        assertTrue(c.get("filterNegatives").asLong() >= 7, c.toString());
+        assertEquals(9, c.get("filterNegatives").asLong() + c.get("filterPositives").asLong(), c.toString());
+        assertTrue(c.get("flushes").asLong() >= 1, c.toString());
+        for (var it = c.fieldNames(); it.hasNext(); ) {
+            String name = it.next();
+            assertTrue(j.has(name), "cumulative." + name + " has a per-open twin of the same name");
+        }
+        assertEquals("chronicle-bytes", j.get("filterMemory").asText());
     }
 
     @Test

@@ -27,6 +27,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The background work of an open store: the flush thread (immutable memtable → level-0 table →
@@ -39,6 +41,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * and is never taken while holding the mutex.
  */
 final class DbBackground {
+    private static final Logger LOG = LoggerFactory.getLogger(DbBackground.class);
     private final DbState db;
     private final StoreOptions options;
     /**
@@ -94,6 +97,7 @@ final class DbBackground {
             return;
         }
         MemTable m = db.view.immutables().get(0);
+        long started = System.nanoTime();
         try {
             FileMetaData meta = writeLevel0Table(m);
             mutex.lock();
@@ -112,6 +116,14 @@ final class DbBackground {
                 }
                 deleteObsoleteFiles(logNumber, false);
                 maybeScheduleCompaction();
+            } finally {
+                mutex.unlock();
+            }
+            logFlush(m, meta, started);
+            // Saved before flush() callers wake, so a flush that returned has saved the counters.
+            saveCumulativeCounters();
+            mutex.lock();
+            try {
                 db.queue.signalChange();
             } finally {
                 mutex.unlock();
@@ -135,7 +147,7 @@ final class DbBackground {
         }
         long number = db.versions.newFileNumber();
         FilterChoice filter = options.filterPolicy().choose(0, db.levelShape(db.versions.current()).plus(0, m.entries()));
-        TableBuilder builder = new TableBuilder(db.fs, db.dir, number, filter.apply(options.tableOptions()));
+        TableBuilder builder = new TableBuilder(db.fs, db.dir, number, TableOptions.of(options).withFilter(filter));
         TableMetadata t;
         try (InternalIterator it = m.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
@@ -388,6 +400,7 @@ final class DbBackground {
      * deleted when their last reader lets go.
      */
     private void runCompaction(Compaction c) throws IOException {
+        long started = System.nanoTime();
         long[] snapshotSequences;
         mutex.lock();
         try {
@@ -397,7 +410,7 @@ final class DbBackground {
         }
         long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
-        TableOptions tableOptions = options.filterPolicy().choose(c.outputLevel(), shape).apply(options.tableOptions());
+        TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));
         int outputLevel = c.outputLevel();
         CompactionJob job = new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()),
                 options.targetFileBytes(), () -> cancelCompactions);
@@ -448,6 +461,35 @@ final class DbBackground {
             db.queue.signalChange();
         } finally {
             mutex.unlock();
+        }
+        LOG.info("Compacted L{} -> L{}: {} tables ({} bytes) into {} tables ({} bytes, filters included) in {} ms",
+                c.level(), outputLevel, c.allInputs().size(), c.inputBytes(), job.outputs().size(), job.bytesWritten(),
+                millisSince(started));
+    }
+
+    private void logFlush(MemTable m, FileMetaData meta, long started) {
+        if (meta == null) {
+            LOG.debug("Flushed an empty memtable in {} ms", millisSince(started));
+        } else {
+            LOG.info("Flushed memtable of {} entries ({} bytes) to L0 table {}: {} bytes + {} filter bytes in {} ms",
+                    m.entries(), m.approximateBytes(), meta.fileNumber(), meta.fileSize(), meta.filterFileSize(),
+                    millisSince(started));
+        }
+    }
+
+    private static long millisSince(long nanos) {
+        return (System.nanoTime() - nanos) / 1_000_000;
+    }
+
+    /**
+     * Writes the counters since creation to COUNTERS (after each flush and at close). A failure
+     * loses statistics, not data: it is logged and the flush or close goes on.
+     */
+    void saveCumulativeCounters() {
+        try {
+            db.cumulative.save();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Cannot save the cumulative counters in {}: {}", db.dir, e.toString());
         }
     }
 

@@ -12,7 +12,9 @@ import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.manifest.VersionSet;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.stats.StoreStatsMBean;
 import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
@@ -33,10 +35,13 @@ public final class DbImpl implements Store {
     private final DbWrite writes;
     private final DbRead reads;
     private final Closeable lock;
+    /** The JMX registration when {@link StoreOptions#jmxName()} is set, else null. */
+    private StoreStatsMBean jmx;
 
-    DbImpl(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters, VersionSet versions,
-           TableRegistry tables, Closeable lock, long walNumber, LogWriter wal, long lastSequence) {
-        this.db = new DbState(fs, dir, options, counters, versions, tables, walNumber, lastSequence);
+    DbImpl(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters, CountersFile cumulative,
+           VersionSet versions, TableRegistry tables, Closeable lock, long walNumber, LogWriter wal,
+           long lastSequence) {
+        this.db = new DbState(fs, dir, options, counters, cumulative, versions, tables, walNumber, lastSequence);
         this.background = new DbBackground(db);
         this.writes = new DbWrite(db, background, wal);
         this.reads = new DbRead(db);
@@ -46,6 +51,13 @@ public final class DbImpl implements Store {
     /** Opens or creates the store in {@code dir}; see {@link Store#open(FileSystem, Path, StoreOptions)}. */
     public static Store open(FileSystem fs, Path dir, StoreOptions options) throws IOException {
         return StoreOpener.open(fs, dir, options);
+    }
+
+    /** Registers the statistics in JMX when the options name the store there. */
+    void registerJmx() {
+        if (db.options.jmxName() != null) {
+            jmx = StoreStatsMBean.register(db.options.jmxName(), this::stats);
+        }
     }
 
     /**
@@ -193,6 +205,10 @@ public final class DbImpl implements Store {
             db.mutex().unlock();
         }
         background.shutdown();
+        if (jmx != null) {
+            jmx.close();
+        }
+        background.saveCumulativeCounters();
         db.mutex().lock();
         try {
             try {

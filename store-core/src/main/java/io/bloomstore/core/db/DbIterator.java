@@ -28,6 +28,8 @@ final class DbIterator implements StoreIterator {
     private final boolean reverse;
     private KeyValue next;
     private boolean closed;
+    /** The read that failed; once set, the position is lost and every call rethrows it. */
+    private IOException failure;
 
     DbIterator(List<InternalIterator> sources, List<TableHandle> tables, byte[] from, byte[] to, long snapshot,
                boolean reverse) throws IOException {
@@ -46,6 +48,9 @@ final class DbIterator implements StoreIterator {
         if (closed) {
             throw new IllegalStateException("iterator is closed");
         }
+        if (failure != null) {
+            throw new UncheckedIOException(failure);
+        }
         return next != null;
     }
 
@@ -58,6 +63,7 @@ final class DbIterator implements StoreIterator {
         try {
             next = reverse ? findPrevious() : findNext();
         } catch (IOException e) {
+            failure = e;
             throw new UncheckedIOException(e);
         }
         return out;

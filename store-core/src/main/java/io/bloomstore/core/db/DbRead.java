@@ -194,7 +194,7 @@ final class DbRead {
                     c.tableLookups().sum(), c.filterFileReads().sum(), c.filterFileBytesRead().sum(),
                     db.tables.indexHeapBytes(), c.trivialMoves().sum(), health(), c.prefixScans().sum(), c.prefixChecked().sum(),
                     c.prefixUseful().sum(), c.rangeScans().sum(), c.rangeChecked().sum(), c.rangeUseful().sum(),
-                    List.copyOf(tables));
+                    List.copyOf(tables), db.cumulative.snapshot());
         } finally {
             v.tables().release();
         }

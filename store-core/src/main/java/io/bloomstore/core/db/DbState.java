@@ -7,6 +7,7 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionSet;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -34,6 +35,8 @@ final class DbState {
     final Path dir;
     final StoreOptions options;
     final StoreCounters counters;
+    /** The counters since the store was created; saved after each flush and at close. */
+    final CountersFile cumulative;
     final VersionSet versions;
     final TableRegistry tables;
     final WriteQueue queue = new WriteQueue();
@@ -46,12 +49,13 @@ final class DbState {
     /** What point-in-time WAL recovery dropped at open, or null; set once before the store is handed out. */
     volatile String walRecoveryDropped;
 
-    DbState(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters, VersionSet versions,
-            TableRegistry tables, long walNumber, long lastSequence) {
+    DbState(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters, CountersFile cumulative,
+            VersionSet versions, TableRegistry tables, long walNumber, long lastSequence) {
         this.fs = fs;
         this.dir = dir;
         this.options = options;
         this.counters = counters;
+        this.cumulative = cumulative;
         this.versions = versions;
         this.tables = tables;
         this.lastSequence = lastSequence;

@@ -12,6 +12,8 @@ import io.bloomstore.core.wal.RecordBuffer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The write path of an open store: argument checks, group commit into the WAL and then the
@@ -27,6 +29,7 @@ import java.util.List;
 final class DbWrite {
     /** Immutable memtables waiting for the flush thread before writers must wait. */
     private static final int MAX_IMMUTABLES = 2;
+    private static final Logger LOG = LoggerFactory.getLogger(DbWrite.class);
 
     /** A record buffer that grew past this (a huge batch) is not kept for the next group. */
     private static final int MAX_KEPT_RECORD_BYTES = 1 << 20;
@@ -37,6 +40,9 @@ final class DbWrite {
     private LogWriter wal;
     /** The leader's encoding buffer, reused group after group (one leader at a time). */
     private RecordBuffer record = new RecordBuffer(4096);
+    /** When write groups started being slowed (level 0 at its slowdown trigger), 0 when not; under the mutex. */
+    private long slowedSince;
+    private long slowedGroups;
 
     DbWrite(DbState db, DbBackground background, LogWriter wal) {
         this.db = db;
@@ -163,6 +169,7 @@ final class DbWrite {
      */
     private void makeRoomForWrite(boolean force) throws IOException {
         boolean allowDelay = !force && db.options.autoCompaction();
+        long stoppedSince = 0;
         while (true) {
             IOException bg = db.backgroundError;
             if (bg != null) {
@@ -173,24 +180,55 @@ final class DbWrite {
             if (allowDelay && level0 >= db.options.l0SlowdownTrigger()) {
                 allowDelay = false;
                 db.counters.writeSlowdowns().increment();
+                if (slowedSince == 0) {
+                    slowedSince = System.nanoTime();
+                    LOG.info("Writes slowed: level 0 holds {} tables (slowdown trigger {}); each write group waits 1 ms",
+                            level0, db.options.l0SlowdownTrigger());
+                }
+                slowedGroups++;
                 db.queue.unlocked(DbWrite::pause);
                 continue;
             }
+            if (slowedSince != 0 && level0 < db.options.l0SlowdownTrigger()) {
+                LOG.info("Writes no longer slowed: {} write groups waited 1 ms each over {} ms", slowedGroups,
+                        (System.nanoTime() - slowedSince) / 1_000_000);
+                slowedSince = 0;
+                slowedGroups = 0;
+            }
             if (force ? v.mem().isEmpty() : v.mem().approximateBytes() < db.options.memtableBytes()) {
+                logResumed(stoppedSince);
                 return;
             }
             if (v.immutables().size() >= MAX_IMMUTABLES) {
+                if (stoppedSince == 0) {
+                    stoppedSince = System.nanoTime();
+                    // A burst outrunning one flush: normal, and short, unlike a level-0 stop.
+                    LOG.info("Writes stopped: {} full memtables wait for the flush thread", v.immutables().size());
+                }
                 db.queue.awaitChange();
                 continue;
             }
             if (db.options.autoCompaction() && level0 >= db.options.l0StopTrigger()) {
                 db.counters.writeStops().increment();
+                if (stoppedSince == 0) {
+                    stoppedSince = System.nanoTime();
+                    LOG.warn("Writes stopped: level 0 holds {} tables (stop trigger {}); waiting for compaction",
+                            level0, db.options.l0StopTrigger());
+                }
                 background.maybeScheduleCompaction();
                 db.queue.awaitChange();
                 continue;
             }
             switchMemTable(v);
+            logResumed(stoppedSince);
+            stoppedSince = 0;
             force = false;
+        }
+    }
+
+    private static void logResumed(long stoppedSince) {
+        if (stoppedSince != 0) {
+            LOG.info("Writes resumed after {} ms stopped", (System.nanoTime() - stoppedSince) / 1_000_000);
         }
     }
 

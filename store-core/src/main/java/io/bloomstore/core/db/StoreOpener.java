@@ -1,5 +1,6 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.cache.BlockCache;
@@ -9,7 +10,9 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionSet;
+import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.wal.LogFormat;
 import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
@@ -37,6 +40,9 @@ final class StoreOpener {
         if (fs == null || dir == null || options == null) {
             throw new IllegalArgumentException("file system, directory and options must not be null");
         }
+        // Chooses (and logs) how filters reach memory now, so a bad bloomstore.offheap setting
+        // fails this open instead of the first flush.
+        OffHeapBackend.active();
         if (!fs.exists(dir)) {
             if (!options.createIfMissing()) {
                 throw new IllegalArgumentException("no store at " + dir
@@ -51,6 +57,7 @@ final class StoreOpener {
         Closeable lock = fs.lock(dir.resolve(FileNames.LOCK));
         VersionSet versions = null;
         TableRegistry tables = null;
+        DbImpl db;
         try {
             // Decided only now, under the lock: another process may have created the store since.
             boolean isStore = fs.exists(dir.resolve(FileNames.CURRENT));
@@ -62,7 +69,7 @@ final class StoreOpener {
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
                     : new BlockCache(options.blockCacheBytes());
-            tables = new TableRegistry(fs, dir, options.tableOptions(), cache, counters,
+            tables = new TableRegistry(fs, dir, TableOptions.of(options), cache, counters,
                     new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()));
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
                 for (FileMetaData f : versions.current().files(level)) {
@@ -84,10 +91,10 @@ final class StoreOpener {
                     options.walRecovery());
             long walNumber = versions.newFileNumber();
             LogWriter wal = new LogWriter(fs.create(FileNames.wal(dir, walNumber)), LogFormat.WAL_MAGIC);
-            DbImpl db = new DbImpl(fs, dir, options, counters, versions, tables, lock, walNumber, wal,
+            CountersFile cumulative = CountersFile.open(fs, dir, counters);
+            db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, walNumber, wal,
                     replayed.lastSequence());
             db.finishRecovery(replayed.memtable(), replayed.dropped());
-            return db;
         } catch (IOException | RuntimeException | Error e) {
             if (tables != null) {
                 tables.closeAll();
@@ -98,6 +105,18 @@ final class StoreOpener {
             lock.close();
             throw e;
         }
+        try {
+            db.registerJmx();
+        } catch (RuntimeException e) {
+            // The store is fully open by now: close it the ordinary way.
+            try {
+                db.close();
+            } catch (IOException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            throw e;
+        }
+        return db;
     }
 
     /** For a directory without CURRENT: refuses one holding anything but a new store's leftovers. */

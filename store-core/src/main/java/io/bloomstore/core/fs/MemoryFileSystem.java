@@ -1,5 +1,6 @@
 package io.bloomstore.core.fs;
 
+import io.bloomstore.core.LockedException;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 /**
  * Names of the files in a store directory: {@code NNNNNN.log} (WAL segments), {@code NNNNNN.sst}
  * and {@code NNNNNN.filter} (tables and their filters), {@code MANIFEST-NNNNNN}, {@code CURRENT}
- * (names the live MANIFEST), {@code LOCK}. All numbers come from one counter, so a number names at
+ * (names the live MANIFEST), {@code LOCK}, {@code COUNTERS} (cumulative statistics). All numbers come from one counter, so a number names at
  * most one file of each kind. See {@code docs/architecture.md}.
  *
  * <p>Thread safety: stateless.
@@ -13,11 +13,14 @@ import java.nio.file.Path;
 public final class FileNames {
     public static final String CURRENT = "CURRENT";
     public static final String LOCK = "LOCK";
+    /** The cumulative counters (docs/format/counters.md), and the file that replaces it. */
+    public static final String COUNTERS = "COUNTERS";
+    public static final String COUNTERS_TEMP = "COUNTERS.tmp";
     static final String CURRENT_TEMP = "CURRENT.tmp";
     static final String MANIFEST_PREFIX = "MANIFEST-";
 
     /** The kinds of file a store directory holds. */
-    public enum Kind { WAL, TABLE, FILTER, MANIFEST, CURRENT, LOCK, TEMP }
+    public enum Kind { WAL, TABLE, FILTER, MANIFEST, CURRENT, LOCK, TEMP, COUNTERS }
 
     /** A parsed file name: its kind and number (0 for unnumbered files). */
     public record Parsed(Kind kind, long number) {
@@ -51,6 +54,10 @@ public final class FileNames {
                 return new Parsed(Kind.LOCK, 0);
             case CURRENT_TEMP:
                 return new Parsed(Kind.TEMP, 0);
+            case COUNTERS:
+            case COUNTERS_TEMP:
+                // The temporary file is not TEMP: obsolete-file deletion must not race a save.
+                return new Parsed(Kind.COUNTERS, 0);
             default:
                 break;
         }

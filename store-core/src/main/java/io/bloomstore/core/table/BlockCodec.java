@@ -1,5 +1,7 @@
 package io.bloomstore.core.table;
 
+import io.bloomstore.core.Compression;
+
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
@@ -83,7 +85,7 @@ final class BlockCodec {
                     + length + " bytes)", expected & 0xFFFFFFFFL, actual & 0xFFFFFFFFL);
         }
         int typeCode = stored.get(start + length) & 0xFF;
-        Compression type = Compression.byCode(typeCode);
+        Compression type = compressionByCode(typeCode);
         if (type == null) {
             throw new CorruptionException(file, offset + length, "unknown block compression type " + typeCode);
         }
@@ -136,5 +138,15 @@ final class BlockCodec {
         b[at + 1] = (byte) (v >>> 8);
         b[at + 2] = (byte) (v >>> 16);
         b[at + 3] = (byte) (v >>> 24);
+    }
+
+    /** The compression of a trailer's type byte, or null when the byte names none. */
+    static Compression compressionByCode(int code) {
+        for (Compression c : Compression.values()) {
+            if (c.code() == code) {
+                return c;
+            }
+        }
+        return null;
     }
 }

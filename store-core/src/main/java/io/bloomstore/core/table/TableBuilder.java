@@ -1,5 +1,7 @@
 package io.bloomstore.core.table;
 
+import io.bloomstore.core.Compression;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;

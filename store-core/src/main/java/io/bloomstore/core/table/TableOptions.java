@@ -1,5 +1,9 @@
 package io.bloomstore.core.table;
 
+import io.bloomstore.core.Compression;
+import io.bloomstore.core.FilterChoice;
+import io.bloomstore.core.StoreOptions;
+
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -103,6 +107,17 @@ public record TableOptions(int blockSize, int restartInterval, Compression compr
     }
 
     /** Tables are written without filter: every lookup in range reads a data block. */
+    /** The base table settings of a store: its block size, compression and uniform filter. */
+    public static TableOptions of(StoreOptions store) {
+        TableOptions t = defaults().withBlockSize(store.blockSize()).withCompression(store.compression());
+        return store.filterKind() == null ? t.withoutFilter() : t.withFilter(store.filterKind(), store.bitsPerKey());
+    }
+
+    /** These settings with the filter a {@link FilterChoice} picks for a table's level (none when skipped). */
+    public TableOptions withFilter(FilterChoice choice) {
+        return choice.builds() ? withFilter(choice.kind(), choice.bitsPerKey()) : withoutFilter();
+    }
+
     public TableOptions withoutFilter() {
         return new TableOptions(blockSize, restartInterval, compression, null, bitsPerKey, verifyFilterOnOpen,
                 prefixExtractor, rangeFilter);

@@ -1,5 +1,7 @@
 package io.bloomstore.core.table;
 
+import io.bloomstore.core.Compression;
+
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -74,7 +76,7 @@ public record TableProperties(long entries, long dataBlocks, long dataSize, long
             if (kindId != 0) {
                 kind = FilterKind.byId(kindId);
             }
-            Compression compression = Compression.byCode(compressionCode);
+            Compression compression = BlockCodec.compressionByCode(compressionCode);
             if (compression == null || reserved != 0 || entries < 1 || dataBlocks < 1 || dataSize < 0
                     || smallestSeq < 0 || smallestSeq > largestSeq || largestSeq > InternalKeys.MAX_SEQUENCE
                     || Arrays.compareUnsigned(smallest, largest) > 0

@@ -9,7 +9,7 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.StoreVerifier;
 import io.bloomstore.core.VerifyReport;
-import io.bloomstore.core.fs.LockedException;
+import io.bloomstore.core.LockedException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

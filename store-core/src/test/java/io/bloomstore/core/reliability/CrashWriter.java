@@ -4,7 +4,7 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.LocalFileSystem;
-import io.bloomstore.core.fs.LockedException;
+import io.bloomstore.core.LockedException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 

@@ -3,6 +3,7 @@ package io.bloomstore.core.table;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bloomstore.core.Compression;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.fs.MemoryFileSystem;

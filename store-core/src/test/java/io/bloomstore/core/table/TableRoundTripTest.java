@@ -1,5 +1,7 @@
 package io.bloomstore.core.table;
 
+import io.bloomstore.core.Compression;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,0 +1,146 @@
+package io.bloomstore.bloom.storage;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link WordMemory} from the JDK alone, for JVMs where Chronicle Bytes cannot initialize
+ * (no {@code --add-opens} flags): direct {@link ByteBuffer}s, each a region of at most
+ * {@value #REGION_BYTES} bytes so memory past the 2 GiB limit of one buffer still works. A
+ * mapping is made with {@link FileChannel#map} and the channel is closed at once.
+ *
+ * <p>{@link #free()} releases every buffer at once through {@code sun.misc.Unsafe.invokeCleaner}
+ * (module {@code jdk.unsupported}, open to every class without flags), so a deleted file is
+ * really unmapped; where a JDK lacks it, the garbage collector releases them later, and that is
+ * logged once.
+ *
+ * <p>Thread safety: as {@link WordMemory}.
+ */
+final class JdkMemory implements WordMemory {
+    /** 1 GiB: a multiple of 8, so no word straddles two regions. */
+    static final int REGION_BYTES = 1 << 30;
+    private static final int REGION_SHIFT = 30;
+    private static final long REGION_MASK = REGION_BYTES - 1;
+    private static final Logger LOG = LoggerFactory.getLogger(JdkMemory.class);
+    private static final MethodHandle INVOKE_CLEANER = findCleaner();
+
+    private ByteBuffer[] regions;
+    private ByteBuffer first;
+
+    private JdkMemory(ByteBuffer[] regions) {
+        this.regions = regions;
+        this.first = regions[0];
+    }
+
+    /** Maps {@code bytes} bytes of {@code path} from {@code offset}, read-only; keeps no descriptor. */
+    static JdkMemory map(Path path, long offset, long bytes) throws IOException {
+        ByteBuffer[] regions = new ByteBuffer[regionCount(bytes)];
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            for (int i = 0; i < regions.length; i++) {
+                long start = (long) i * REGION_BYTES;
+                long size = Math.min(REGION_BYTES, bytes - start);
+                regions[i] = ch.map(FileChannel.MapMode.READ_ONLY, offset + start, size).order(ByteOrder.LITTLE_ENDIAN);
+            }
+        } catch (IOException | RuntimeException e) {
+            release(regions);
+            throw e;
+        }
+        return new JdkMemory(regions);
+    }
+
+    /** Allocates {@code bytes} zeroed bytes outside the heap. */
+    static JdkMemory allocate(long bytes) {
+        ByteBuffer[] regions = new ByteBuffer[regionCount(bytes)];
+        try {
+            for (int i = 0; i < regions.length; i++) {
+                long start = (long) i * REGION_BYTES;
+                int size = (int) Math.min(REGION_BYTES, bytes - start);
+                regions[i] = ByteBuffer.allocateDirect(size).order(ByteOrder.LITTLE_ENDIAN);
+            }
+        } catch (RuntimeException | OutOfMemoryError e) {
+            release(regions);
+            throw e;
+        }
+        return new JdkMemory(regions);
+    }
+
+    private static int regionCount(long bytes) {
+        return (int) Math.max(1, (bytes + REGION_MASK) >>> REGION_SHIFT);
+    }
+
+    @Override
+    public long getLong(long byteOffset) {
+        if (byteOffset < REGION_BYTES) {
+            return first.getLong((int) byteOffset);
+        }
+        return regions[(int) (byteOffset >>> REGION_SHIFT)].getLong((int) (byteOffset & REGION_MASK));
+    }
+
+    @Override
+    public void putLong(long byteOffset, long value) {
+        if (byteOffset < REGION_BYTES) {
+            first.putLong((int) byteOffset, value);
+        } else {
+            regions[(int) (byteOffset >>> REGION_SHIFT)].putLong((int) (byteOffset & REGION_MASK), value);
+        }
+    }
+
+    @Override
+    public void free() {
+        ByteBuffer[] r = regions;
+        // Drop the references first: a use after free then fails with a NullPointerException
+        // instead of touching memory that is no longer mapped.
+        regions = null;
+        first = null;
+        if (r != null) {
+            release(r);
+        }
+    }
+
+    /** Whether buffers are released at once (true on every JDK this project runs on). */
+    static boolean releasesDeterministically() {
+        return INVOKE_CLEANER != null;
+    }
+
+    private static void release(ByteBuffer[] buffers) {
+        if (INVOKE_CLEANER == null) {
+            return;
+        }
+        for (ByteBuffer b : buffers) {
+            if (b != null) {
+                try {
+                    INVOKE_CLEANER.invokeExact(b);
+                } catch (Throwable t) {
+                    throw new IllegalStateException("cannot release an off-heap buffer", t);
+                }
+            }
+        }
+    }
+
+    private static MethodHandle findCleaner() {
+        try {
+            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+            Field f = unsafeClass.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            Object unsafe = f.get(null);
+            return MethodHandles.lookup()
+                    .findVirtual(unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
+                    .bindTo(unsafe);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.warn("sun.misc.Unsafe.invokeCleaner is not available ({}): filter mappings are released by the "
+                    + "garbage collector, not at close", e.toString());
+            return null;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.bloomstore.bloom.storage;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Locale;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How filters reach memory outside the Java heap: through Chronicle Bytes, or through the JDK
+ * alone. Both keep the same bytes in the same layout (docs/format/filter.md), map files
+ * read-only without holding a file descriptor, and release memory deterministically at close;
+ * they differ only in the code that reads a word.
+ *
+ * <p>{@link #active()} is chosen once per JVM: Chronicle when it initializes (the JVM was started
+ * with the {@code --add-opens}/{@code --add-exports} flags of DESIGN.md, as the command line's
+ * jar and the tests are), otherwise the JDK's {@code FileChannel.map}, so a service embedding the
+ * store needs no JVM flags. The choice is logged once at INFO. The system property
+ * {@code bloomstore.offheap} ({@code chronicle} or {@code jdk}) forces it, for benchmarks and
+ * tests.
+ *
+ * <p>Thread safety: immutable; {@link #active()} is safe from any thread.
+ */
+public enum OffHeapBackend {
+    /** Chronicle Bytes: {@code OS.map} mappings and native stores, read through a {@code BytesStore}. */
+    CHRONICLE("chronicle-bytes"),
+    /** The JDK alone: direct and mapped {@code ByteBuffer}s of at most 1 GiB each. */
+    JDK("jdk-bytebuffer");
+
+    /** System property that forces the backend: {@code chronicle} or {@code jdk}. */
+    public static final String PROPERTY = "bloomstore.offheap";
+    private static final Logger LOG = LoggerFactory.getLogger(OffHeapBackend.class);
+
+    private final String label;
+
+    OffHeapBackend(String label) {
+        this.label = label;
+    }
+
+    /** The name shown in statistics: {@code chronicle-bytes} or {@code jdk-bytebuffer}. */
+    public String label() {
+        return label;
+    }
+
+    /**
+     * The backend this JVM uses for every mapped and native filter; chosen on first call.
+     *
+     * @throws IllegalArgumentException when {@value #PROPERTY} names no backend
+     * @throws IllegalStateException when {@value #PROPERTY} is {@code chronicle} and Chronicle Bytes
+     *         cannot initialize
+     */
+    public static OffHeapBackend active() {
+        if (Chosen.FAILURE != null) {
+            throw Chosen.FAILURE;
+        }
+        return Chosen.BACKEND;
+    }
+
+    /**
+     * Whether this backend works in this JVM. JDK always does; Chronicle is tried once (a small
+     * allocation and a small mapping of a temporary file).
+     */
+    public boolean isAvailable() {
+        return this == JDK || Probe.FAILURE == null;
+    }
+
+    WordMemory map(Path path, long offset, long bytes) throws IOException {
+        return this == CHRONICLE ? ChronicleMemory.map(path, offset, bytes) : JdkMemory.map(path, offset, bytes);
+    }
+
+    WordMemory allocate(long bytes) {
+        return this == CHRONICLE ? ChronicleMemory.allocate(bytes) : JdkMemory.allocate(bytes);
+    }
+
+    /** Lazily tries Chronicle once per JVM. */
+    private static final class Probe {
+        static final Throwable FAILURE = probe();
+
+        private static Throwable probe() {
+            try {
+                ChronicleMemory.probe();
+                return null;
+            } catch (Exception | LinkageError e) {
+                return e;
+            }
+        }
+    }
+
+    /**
+     * Lazily makes and logs the choice once per JVM. A bad {@value #PROPERTY} is kept as the
+     * failure to throw from every {@link #active()}, not thrown from this class's initializer
+     * (which would surface as an {@link ExceptionInInitializerError}, then as
+     * {@link NoClassDefFoundError}s).
+     */
+    private static final class Chosen {
+        static final RuntimeException FAILURE;
+        static final OffHeapBackend BACKEND;
+
+        static {
+            OffHeapBackend chosen = null;
+            RuntimeException failure = null;
+            try {
+                chosen = choose();
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                failure = e;
+            }
+            BACKEND = chosen;
+            FAILURE = failure;
+        }
+
+        private static OffHeapBackend choose() {
+            String forced = System.getProperty(PROPERTY, "").trim().toLowerCase(Locale.ROOT);
+            if (forced.equals("jdk")) {
+                LOG.info("Filter memory: JDK ByteBuffer mappings ({}=jdk)", PROPERTY);
+                return JDK;
+            }
+            if (!forced.isEmpty() && !forced.equals("chronicle")) {
+                throw new IllegalArgumentException(PROPERTY + " must be chronicle or jdk, not " + forced);
+            }
+            if (CHRONICLE.isAvailable()) {
+                LOG.info("Filter memory: chronicle-bytes mappings");
+                return CHRONICLE;
+            }
+            if (forced.equals("chronicle")) {
+                throw new IllegalStateException(PROPERTY + "=chronicle but Chronicle Bytes cannot initialize: "
+                        + Probe.FAILURE, Probe.FAILURE);
+            }
+            LOG.info("Filter memory: JDK ByteBuffer mappings; chronicle-bytes cannot initialize without the "
+                    + "--add-opens flags ({})", rootMessage(Probe.FAILURE));
+            return JDK;
+        }
+
+        private static String rootMessage(Throwable t) {
+            Throwable root = t;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return root.toString();
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package io.bloomstore.core.stats;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.zip.CRC32C;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.CumulativeStats;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.RandomReadFile;
+import io.bloomstore.core.fs.WritableFile;
+import io.bloomstore.core.manifest.FileNames;
+
+/**
+ * The store's counters since it was created: the sums saved in {@code COUNTERS} by earlier opens
+ * plus this open's {@link StoreCounters}. {@link #save()} rewrites the file atomically (a
+ * temporary file, synced, renamed over it). Format (docs/format/counters.md), little-endian:
+ * <pre>
+ *   Counters = Magic "BSCN", Version u16, Count u16, Entry^Count, CRC32C u32
+ *   Entry    = NameLength u8, Name (UTF-8), Value i64
+ * </pre>
+ * The CRC covers every byte before it. Names are the counter names of {@link CumulativeStats};
+ * a name this version does not know is kept as read and written back, so an older engine does
+ * not erase a newer one's counters.
+ *
+ * <p>A missing file means zeros (a new store, or one from before this file existed). A damaged
+ * file is logged at WARN with the {@link CorruptionException}'s message and the sums start again
+ * from zero: counters are statistics, not data, and must not keep a store from opening.
+ *
+ * <p>Thread safety: {@link #save()} and {@link #snapshot()} are safe from any thread.
+ */
+public final class CountersFile {
+    static final int MAGIC = 0x4E435342;
+    static final int VERSION = 1;
+    private static final Logger LOG = LoggerFactory.getLogger(CountersFile.class);
+    private static final int MAX_BYTES = 64 * 1024;
+
+    /** Counter name to this open's adder, in file order. */
+    private static final Map<String, Function<StoreCounters, Counter>> LIVE = new LinkedHashMap<>();
+
+    static {
+        LIVE.put("gets", c -> c.gets());
+        LIVE.put("tableLookups", c -> c.tableLookups());
+        LIVE.put("filterNegatives", c -> c.filterNegatives());
+        LIVE.put("filterPositives", c -> c.filterPositives());
+        LIVE.put("filterTruePositives", c -> c.filterTruePositives());
+        LIVE.put("dataBlockReads", c -> c.dataBlockReads());
+        LIVE.put("bytesRead", c -> c.bytesRead());
+        LIVE.put("blockCacheHits", c -> c.blockCacheHits());
+        LIVE.put("blockCacheMisses", c -> c.blockCacheMisses());
+        LIVE.put("flushes", c -> c.flushes());
+        LIVE.put("compactions", c -> c.compactions());
+        LIVE.put("compactionBytesRead", c -> c.compactionBytesRead());
+        LIVE.put("compactionBytesWritten", c -> c.compactionBytesWritten());
+        LIVE.put("flushBytesWritten", c -> c.flushBytesWritten());
+        LIVE.put("userBytesWritten", c -> c.userBytesWritten());
+        LIVE.put("writeSlowdowns", c -> c.writeSlowdowns());
+        LIVE.put("writeStops", c -> c.writeStops());
+    }
+
+    private final FileSystem fs;
+    private final Path file;
+    private final Path temp;
+    private final StoreCounters live;
+    /** Sums saved by earlier opens, including names this version does not know. */
+    private final Map<String, Long> base;
+
+    private CountersFile(FileSystem fs, Path dir, StoreCounters live, Map<String, Long> base) {
+        this.fs = fs;
+        this.file = dir.resolve(FileNames.COUNTERS);
+        this.temp = dir.resolve(FileNames.COUNTERS_TEMP);
+        this.live = live;
+        this.base = base;
+    }
+
+    /** Reads the sums of earlier opens from {@code dir}; adds {@code live} to them from now on. */
+    public static CountersFile open(FileSystem fs, Path dir, StoreCounters live) throws IOException {
+        Path file = dir.resolve(FileNames.COUNTERS);
+        Map<String, Long> base = new LinkedHashMap<>();
+        if (fs.exists(file)) {
+            try {
+                base = read(fs, file);
+            } catch (CorruptionException e) {
+                LOG.warn("Cumulative counters start again from zero: {}", e.getMessage());
+            }
+        }
+        return new CountersFile(fs, dir, live, base);
+    }
+
+    /** The sums as of now: earlier opens plus this one. */
+    public CumulativeStats snapshot() {
+        long[] v = new long[LIVE.size()];
+        int i = 0;
+        for (Map.Entry<String, Function<StoreCounters, Counter>> e : LIVE.entrySet()) {
+            v[i++] = base.getOrDefault(e.getKey(), 0L) + e.getValue().apply(live).sum();
+        }
+        return new CumulativeStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
+                v[13], v[14], v[15], v[16]);
+    }
+
+    /** Writes the sums as of now durably, replacing the file atomically. */
+    public synchronized void save() throws IOException {
+        Map<String, Long> all = new LinkedHashMap<>(base);
+        for (Map.Entry<String, Function<StoreCounters, Counter>> e : LIVE.entrySet()) {
+            all.put(e.getKey(), base.getOrDefault(e.getKey(), 0L) + e.getValue().apply(live).sum());
+        }
+        ByteBuffer b = encode(all);
+        try (WritableFile out = fs.create(temp)) {
+            out.write(b);
+            out.sync();
+        }
+        fs.rename(temp, file);
+    }
+
+    static ByteBuffer encode(Map<String, Long> counters) {
+        ByteBuffer b = ByteBuffer.allocate(MAX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(MAGIC).putShort((short) VERSION).putShort((short) counters.size());
+        for (Map.Entry<String, Long> e : counters.entrySet()) {
+            byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
+            b.put((byte) name.length).put(name).putLong(e.getValue());
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, b.position());
+        b.putInt((int) crc.getValue());
+        return b.flip();
+    }
+
+    /** Reads and checks a counters file: its counters by name. */
+    public static Map<String, Long> read(FileSystem fs, Path file) throws IOException {
+        long size = fs.size(file);
+        if (size < 12 || size > MAX_BYTES) {
+            throw new CorruptionException(file, 0, "a counters file has 12 to " + MAX_BYTES + " bytes, not " + size);
+        }
+        ByteBuffer b = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
+        try (RandomReadFile in = fs.openRead(file)) {
+            while (b.hasRemaining()) {
+                if (in.read(b.position(), b) < 0) {
+                    throw new CorruptionException(file, b.position(), "file ends early");
+                }
+            }
+        }
+        b.flip();
+        int stored = b.getInt((int) size - 4);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, (int) size - 4);
+        if ((int) crc.getValue() != stored) {
+            throw CorruptionException.mismatch(file, size - 4, "counters CRC32C", stored & 0xFFFFFFFFL, crc.getValue());
+        }
+        if (b.getInt(0) != MAGIC) {
+            throw CorruptionException.mismatch(file, 0, "counters magic", MAGIC, b.getInt(0) & 0xFFFFFFFFL);
+        }
+        int version = Short.toUnsignedInt(b.getShort(4));
+        if (version != VERSION) {
+            throw new CorruptionException(file, 4, "counters format version " + version + ", this engine reads "
+                    + VERSION);
+        }
+        int count = Short.toUnsignedInt(b.getShort(6));
+        b.position(8).limit((int) size - 4);
+        Map<String, Long> counters = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            int at = b.position();
+            if (b.remaining() < 1 || b.remaining() < 1 + Byte.toUnsignedInt(b.get(at)) + Long.BYTES) {
+                throw new CorruptionException(file, at, "counter " + i + " of " + count + " runs past the end");
+            }
+            byte[] name = new byte[Byte.toUnsignedInt(b.get())];
+            b.get(name);
+            counters.put(new String(name, StandardCharsets.UTF_8), b.getLong());
+        }
+        if (b.hasRemaining()) {
+            throw new CorruptionException(file, b.position(), b.remaining() + " bytes after the last counter");
+        }
+        return counters;
+    }
+}
