@@ -107,7 +107,9 @@ final class InlineSkipList {
         System.arraycopy(key, 0, c, off + NEXT + 4 * height, key.length);
         for (int i = 0; i < height; i++) {
             INT.set(c, off + NEXT + 4 * i, next(update[i], i));
-            INT.setRelease(chunk(update[i]), (update[i] & OFFSET_MASK) + NEXT + 4 * i, node);
+            // Publish the node: everything written above is visible to a reader that sees the link.
+            VarHandle.releaseFence();
+            INT.set(chunk(update[i]), (update[i] & OFFSET_MASK) + NEXT + 4 * i, node);
         }
         size = index + 1;
         return recordBytes(height, key.length) + value.length + 20L;
@@ -226,7 +228,11 @@ final class InlineSkipList {
     }
 
     private int next(int node, int level) {
-        return (int) INT.getAcquire(chunk(node), (node & OFFSET_MASK) + NEXT + 4 * level);
+        // Fences rather than getAcquire/setRelease: from Java 22 on, byte-array views refuse
+        // atomic access modes (a heap byte[] is only byte-aligned); plain aligned int access stays atomic.
+        int next = (int) INT.get(chunk(node), (node & OFFSET_MASK) + NEXT + 4 * level);
+        VarHandle.acquireFence();
+        return next;
     }
 
     private byte[] chunk(int node) {

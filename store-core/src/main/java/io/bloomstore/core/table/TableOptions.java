@@ -109,7 +109,8 @@ public record TableOptions(int blockSize, int restartInterval, Compression compr
     /** Tables are written without filter: every lookup in range reads a data block. */
     /** The base table settings of a store: its block size, compression and uniform filter. */
     public static TableOptions of(StoreOptions store) {
-        TableOptions t = defaults().withBlockSize(store.blockSize()).withCompression(store.compression());
+        TableOptions t = defaults().withBlockSize(store.blockSize()).withCompression(store.compression())
+                .withPrefixExtractor(store.prefixExtractor()).withRangeFilter(store.rangeFilter());
         return store.filterKind() == null ? t.withoutFilter() : t.withFilter(store.filterKind(), store.bitsPerKey());
     }
 
