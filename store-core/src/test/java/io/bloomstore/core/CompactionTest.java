@@ -150,6 +150,33 @@ class CompactionTest {
         }
     }
 
+    /**
+     * Compaction reads every block of its inputs, but those are not lookups: the data-block reads
+     * and block-cache counters that measure disk accesses of reads must not move, and the cache
+     * must not be filled with the merged blocks.
+     */
+    @Test
+    void compactionReadsAreNotCountedAsLookupReads() throws IOException {
+        try (Store store = Store.open(tmp.resolve("counted"), small())) {
+            for (int round = 0; round < 3; round++) {
+                writeAll(store, round);
+            }
+            store.flush();
+            store.awaitCompactions();
+            StoreStats before = store.stats();
+            store.compact();
+            StoreStats after = store.stats();
+            assertTrue(after.compactionBytesRead() > before.compactionBytesRead(), "compact() merged tables");
+            assertEquals(before.dataBlockReads(), after.dataBlockReads(), "data-block reads");
+            assertEquals(before.blockCacheHits() + before.blockCacheMisses(),
+                    after.blockCacheHits() + after.blockCacheMisses(), "block-cache lookups");
+            long firstKeyReads = after.dataBlockReads();
+            assertArrayEquals(value(2, 0), store.get(key(0)));
+            assertEquals(firstKeyReads + 1, store.stats().dataBlockReads(), "a lookup after compaction reads its block:"
+                    + " compaction left nothing in the cache");
+        }
+    }
+
     private static void writeAll(Store store, int round) throws IOException {
         for (int i = 0; i < KEYS; i++) {
             store.put(key(i), value(round, i));

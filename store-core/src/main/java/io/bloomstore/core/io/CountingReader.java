@@ -50,6 +50,14 @@ public final class CountingReader implements Closeable {
         counters.bytesRead().add(length);
     }
 
+    /**
+     * Reads a data block for background work (compaction) into {@code dst}, from its position to
+     * its limit, without counting it as a lookup's data-block read.
+     */
+    public void readBackgroundBlock(long offset, ByteBuffer dst) throws IOException {
+        readFully(offset, dst, dst.remaining());
+    }
+
     /** Reads {@code length} bytes at {@code offset} without counting a data-block read. */
     public byte[] readUncounted(long offset, int length) throws IOException {
         byte[] b = new byte[length];

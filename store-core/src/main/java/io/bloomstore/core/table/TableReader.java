@@ -348,13 +348,23 @@ public final class TableReader implements Closeable {
     }
 
     /**
-     * The decoded data block {@code b}: from the block cache, else one counted read, kept in the
-     * cache only when {@code fillCache} (compaction reads each block once: caching them would
-     * evict the blocks lookups use, as RocksDB's fill_cache=false avoids).
+     * The decoded data block {@code b}: from the block cache, else one read. With
+     * {@code fillCache} false (compaction, which reads each block once) the block is not put in
+     * the cache, as RocksDB's fill_cache=false, so a large compaction does not evict the blocks
+     * lookups use; and the read is not counted with the lookups' block reads and cache hits and
+     * misses, so those stay the disk accesses of reads (compactions count their own bytes).
      */
     Block dataBlock(int b, boolean fillCache) throws IOException {
         BlockHandle h = index.handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
+        if (!fillCache) {
+            if (block != null) {
+                return block;
+            }
+            ByteBuffer stored = readBuffer((int) h.storedSize());
+            reader.readBackgroundBlock(h.offset(), stored);
+            return new Block(BlockCodec.decode(stored.flip(), path, h.offset()), path, h.offset());
+        }
         if (block != null) {
             counters.blockCacheHits().increment();
             return block;
@@ -365,9 +375,7 @@ public final class TableReader implements Closeable {
         ByteBuffer stored = readBuffer((int) h.storedSize());
         reader.readDataBlock(h.offset(), stored);
         block = new Block(BlockCodec.decode(stored.flip(), path, h.offset()), path, h.offset());
-        if (fillCache) {
-            cache.put(fileNumber, h.offset(), block);
-        }
+        cache.put(fileNumber, h.offset(), block);
         return block;
     }
 
