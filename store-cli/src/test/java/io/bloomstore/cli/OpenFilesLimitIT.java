@@ -23,6 +23,7 @@ import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.Compression;
+import io.bloomstore.core.fs.UnsyncedFileSystem;
 
 /**
  * The real {@code bloomstore.jar} in a shell limited to 512 open files ({@code ulimit -n 512}) on a
