@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Everything a benchmark run measured: the in-process workload results of every round, the
- * cold-start probes and the reopen probes, each tagged with its round.
+ * cold-start probes, the reopen probes and the closes after fills, each tagged with its round.
  *
  * <p>Thread safety: immutable.
  *
@@ -12,14 +12,16 @@ import java.util.List;
  * @param results one per engine, workload and round
  * @param cold    one per engine and round, for engines a child JVM can create; empty when not asked for
  * @param open    one per engine and round when the open workload was asked for
+ * @param closes  one per engine, round and fill workload: the close right after the fill
  * @param time    per engine, where its wall-clock time went over all rounds
  */
 public record BenchResults(int rounds, List<WorkloadResult> results, List<ColdResult> cold, List<OpenResult> open,
-        List<TimeSpent> time) {
+        List<CloseResult> closes, List<TimeSpent> time) {
     public BenchResults {
         results = List.copyOf(results);
         cold = List.copyOf(cold);
         open = List.copyOf(open);
+        closes = List.copyOf(closes);
         time = List.copyOf(time);
     }
 }

@@ -133,6 +133,7 @@ public final class BenchRunner {
         List<WorkloadResult> results = new ArrayList<>();
         List<ColdResult> cold = new ArrayList<>();
         List<OpenResult> opened = new ArrayList<>();
+        List<CloseResult> closes = new ArrayList<>();
         Set<String> warmed = new HashSet<>();
         Map<String, TimeSpent> time = new LinkedHashMap<>();
         for (String name : engines) {
@@ -153,7 +154,7 @@ public final class BenchRunner {
                 }
                 spent.add(TimeSpent.Phase.WARM_UP, System.nanoTime() - t1);
                 Path dir = dataRoot.resolve(name);
-                results.addAll(runEngine(name, inProcess, dir, open, round, spent));
+                results.addAll(runEngine(name, inProcess, dir, open, round, spent, closes));
                 if (open) {
                     long t2 = System.nanoTime();
                     opened.add(OpenProbe.run(name, dir, config, round));
@@ -161,15 +162,16 @@ public final class BenchRunner {
                 }
             }
         }
-        return new BenchResults(rounds, results, cold, opened, List.copyOf(time.values()));
+        return new BenchResults(rounds, results, cold, opened, closes, List.copyOf(time.values()));
     }
 
     /**
      * Runs {@code workloads} on a fresh store in {@code dir}; with {@code loadForOpen} the store is
-     * left loaded, flushed and settled for {@link OpenProbe} to reopen.
+     * left loaded, flushed and settled for {@link OpenProbe} to reopen. Every fill is followed at
+     * once by a timed close (added to {@code closes}); the next workload reopens the store.
      */
     private List<WorkloadResult> runEngine(String name, List<Workload> workloads, Path dir, boolean loadForOpen,
-            int round, TimeSpent spent) throws IOException {
+            int round, TimeSpent spent, List<CloseResult> closes) throws IOException {
         List<WorkloadResult> results = new ArrayList<>();
         BenchEngine engine = null;
         boolean loaded = false;
@@ -178,6 +180,8 @@ public final class BenchRunner {
                 if (w.isFill()) {
                     engine = reopenEmpty(engine, name, dir);
                     results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round, dir)));
+                    closes.add(timedClose(name, engine, w, round));
+                    engine = null;
                     loaded = true;
                     continue;
                 }
@@ -186,6 +190,7 @@ public final class BenchRunner {
                     timed(spent, TimeSpent.Phase.LOAD, engine, e -> measure(name, e, Workload.FILLRANDOM, "load", round, dir));
                     loaded = true;
                 }
+                engine = reopenLoaded(engine, name, dir, spent);
                 timed(spent, TimeSpent.Phase.SETTLE, engine, e -> {
                     e.prepareForReads();
                     return null;
@@ -197,6 +202,7 @@ public final class BenchRunner {
                     engine = reopenEmpty(engine, name, dir);
                     timed(spent, TimeSpent.Phase.LOAD, engine, e -> measure(name, e, Workload.FILLRANDOM, "load", round, dir));
                 }
+                engine = reopenLoaded(engine, name, dir, spent);
                 timed(spent, TimeSpent.Phase.SETTLE, engine, e -> {
                     e.prepareForReads();
                     return null;
@@ -208,6 +214,26 @@ public final class BenchRunner {
             }
         }
         return results;
+    }
+
+    /** Closes {@code engine} right after fill {@code w} and times the close. */
+    private static CloseResult timedClose(String name, BenchEngine engine, Workload w, int round) throws IOException {
+        long t0 = System.nanoTime();
+        engine.close();
+        return new CloseResult(name, round, w, (System.nanoTime() - t0) / 1e6);
+    }
+
+    /** The open engine, or, after a fill's timed close, the store of {@code dir} reopened (counted as loading). */
+    private BenchEngine reopenLoaded(BenchEngine engine, String name, Path dir, TimeSpent spent) throws IOException {
+        if (engine != null) {
+            return engine;
+        }
+        long t0 = System.nanoTime();
+        BenchEngine reopened = factory.create(name);
+        reopened.configureScans(scans);
+        reopened.open(dir, config);
+        spent.add(TimeSpent.Phase.LOAD, System.nanoTime() - t0);
+        return reopened;
     }
 
     /** A step of an engine's run, its wall-clock time added to {@code phase}. */

@@ -85,6 +85,9 @@ public final class HtmlReport {
         if (!run.open().isEmpty()) {
             openTable(h, run.open());
         }
+        if (!run.closes().isEmpty()) {
+            closeTable(h, run.closes());
+        }
         resultsTable(h, results);
         return h.append("</body>\n</html>\n").toString();
     }
@@ -141,6 +144,21 @@ public final class HtmlReport {
         h.append("</table>\n<p class=\"note\">A fresh JVM per engine and round, no warm-up: the first operations of "
                 + "the process (random puts into an empty store), then as many random lookups of the keys written. "
                 + "Startup: from the JVM's start to the open store.</p>\n</section>\n");
+    }
+
+    private static void closeTable(StringBuilder h, List<CloseResult> closes) {
+        h.append("<section id=\"close\">\n<h2>Close after a fill</h2>\n<table>\n");
+        headerRow(h, "engine", "after", "rounds", "median ms", "max ms");
+        for (CloseSummary c : CloseSummary.of(closes)) {
+            h.append("<tr><td class=\"l\">").append(escape(c.engine())).append("</td>");
+            h.append("<td class=\"l\">").append(escape(c.after().cliName())).append("</td>");
+            cell(h, Integer.toString(c.rounds()));
+            cell(h, String.format(Locale.ROOT, "%.1f", c.medianMillis()));
+            cell(h, String.format(Locale.ROOT, "%.1f", c.maxMillis()));
+            h.append("</tr>\n");
+        }
+        h.append("</table>\n<p class=\"note\">The store closed as soon as the fill's last put returned: memtable "
+                + "unflushed, background compaction likely running.</p>\n</section>\n");
     }
 
     private static void openTable(StringBuilder h, List<OpenResult> open) {

@@ -13,7 +13,7 @@ import java.util.Locale;
 /**
  * Writes a run as JSON ({@code --json FILE}): the configuration, the machine, a
  * {@code results} array with one object per engine, workload and round, the {@code summary}
- * over rounds, the cold-start and reopen probes, and the headline (medians over rounds).
+ * over rounds, the cold-start and reopen probes, the closes after fills, and the headline (medians over rounds).
  * Rates that are undefined (no filter checks, no OS counters) are written as {@code null}.
  *
  * <pre>
@@ -30,6 +30,8 @@ import java.util.Locale;
  *   "open": [ { engine, round, keys, openMillis, reopenMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
  *               rssAfterOpenBytes, rssAfterReadsBytes, filterBytesMapped, indexHeapBytes, nativeTableBytes,
  *               dataBytesOnDisk, reads, readOpsPerSec } ],
+ *   "close": [ { engine, round, after, millis } ],
+ *   "closeSummary": [ { engine, after, rounds, medianMillis, maxMillis } ],
  *   "secondsSpent": { engine: { warm_up, cold_probe, load, settle, measured, open_probe, total } },
  *   "headline": { "diskAccessesSaved": {engine: n}, "readsPerMissingLookup": {engine: x},
  *                 "opsPerSecRatioToRocksdb": {engine: {workload: x}} } }
@@ -84,6 +86,23 @@ public final class JsonReport {
             o.put("indexHeapBytes", r.memory().indexHeapBytes());
             o.put("nativeTableBytes", r.memory().nativeTableBytes());
             open.add(o);
+        }
+        ArrayNode close = root.putArray("close");
+        for (CloseResult r : run.closes()) {
+            ObjectNode o = close.addObject();
+            o.put("engine", r.engine());
+            o.put("round", r.round());
+            o.put("after", r.after().cliName());
+            o.put("millis", r.millis());
+        }
+        ArrayNode closeSummary = root.putArray("closeSummary");
+        for (CloseSummary s : CloseSummary.of(run.closes())) {
+            ObjectNode o = closeSummary.addObject();
+            o.put("engine", s.engine());
+            o.put("after", s.after().cliName());
+            o.put("rounds", s.rounds());
+            o.put("medianMillis", s.medianMillis());
+            o.put("maxMillis", s.maxMillis());
         }
         ObjectNode time = root.putObject("secondsSpent");
         for (TimeSpent t : run.time()) {

@@ -48,6 +48,9 @@ public final class ResultTable {
         if (!run.open().isEmpty()) {
             printOpen(out, run.open());
         }
+        if (!run.closes().isEmpty()) {
+            printCloses(out, run.closes());
+        }
         printTime(out, run.time());
     }
 
@@ -113,6 +116,16 @@ public final class ResultTable {
                     mib(o.heapAfterReadsBytes()), mib(o.rssAfterOpenBytes()), mib(o.rssAfterReadsBytes()),
                     mib(o.memory().filterBytesMapped()), mib(o.memory().indexHeapBytes()),
                     mib(o.memory().nativeTableBytes()), mib(o.dataBytesOnDisk()), o.readOpsPerSec());
+        }
+    }
+
+    private static void printCloses(PrintWriter out, List<CloseResult> closes) {
+        out.println();
+        out.println("Close right after a fill (memtable unflushed, compaction likely running; ms):");
+        out.printf(Locale.ROOT, "%-20s %-16s %7s %10s %10s%n", "engine", "after", "rounds", "median ms", "max ms");
+        for (CloseSummary c : CloseSummary.of(closes)) {
+            out.printf(Locale.ROOT, "%-20s %-16s %7d %10.1f %10.1f%n", c.engine(), c.after().cliName(), c.rounds(),
+                    c.medianMillis(), c.maxMillis());
         }
     }
 

@@ -77,6 +77,13 @@ class BenchCommandTest {
                 && root.at("/machine/os").isTextual());
         assertTrue(root.at("/headline/opsPerSecRatioToRocksdb/sim/readmissing").isNumber());
         assertTrue(root.at("/headline/readsPerMissingLookup/sim-nofilter").asDouble() >= 1);
+        JsonNode closes = root.get("closeSummary");
+        assertEquals(ENGINES.size() * 2, closes.size(), "a close after each of the two fills per engine: " + closes);
+        for (JsonNode c : closes) {
+            assertTrue(c.get("medianMillis").asDouble() >= 0 && c.get("after").asText().startsWith("fill"), c.toString());
+        }
+        assertEquals(ENGINES.size() * 2, root.get("close").size());
+        assertTrue(console.contains("Close right after a fill"), console);
 
         Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(html.toFile());
         NodeList sections = doc.getElementsByTagName("section");

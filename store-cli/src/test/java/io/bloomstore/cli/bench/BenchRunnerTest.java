@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -128,10 +130,11 @@ class BenchRunnerTest {
     @Test
     void roundsRotateTheEngineOrderAndSummariseMedians() throws Exception {
         List<String> started = new ArrayList<>();
+        Map<Path, List<SimulatedEngine.Table>> disk = new ConcurrentHashMap<>();
         EngineFactory factory = new EngineFactory()
-                .register("a", () -> recording("a", started))
-                .register("b", () -> recording("b", started))
-                .register("rocksdb", () -> recording("rocksdb", started));
+                .register("a", () -> recording("a", started, disk))
+                .register("b", () -> recording("b", started, disk))
+                .register("rocksdb", () -> recording("rocksdb", started, disk));
         BenchResults run = new BenchRunner(smallConfig().withReads(2_000), factory, null)
                 .run(List.of("a", "b", "rocksdb"), List.of(Workload.FILLRANDOM, Workload.READRANDOM), dir, 3);
         assertEquals(List.of("a", "b", "rocksdb", "b", "rocksdb", "a", "rocksdb", "a", "b"), started,
@@ -151,6 +154,28 @@ class BenchRunnerTest {
             assertEquals(ratios[1], row.medianRatioToBaseline(), 1e-12, "median of the per-round ratios");
         }
         assertEquals(1.0, summary.find("rocksdb", Workload.READRANDOM).medianRatioToBaseline(), 1e-12);
+        assertEquals(3 * 3, run.closes().size(), "one timed close per engine, round and fill");
+        for (CloseResult c : run.closes()) {
+            assertEquals(Workload.FILLRANDOM, c.after());
+            assertTrue(c.millis() >= 0, c.toString());
+        }
+        List<CloseSummary> closes = CloseSummary.of(run.closes());
+        assertEquals(3, closes.size());
+        for (CloseSummary c : closes) {
+            assertEquals(3, c.rounds());
+            assertTrue(c.medianMillis() <= c.maxMillis(), c.toString());
+        }
+    }
+
+    @Test
+    void closeSummaryTakesMedianAndMaxPerEngineAndFill() {
+        List<CloseResult> closes = List.of(
+                new CloseResult("x", 0, Workload.FILLSEQ, 5), new CloseResult("x", 1, Workload.FILLSEQ, 1),
+                new CloseResult("x", 2, Workload.FILLSEQ, 90), new CloseResult("x", 0, Workload.FILLRANDOM, 3),
+                new CloseResult("x", 1, Workload.FILLRANDOM, 7), new CloseResult("y", 0, Workload.FILLSEQ, 2));
+        List<CloseSummary> s = CloseSummary.of(closes);
+        assertEquals(List.of(new CloseSummary("x", Workload.FILLSEQ, 3, 5, 90),
+                new CloseSummary("x", Workload.FILLRANDOM, 2, 5, 7), new CloseSummary("y", Workload.FILLSEQ, 1, 2, 2)), s);
     }
 
     @Test
@@ -172,13 +197,15 @@ class BenchRunnerTest {
     }
 
     /** A simulated engine that notes its name in {@code started} when opened on an empty store for a fill. */
-    private static BenchEngine recording(String name, List<String> started) {
-        SimulatedEngine engine = new SimulatedEngine(true);
+    private static BenchEngine recording(String name, List<String> started, Map<Path, List<SimulatedEngine.Table>> disk) {
+        SimulatedEngine engine = new SimulatedEngine(true, disk);
         return new BenchEngine() {
             @Override
             public void open(Path d, BenchConfig config) {
-                synchronized (started) {
-                    started.add(name);
+                if (!Files.exists(d.resolve(SimulatedEngine.MARKER))) {
+                    synchronized (started) {
+                        started.add(name);
+                    }
                 }
                 engine.open(d, config);
             }

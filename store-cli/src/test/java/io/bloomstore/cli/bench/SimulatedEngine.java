@@ -3,6 +3,9 @@ package io.bloomstore.cli.bench;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.MembershipFilter;
 import io.bloomstore.bloom.storage.Storage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
@@ -19,14 +23,22 @@ import java.util.concurrent.atomic.LongAdder;
  * memtable that becomes an immutable "table" when it reaches the configured size, each
  * table with a real Bloom filter from store-bloom (or none), and no compaction, so a lookup
  * consults every table whose key range holds the key. Reading a table costs one simulated
- * data-block read; there is no block cache.
+ * data-block read; there is no block cache. Its "disk" is a map shared by the engines of one
+ * {@link #factory()}, keyed by directory: close keeps the tables (the memtable flushed, as a
+ * write-ahead log would keep it), and a later open of the same directory finds them, unless
+ * the directory was deleted in between (a marker file tells).
  *
  * <p>Thread safety: writes are serialised; reads may run concurrently with them.
  */
 final class SimulatedEngine implements BenchEngine {
     private static final long BLOCK_BYTES = 4096;
 
+    /** The file that marks a directory this engine has opened (and not deleted since). */
+    static final String MARKER = "SIMULATED";
+
     private final boolean filters;
+    private final Map<Path, List<Table>> disk;
+    private Path dir;
     private final List<Table> tables = new CopyOnWriteArrayList<>();
     private final LongAdder gets = new LongAdder();
     private final LongAdder consulted = new LongAdder();
@@ -38,8 +50,9 @@ final class SimulatedEngine implements BenchEngine {
     private long memtableBytes;
     private BenchConfig config;
 
-    SimulatedEngine(boolean filters) {
+    SimulatedEngine(boolean filters, Map<Path, List<Table>> disk) {
         this.filters = filters;
+        this.disk = disk;
     }
 
     /** Tables written so far. */
@@ -48,8 +61,21 @@ final class SimulatedEngine implements BenchEngine {
     }
 
     @Override
-    public void open(Path dir, BenchConfig config) {
+    public void open(Path d, BenchConfig config) {
         this.config = config;
+        this.dir = d;
+        try {
+            Path marker = d.resolve(MARKER);
+            List<Table> kept = disk.remove(d);
+            if (Files.exists(marker) && kept != null) {
+                tables.addAll(kept);
+            } else {
+                Files.createDirectories(d);
+                Files.writeString(marker, "");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Override
@@ -154,12 +180,9 @@ final class SimulatedEngine implements BenchEngine {
     }
 
     @Override
-    public void close() {
-        tables.forEach(t -> {
-            if (t.filter != null) {
-                t.filter.close();
-            }
-        });
+    public synchronized void close() {
+        prepareForReads();
+        disk.put(dir, List.copyOf(tables));
         tables.clear();
     }
 
@@ -167,13 +190,14 @@ final class SimulatedEngine implements BenchEngine {
         return new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
     }
 
-    private record Table(NavigableMap<byte[], byte[]> rows, MembershipFilter filter) {
+    record Table(NavigableMap<byte[], byte[]> rows, MembershipFilter filter) {
     }
 
     /** A factory with this engine as {@code sim} (filters) and {@code sim-nofilter}. */
     static EngineFactory factory() {
+        Map<Path, List<Table>> disk = new ConcurrentHashMap<>();
         return new EngineFactory()
-                .register("sim", () -> new SimulatedEngine(true))
-                .register("sim-nofilter", () -> new SimulatedEngine(false));
+                .register("sim", () -> new SimulatedEngine(true, disk))
+                .register("sim-nofilter", () -> new SimulatedEngine(false, disk));
     }
 }
