@@ -2,6 +2,7 @@ package io.bloomstore.bloom;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Objects;
 
 import io.bloomstore.bloom.storage.BitStore;
@@ -445,10 +446,10 @@ public final class RosettaFilter implements MembershipFilter {
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder(String.format("RosettaFilter[n=%d, H=%d, bits/value=%.2f, levels", n,
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "RosettaFilter[n=%d, H=%d, bits/value=%.2f, levels", n,
                 levelBits.length - 1, n == 0 ? 0.0 : (double) bitSize() / n));
         for (int h = 0; h < levelBits.length; h++) {
-            s.append(h == 0 ? " " : ", ").append(String.format("%.2f", levelKeys[h] == 0 ? 0.0
+            s.append(h == 0 ? " " : ", ").append(String.format(Locale.ROOT, "%.2f", levelKeys[h] == 0 ? 0.0
                     : (double) levelBits[h] / levelKeys[h]));
         }
         return s.append(" bits/prefix]").toString();
