@@ -11,6 +11,8 @@ package io.bloomstore.bloom;
  *   k*(m, n)       = (m/n) · ln 2               optimal probe count; half the bits end up set
  *   p(k*)          = 2^(−k*) = e^(−(ln 2)²·m/n) ≈ 0.6185^(m/n)
  *   m(n, p)        = −n · ln p / (ln 2)²        bits for n keys at rate p (≈ 9.6 n for 1%)
+ *   P_0 = ε_0,  P_h = ε_h · (1 − (1 − P_(h−1))²)  Rosetta: an empty dyadic interval of height h passes
+ *                                               level h's filter and then one of its two halves
  * </pre>
  *
  * <p>Thread safety: stateless.
@@ -93,6 +95,22 @@ public final class BloomMath {
             sum += Math.exp(logPoisson) * inBlock;
         }
         return Math.min(1.0, sum);
+    }
+
+    /**
+     * Rosetta's false-positive rate of one empty dyadic interval of 2^h values, for each height h,
+     * from the false-positive rates ε_h of its per-level filters (1 for a level without a filter):
+     * P_0 = ε_0 and P_h = ε_h · (1 − (1 − P_(h−1))²). The interval is probed at its own level and,
+     * when that says "maybe", doubted through both halves down to single values; the probes are of
+     * distinct absent prefixes, so under the usual independence assumption they fail independently.
+     */
+    public static double[] dyadicFpr(double[] levelFpr) {
+        double[] p = new double[levelFpr.length];
+        for (int h = 0; h < p.length; h++) {
+            double below = h == 0 ? 1.0 : 1 - (1 - p[h - 1]) * (1 - p[h - 1]);
+            p[h] = levelFpr[h] * below;
+        }
+        return p;
     }
 
     /** Lower bound on bits per key of any filter with rate p: log2(1/p) (6.64 for 1%). */

@@ -26,6 +26,8 @@ final class FilterCodecs {
                 return BinaryFuseFilter.open(h, payload);
             case RANGE:
                 return RangeFilter.open(h, payload);
+            case ROSETTA:
+                return RosettaFilter.open(h, payload);
             default:
                 throw new IllegalArgumentException("filter kind " + h.kind().cliName() + " cannot be read by this build");
         }

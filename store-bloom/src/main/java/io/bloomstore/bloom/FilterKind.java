@@ -14,7 +14,9 @@ public enum FilterKind {
     CUCKOO(5, "cuckoo"),
     BINARY_FUSE(6, "fuse"),
     /** {@link RangeFilter}: ranges of 64-bit key values, built by the store for its tables. */
-    RANGE(7, "range");
+    RANGE(7, "range"),
+    /** {@link RosettaFilter}: ranges of 64-bit values by a Bloom filter per prefix length. */
+    ROSETTA(8, "rosetta");
 
     private final int id;
     private final String cliName;

@@ -29,7 +29,8 @@ public final class Filters {
 
     /** Whether the kind can be built one key at a time (static kinds need every key at once). */
     public static boolean isIncremental(FilterKind kind) {
-        return kind != FilterKind.BINARY_FUSE && kind != FilterKind.RANGE;
+        return kind != FilterKind.BINARY_FUSE && kind != FilterKind.RANGE
+                && kind != FilterKind.ROSETTA;
     }
 
     /**
@@ -90,8 +91,9 @@ public final class Filters {
             case BINARY_FUSE:
                 return BinaryFuseFilter.build(hashes, count, fuseFingerprintBits(bitsPerKey), storage);
             case RANGE:
-                throw new IllegalArgumentException("a range filter is built from key values (RangeFilter.build), "
-                        + "not from key hashes");
+            case ROSETTA:
+                throw new IllegalArgumentException("a " + kind.cliName() + " filter is built from key values ("
+                        + (kind == FilterKind.RANGE ? "RangeFilter" : "RosettaFilter") + ".build), not from key hashes");
             default:
                 throw new IllegalArgumentException("filter kind " + kind.cliName() + " is not available in this build");
         }

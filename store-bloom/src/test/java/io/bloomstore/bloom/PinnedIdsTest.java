@@ -24,6 +24,7 @@ class PinnedIdsTest {
         pinned.put(FilterKind.CUCKOO, 5);
         pinned.put(FilterKind.BINARY_FUSE, 6);
         pinned.put(FilterKind.RANGE, 7);
+        pinned.put(FilterKind.ROSETTA, 8);
         for (FilterKind kind : FilterKind.values()) {
             assertEquals(pinned.get(kind), kind.id(), kind + " must keep its on-disk id (add new kinds to this test)");
             assertEquals(kind, FilterKind.byId(kind.id()));

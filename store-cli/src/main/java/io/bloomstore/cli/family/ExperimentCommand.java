@@ -11,8 +11,8 @@ import picocli.CommandLine.Spec;
  * <p>Thread safety: one instance per invocation.
  */
 @Command(name = "experiment", mixinStandardHelpOptions = true,
-        description = "Reproducible experiments from the lecture notes.",
-        subcommands = {HeavyHittersCommand.class})
+        description = "Reproducible experiments: the lecture notes' heavy hitters, range filters compared.",
+        subcommands = {HeavyHittersCommand.class, RangeFiltersCommand.class})
 public final class ExperimentCommand implements Runnable {
     @Spec
     CommandSpec spec;

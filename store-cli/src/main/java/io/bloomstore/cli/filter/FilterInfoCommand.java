@@ -16,6 +16,8 @@ import io.bloomstore.bloom.FilterFile;
 import io.bloomstore.bloom.FilterHeader;
 import io.bloomstore.bloom.FilterSet;
 import io.bloomstore.bloom.MembershipFilter;
+import io.bloomstore.bloom.RangeFilter;
+import io.bloomstore.bloom.RosettaFilter;
 import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Json;
 import io.bloomstore.cli.Units;
@@ -27,9 +29,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code bloomstore filter info}: a filter file's header (docs/format/filter.md), size,
- * bits per key and expected false-positive rate, after checking every checksum. For a filter set
- * (a table sidecar with a prefix filter, format version 2): each section's role, descriptor,
- * bytes (the memory it takes mapped) and the same facts.
+ * bits per key and expected false-positive rate (for range filters: of a point query, and the
+ * longest range they answer), after checking every checksum. For a filter set (a table sidecar
+ * with a prefix or range filter, format version 2): every member's checksums, then each member's
+ * role, descriptor, bytes (the memory it takes mapped) and the same facts.
  *
  * <p>Thread safety: one instance per invocation.
  */
@@ -52,8 +55,10 @@ public final class FilterInfoCommand implements Callable<Integer> {
         }
         FilterHeader h = FilterFile.verify(file);
         double expectedFpr;
+        Long maxRange;
         try (MembershipFilter filter = FilterFile.open(file, false)) {
             expectedFpr = filter.expectedFpp();
+            maxRange = maxRange(filter);
         }
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("file", file.toString());
@@ -70,6 +75,7 @@ public final class FilterInfoCommand implements Callable<Integer> {
         info.put("aux2", h.aux2());
         info.put("bitsPerKey", h.n() == 0 ? null : (double) h.payloadLength() * 8 / h.n());
         info.put("expectedFpr", expectedFpr);
+        info.put("maxRange", maxRange);
         info.put("checksums", "ok");
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -88,11 +94,23 @@ public final class FilterInfoCommand implements Callable<Integer> {
             if (h.n() > 0) {
                 out.printf(Locale.ROOT, "  bits per key   %.3f%n", (double) h.payloadLength() * 8 / h.n());
             }
-            out.printf(Locale.ROOT, "  expected FPR   %s (%.3g)%n", Units.percent(expectedFpr), expectedFpr);
+            out.printf(Locale.ROOT, "  expected FPR   %s (%.3g)%s%n", Units.percent(expectedFpr), expectedFpr,
+                    maxRange == null ? "" : " for a point; ranges answered up to " + Units.count(maxRange) + " values");
             out.printf(Locale.ROOT, "  checksums      ok%n");
         }
         out.flush();
         return ExitCodes.OK;
+    }
+
+    /** The longest range a range filter answers, or null for a membership filter. */
+    private static Long maxRange(MembershipFilter f) {
+        if (f instanceof RangeFilter r) {
+            return r.maxRange();
+        }
+        if (f instanceof RosettaFilter r) {
+            return r.maxRange();
+        }
+        return null;
     }
 
     /** Whether the file is a filter set; opening checks its header (and reports damage). */
@@ -119,6 +137,7 @@ public final class FilterInfoCommand implements Callable<Integer> {
                 m.put("n", h.n());
                 m.put("bitsPerKey", h.n() == 0 ? null : (double) h.payloadLength() * 8 / h.n());
                 m.put("expectedFpr", sec.filter().expectedFpp());
+                m.put("maxRange", maxRange(sec.filter()));
                 sections.add(m);
             }
         }
@@ -140,7 +159,8 @@ public final class FilterInfoCommand implements Callable<Integer> {
                         m.get("role"), m.get("kind"), desc.isEmpty() ? "" : " (" + desc + ")", (Long) m.get("offset"),
                         Units.bytes((Long) m.get("bytes")), (Integer) m.get("k"), Units.count((Long) m.get("n")),
                         m.get("bitsPerKey") == null ? "-" : String.format(Locale.ROOT, "%.3f", m.get("bitsPerKey")),
-                        Units.percent((Double) m.get("expectedFpr")));
+                        Units.percent((Double) m.get("expectedFpr")) + (m.get("maxRange") == null ? ""
+                                : " (a point; ranges of up to " + Units.count((Long) m.get("maxRange")) + " values)"));
             }
             out.printf(Locale.ROOT, "  checksums ok%n");
         }

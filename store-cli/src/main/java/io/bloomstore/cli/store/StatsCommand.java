@@ -13,6 +13,7 @@ import io.bloomstore.cli.Json;
 import io.bloomstore.cli.Units;
 import io.bloomstore.core.CumulativeStats;
 import io.bloomstore.core.FilterChoice;
+import io.bloomstore.core.RangeFilterOptions;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
@@ -134,6 +135,7 @@ public final class StatsCommand extends StoreCommand {
         j.put("filterKind", options.filterKind() == null ? null : options.filterKind().cliName());
         j.put("bitsPerKey", options.bitsPerKey());
         j.put("prefixExtractor", options.prefixExtractor() == null ? null : options.prefixExtractor().toString());
+        j.put("rangeFilter", rangeFilterJson(options.rangeFilter()));
         j.put("countersSince", "open");
         j.put("filterMemory", s.filterMemory());
         j.put("cumulative", jsonCumulative(s.cumulative()));
@@ -307,5 +309,16 @@ public final class StatsCommand extends StoreCommand {
 
     private static void row(PrintWriter out, String name, String thisOpen, String sinceCreation) {
         out.printf(Locale.ROOT, COUNTER_ROW, "  " + name, thisOpen, sinceCreation);
+    }
+
+    /** The range filter option of this open: bits per key and the longest range (as 2^blockBits), or null. */
+    private static Map<String, Object> rangeFilterJson(RangeFilterOptions r) {
+        if (r == null) {
+            return null;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("bitsPerKey", r.bitsPerKey());
+        m.put("blockBits", r.blockBits());
+        return m;
     }
 }

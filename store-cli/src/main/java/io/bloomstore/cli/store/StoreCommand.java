@@ -6,7 +6,9 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import io.bloomstore.cli.Main;
+import io.bloomstore.bloom.RangeFilter;
 import io.bloomstore.core.PrefixExtractor;
+import io.bloomstore.core.RangeFilterOptions;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import picocli.CommandLine;
@@ -19,7 +21,13 @@ import picocli.CommandLine.Spec;
  * else the global {@code bloomstore --data DIR}, else {@value Main#DEFAULT_DATA_DIR}), opening
  * the store with default {@link StoreOptions} through {@link StoreAccess} (with {@code maxOpenFiles}
  * from {@code --max-open-files}, else fitted to the process's descriptor limit by
- * {@link OpenFilesLimit}), and the output stream.
+ * {@link OpenFilesLimit}; the prefix extractor and range filter of {@code --prefix-extractor} and
+ * {@code --range-filter-bits}), and the output stream.
+ *
+ * <p>The scan filters are options of one open, not settings of the store: each table records in
+ * its filter sidecar the extractor and range filter it was written with, a table is filtered only
+ * by filters it holds, and an open without the option consults none of that kind. So a store may be
+ * opened with or without them, or with other ones, and every scan stays correct.
  *
  * <p>Thread safety: one instance per invocation.
  */
@@ -50,20 +58,55 @@ abstract class StoreCommand implements Callable<Integer> {
                     + "unfiltered.")
     String prefixExtractor;
 
+    @Option(names = "--range-filter-bits", paramLabel = "B",
+            description = "Range filters: tables written get a range filter of B bits per key (3 to "
+                    + RangeFilter.MAX_BITS_PER_VALUE + ") over their keys' first 8 bytes, and scans whose [--from, --to)"
+                    + " spans at most 2^L such numbers skip tables it rules out. Without it no range filter is"
+                    + " consulted; tables written without it are scanned unfiltered.")
+    Double rangeFilterBits;
+
+    @Option(names = "--range-filter-block-bits", paramLabel = "L",
+            description = "With --range-filter-bits: the longest range the filters answer, 2^L numbers of the first 8"
+                    + " key bytes (0 to " + RangeFilter.MAX_BLOCK_BITS + ", default "
+                    + RangeFilterOptions.DEFAULT_BLOCK_BITS + ").")
+    Integer rangeFilterBlockBits;
+
     /** Opens the store; {@code create} for commands that may create it. */
     Store open(boolean create) throws IOException {
         return StoreAccess.open(dataDir(), options(), create);
     }
 
-    /** The store options of this command: the defaults with its {@code maxOpenFiles} and prefix extractor. */
+    /**
+     * The store options of this command: the defaults with its {@code maxOpenFiles}, prefix extractor
+     * and range filter.
+     */
     StoreOptions options() {
         int limit = maxOpenFiles != null ? maxOpenFiles : OpenFilesLimit.forThisProcess();
         StoreOptions.Builder b = StoreOptions.builder()
-                .prefixExtractor(prefixExtractor == null ? null : parseExtractor(prefixExtractor));
+                .prefixExtractor(prefixExtractor == null ? null : parseExtractor(prefixExtractor))
+                .rangeFilter(rangeFilter());
         try {
             return b.maxOpenFiles(limit).build();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-open-files: " + e.getMessage());
+        }
+    }
+
+    /** The range filter options of {@code --range-filter-bits} and {@code --range-filter-block-bits}, or null. */
+    RangeFilterOptions rangeFilter() {
+        if (rangeFilterBits == null) {
+            if (rangeFilterBlockBits != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--range-filter-block-bits needs --range-filter-bits");
+            }
+            return null;
+        }
+        try {
+            return new RangeFilterOptions(rangeFilterBits, rangeFilterBlockBits == null
+                    ? RangeFilterOptions.DEFAULT_BLOCK_BITS : rangeFilterBlockBits);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--range-filter-bits/--range-filter-block-bits: "
+                    + e.getMessage());
         }
     }
 
