@@ -12,7 +12,7 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code blockSize} 4 KiB of uncompressed data per block;
  *   <li>{@code blockCacheBytes} 32 MiB (0 disables the cache);
  *   <li>{@code compression} LZ4;
- *   <li>{@code filterKind} {@link FilterKind#BLOCKED_BLOOM} at {@code bitsPerKey} 10 (≈ 1.0% FPR,
+ *   <li>{@code filterKind} {@link FilterKind#BLOCKED_BLOOM} at {@code bitsPerKey} 10 (0.95% FPR,
  *       the blocked filter's own theory, against 0.82% for a standard Bloom filter): every probe
  *       of a key stays in one 64-byte cache line, so a lookup pays about one cache miss per
  *       table consulted instead of about k = 7; {@link FilterKind#BLOOM} trades that for the
