@@ -47,6 +47,17 @@ public final class BlockedBloomFilter implements MembershipFilter {
         this.hasher = strategy.function(seed);
     }
 
+    /** Most probes per key a blocked filter accepts (more would crowd one 512-bit block for no gain). */
+    public static final int MAX_K = 32;
+
+    /**
+     * Probes per key for a table filter of {@code bitsPerKey}: the standard filter's optimum,
+     * capped at {@link #MAX_K} (reached only past about 46 bits per key).
+     */
+    public static int optimalK(double bitsPerKey) {
+        return Math.min(MAX_K, BloomMath.optimalK(bitsPerKey));
+    }
+
     /** A filter for {@code expectedKeys} keys with the standard filter's memory for {@code fpr}. */
     public static BlockedBloomFilter create(long expectedKeys, double fpr, Storage storage) {
         long m = BloomMath.bitsFor(expectedKeys, fpr);
@@ -58,7 +69,7 @@ public final class BlockedBloomFilter implements MembershipFilter {
         if (m < 1) {
             throw new IllegalArgumentException("a Bloom filter needs at least one bit, got m=" + m);
         }
-        if (k < 1 || k > 32) {
+        if (k < 1 || k > MAX_K) {
             throw new IllegalArgumentException("k must be between 1 and 32 for a blocked filter, got " + k);
         }
         if (strategy == HashStrategy.CUSTOM) {
@@ -69,7 +80,7 @@ public final class BlockedBloomFilter implements MembershipFilter {
     }
 
     static BlockedBloomFilter open(FilterHeader header, FilterPayload payload) throws IOException {
-        if (header.m() < BLOCK_BITS || header.m() % BLOCK_BITS != 0 || header.k() < 1 || header.k() > 32) {
+        if (header.m() < BLOCK_BITS || header.m() % BLOCK_BITS != 0 || header.k() < 1 || header.k() > MAX_K) {
             throw new IllegalArgumentException("bad blocked filter shape m=" + header.m() + " k=" + header.k());
         }
         long blocks = header.m() / BLOCK_BITS;

@@ -75,7 +75,7 @@ public final class Filters {
             }
             case BLOCKED_BLOOM: {
                 long m = Math.max(BlockedBloomFilter.BLOCK_BITS, (long) Math.ceil(bitsPerKey * n));
-                BlockedBloomFilter f = BlockedBloomFilter.create(m, BloomMath.optimalK(bitsPerKey), DEFAULT_STRATEGY,
+                BlockedBloomFilter f = BlockedBloomFilter.create(m, BlockedBloomFilter.optimalK(bitsPerKey), DEFAULT_STRATEGY,
                         DEFAULT_SEED, storage);
                 addAll(f, hashes, count);
                 return f;

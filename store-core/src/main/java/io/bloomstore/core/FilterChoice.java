@@ -1,5 +1,6 @@
 package io.bloomstore.core;
 
+import io.bloomstore.bloom.BlockedBloomFilter;
 import io.bloomstore.bloom.BloomMath;
 import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.bloom.Filters;
@@ -70,7 +71,7 @@ public record FilterChoice(FilterKind kind, double bitsPerKey, boolean skipped, 
         }
         return switch (kind) {
             case BLOCKED_BLOOM -> BloomMath.blockedFpr((long) Math.ceil(bitsPerKey * 1_000_000), 1_000_000,
-                    BloomMath.optimalK(bitsPerKey), 512);
+                    BlockedBloomFilter.optimalK(bitsPerKey), BlockedBloomFilter.BLOCK_BITS);
             case BINARY_FUSE -> Math.pow(2, -Filters.fuseFingerprintBits(bitsPerKey));
             default -> BloomMath.fprAtOptimalK(bitsPerKey);
         };

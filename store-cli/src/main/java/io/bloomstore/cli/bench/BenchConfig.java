@@ -77,7 +77,7 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
 
     /** The defaults of {@code bloomstore bench}. */
     public static BenchConfig defaults() {
-        return new BenchConfig(1_000_000, 16, 100, 1, 200_000, 0, 10, FilterKind.BLOOM,
+        return new BenchConfig(1_000_000, 16, 100, 1, 200_000, 0, 10, FilterKind.BLOCKED_BLOOM,
                 8L << 20, 4L << 20, Compression.LZ4, 0.5, 10, 42, Distribution.UNIFORM);
     }
 
@@ -112,7 +112,7 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
 
     /** Theoretical rate of a Bloom filter blocked into 512-bit cache lines, at the optimal k. */
     public static double blockedBloomFpr(double bitsPerKey) {
-        return BloomMath.blockedFpr(scaledBits(bitsPerKey), THEORY_KEYS, BloomMath.optimalK(bitsPerKey),
+        return BloomMath.blockedFpr(scaledBits(bitsPerKey), THEORY_KEYS, BlockedBloomFilter.optimalK(bitsPerKey),
                 BlockedBloomFilter.BLOCK_BITS);
     }
 

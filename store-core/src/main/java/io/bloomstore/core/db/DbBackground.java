@@ -140,18 +140,35 @@ final class DbBackground {
         }
     }
 
-    /** Writes a memtable's entries, every version and tombstone, as a table; null when empty. */
+    /**
+     * Writes a memtable's entries as a table, null when empty: every tombstone (deeper levels may
+     * hold what it deletes) and every version some reader may still see — the newest of each key
+     * and those a live snapshot needs. Versions shadowed for everyone are dropped here, as a
+     * compaction would drop them, so that a hot key rewritten many times between flushes costs
+     * level 0 one entry, not one per write. A snapshot taken after this reads the snapshot list
+     * has a sequence above every entry of the (immutable) memtable, so it needs only the newest.
+     */
     FileMetaData writeLevel0Table(MemTable m) throws IOException {
         if (m.isEmpty()) {
             return null;
         }
+        long[] snapshotSequences;
+        mutex.lock();
+        try {
+            snapshotSequences = db.snapshots.stream().mapToLong(SnapshotImpl::pinnedSequence).toArray();
+        } finally {
+            mutex.unlock();
+        }
+        ShadowedVersions versions = new ShadowedVersions(snapshotSequences, false);
         long number = db.versions.newFileNumber();
         FilterChoice filter = options.filterPolicy().choose(0, db.levelShape(db.versions.current()).plus(0, m.entries()));
         TableBuilder builder = new TableBuilder(db.fs, db.dir, number, TableOptions.of(options).withFilter(filter));
         TableMetadata t;
         try (InternalIterator it = m.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
-                builder.add(it.key(), it.sequence(), it.type(), it.value());
+                if (versions.keep(it.key(), it.sequence(), it.type())) {
+                    builder.add(it.key(), it.sequence(), it.type(), it.value());
+                }
             }
             t = builder.finish();
         } catch (IOException | RuntimeException e) {
