@@ -14,14 +14,15 @@ import java.util.NoSuchElementException;
  * The user-facing iterator: walks a {@link MergingIterator} over all sources and, for each user key
  * in [{@code from}, {@code to}), yields the newest version visible at the snapshot, skipping keys
  * whose newest visible version is a tombstone. Always one entry ahead, so {@link #hasNext()} is
- * cheap. Releases its tables on {@link #close()}.
+ * cheap. Holds the read view's tables (a {@link VersionRef}) until {@link #close()}.
  *
  * <p>Thread safety: not thread-safe.
  */
 final class DbIterator implements StoreIterator {
     private final MergingIterator merged;
     private final List<InternalIterator> sources;
-    private final List<TableHandle> tables;
+    /** The read view's tables, held until close. */
+    private final VersionRef tables;
     private final byte[] from;
     private final byte[] to;
     private final long snapshot;
@@ -31,7 +32,7 @@ final class DbIterator implements StoreIterator {
     /** The read that failed; once set, the position is lost and every call rethrows it. */
     private IOException failure;
 
-    DbIterator(List<InternalIterator> sources, List<TableHandle> tables, byte[] from, byte[] to, long snapshot,
+    DbIterator(List<InternalIterator> sources, VersionRef tables, byte[] from, byte[] to, long snapshot,
                boolean reverse) throws IOException {
         this.sources = sources;
         this.tables = tables;
@@ -136,8 +137,7 @@ final class DbIterator implements StoreIterator {
                 failure = e;
             }
         }
-        tables.forEach(TableHandle::release);
-        tables.clear();
+        tables.release();
         if (failure != null) {
             throw new UncheckedIOException(failure);
         }

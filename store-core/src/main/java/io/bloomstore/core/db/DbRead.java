@@ -22,6 +22,7 @@ import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -112,10 +113,16 @@ final class DbRead {
         return db.view == v ? seq : -1;
     }
 
+    /**
+     * An iterator over [{@code from}, {@code to}): the memtables, each level-0 table whose range
+     * overlaps it, and one {@link LevelIterator} per deeper level over that level's overlapping
+     * tables, so a seek reads a block of at most one table per deeper level. Tables whose prefix
+     * or range filter rules the scan out are left out before any block is read. The iterator holds the read view's tables until it is closed.
+     */
     StoreIterator iterator(byte[] from, byte[] to, ReadOptions readOptions, boolean reverse) {
         ReadView v = db.retainView();
         List<InternalIterator> sources = new ArrayList<>();
-        List<TableHandle> pinned = new ArrayList<>();
+        boolean handedOver = false;
         try {
             long snapshot = sequenceFor(readOptions, v);
             if (snapshot < 0) {
@@ -123,42 +130,103 @@ final class DbRead {
             }
             sources.add(v.mem().iterator());
             v.immutables().forEach(m -> sources.add(m.iterator()));
-            PrefixExtractor extractor = db.options.prefixExtractor();
-            byte[] prefix = extractor == null ? null : extractor.sharedPrefix(from, to);
-            long prefixHash = prefix == null ? 0 : Filters.hash(prefix);
-            if (prefix != null) {
-                db.counters.prefixScans().increment();
-            }
-            RangeFilterOptions range = db.options.rangeFilter();
-            boolean ranged = range != null && from != null && to != null;
-            // Keys in [from, to) have first-8-byte numbers in [value(from), value(to)]: inclusive,
-            // since a key below `to` may share its first 8 bytes.
-            long lo = ranged ? RangeFilter.keyValue(from) : 0;
-            long hi = ranged ? RangeFilter.keyValue(to) : 0;
-            ranged = ranged && Long.compareUnsigned(lo, hi) <= 0 && Long.compareUnsigned(hi - lo, range.maxRange()) < 0;
-            if (ranged) {
-                db.counters.rangeScans().increment();
-            }
-            for (FileMetaData f : v.version().allFiles()) {
-                if (f.overlaps(from, to)) {
-                    TableHandle h = v.tables().handle(f.fileNumber());
-                    // A table whose prefix filter rules the one prefix of the range out holds
-                    // nothing the scan could return: it is not read at all.
-                    if (prefix != null && !h.reader().mayContainPrefix(prefix, prefixHash, extractor)
-                            || ranged && !h.reader().mayContainRange(lo, hi)) {
-                        continue;
-                    }
-                    h.retain();
-                    pinned.add(h);
-                    sources.add(h.reader().iterator());
+            TableGuard guard = tableGuard(from, to);
+            Version version = v.version();
+            VersionRef tables = v.tables();
+            for (FileMetaData f : version.files(0)) {
+                if (f.overlaps(from, to) && guard.mayHold(tables.handle(f.fileNumber()))) {
+                    sources.add(tables.handle(f.fileNumber()).reader().iterator());
                 }
             }
-            return new DbIterator(sources, pinned, from, to, snapshot, reverse);
+            for (int level = 1; level < Version.NUM_LEVELS; level++) {
+                List<FileMetaData> files = overlapping(version.files(level), from, to, tables, guard);
+                if (files.size() == 1) {
+                    sources.add(tables.handle(files.get(0).fileNumber()).reader().iterator());
+                } else if (!files.isEmpty()) {
+                    sources.add(new LevelIterator(files, f -> tables.handle(f.fileNumber()).reader().iterator()));
+                }
+            }
+            DbIterator it = new DbIterator(sources, tables, from, to, snapshot, reverse);
+            handedOver = true;
+            return it;
         } catch (IOException | RuntimeException e) {
-            pinned.forEach(TableHandle::release);
+            for (InternalIterator source : sources) {
+                try {
+                    source.close();
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         } finally {
-            v.tables().release();
+            if (!handedOver) {
+                v.tables().release();
+            }
+        }
+    }
+
+    /**
+     * The tables of a level ≥ 1 (sorted, disjoint) that overlap [{@code from}, {@code to}) and that
+     * the guard does not rule out: a binary search finds the first, then the walk stops at the
+     * first table starting at or past {@code to}.
+     */
+    private static List<FileMetaData> overlapping(List<FileMetaData> level, byte[] from, byte[] to,
+                                                  VersionRef tables, TableGuard guard) throws IOException {
+        int lo = 0;
+        if (from != null) {
+            int hi = level.size();
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (Arrays.compareUnsigned(level.get(mid).largestKey(), from) < 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+        }
+        List<FileMetaData> out = new ArrayList<>();
+        for (int i = lo; i < level.size(); i++) {
+            FileMetaData f = level.get(i);
+            if (to != null && Arrays.compareUnsigned(f.smallestKey(), to) >= 0) {
+                break;
+            }
+            if (guard.mayHold(tables.handle(f.fileNumber()))) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    /** The filters a scan of [{@code from}, {@code to}) may consult, counting the scan as prefix or range scan. */
+    private TableGuard tableGuard(byte[] from, byte[] to) {
+        PrefixExtractor extractor = db.options.prefixExtractor();
+        byte[] prefix = extractor == null ? null : extractor.sharedPrefix(from, to);
+        if (prefix != null) {
+            db.counters.prefixScans().increment();
+        }
+        RangeFilterOptions range = db.options.rangeFilter();
+        boolean ranged = range != null && from != null && to != null;
+        // Keys in [from, to) have first-8-byte numbers in [value(from), value(to)]: inclusive,
+        // since a key below `to` may share its first 8 bytes.
+        long lo = ranged ? RangeFilter.keyValue(from) : 0;
+        long hi = ranged ? RangeFilter.keyValue(to) : 0;
+        ranged = ranged && Long.compareUnsigned(lo, hi) <= 0 && Long.compareUnsigned(hi - lo, range.maxRange()) < 0;
+        if (ranged) {
+            db.counters.rangeScans().increment();
+        }
+        return new TableGuard(extractor, prefix, prefix == null ? 0 : Filters.hash(prefix), ranged, lo, hi);
+    }
+
+    /** A scan's filter checks: the one prefix of its range, and its range when short enough. */
+    private record TableGuard(PrefixExtractor extractor, byte[] prefix, long prefixHash, boolean ranged, long lo,
+                              long hi) {
+        /**
+         * False when the table's prefix or range filter rules the scan's range out: the table holds
+         * nothing the scan could return and is not read at all.
+         */
+        boolean mayHold(TableHandle h) throws IOException {
+            return (prefix == null || h.reader().mayContainPrefix(prefix, prefixHash, extractor))
+                    && (!ranged || h.reader().mayContainRange(lo, hi));
         }
     }
 
