@@ -131,6 +131,14 @@ public final class StoreOptions {
             throw new IllegalArgumentException("baseLevelBytes and targetFileBytes must be at least 1024: "
                     + b.baseLevelBytes + ", " + b.targetFileBytes);
         }
+        if (b.filterKind == FilterKind.RANGE || b.filterKind == FilterKind.ROSETTA) {
+            throw new IllegalArgumentException("filterKind " + b.filterKind.cliName() + " is a range filter, built from"
+                    + " key values: give it with rangeFilter(...), and a membership filter kind (bloom, blocked, fuse, ...)"
+                    + " or null as filterKind");
+        }
+        if (b.filterKind != null && !(b.bitsPerKey > 0 && b.bitsPerKey <= 64)) {
+            throw new IllegalArgumentException("bitsPerKey must be in (0, 64]: " + b.bitsPerKey);
+        }
         this.l0CompactionTrigger = b.l0CompactionTrigger;
         this.l0SlowdownTrigger = b.l0SlowdownTrigger;
         this.l0StopTrigger = b.l0StopTrigger;

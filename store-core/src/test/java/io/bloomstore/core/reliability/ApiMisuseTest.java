@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.core.KeyValue;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
@@ -57,6 +58,22 @@ class ApiMisuseTest {
             assertArrayEquals(new byte[] {1}, store.get(new byte[] {1}));
             assertArrayEquals(new byte[0], store.get(new byte[] {2}));
         }
+    }
+
+    @Test
+    void filterOptionsAStoreCannotBuildAreRefusedAtBuildNotAtTheFirstFlush() {
+        for (FilterKind rangeKind : new FilterKind[] {FilterKind.RANGE, FilterKind.ROSETTA}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> StoreOptions.builder().filterKind(rangeKind).build());
+            assertTrue(e.getMessage().contains("rangeFilter"), e.getMessage());
+        }
+        for (double bad : new double[] {0, -1, Double.NaN, 65}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> StoreOptions.builder().bitsPerKey(bad).build());
+            assertTrue(e.getMessage().contains("bitsPerKey"), e.getMessage());
+        }
+        // Without a filter the bits per key are not used, so they are not checked.
+        StoreOptions.builder().filterKind(null).bitsPerKey(0).build();
     }
 
     @Test
