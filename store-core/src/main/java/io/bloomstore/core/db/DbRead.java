@@ -172,18 +172,7 @@ final class DbRead {
      */
     private static List<FileMetaData> overlapping(List<FileMetaData> level, byte[] from, byte[] to,
                                                   VersionRef tables, TableGuard guard) throws IOException {
-        int lo = 0;
-        if (from != null) {
-            int hi = level.size();
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (Arrays.compareUnsigned(level.get(mid).largestKey(), from) < 0) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-        }
+        int lo = from == null ? 0 : Version.firstEndingAtOrAfter(level, from);
         List<FileMetaData> out = new ArrayList<>();
         for (int i = lo; i < level.size(); i++) {
             FileMetaData f = level.get(i);

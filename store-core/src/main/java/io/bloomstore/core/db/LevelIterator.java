@@ -3,6 +3,7 @@ package io.bloomstore.core.db;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.Version;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -59,16 +60,7 @@ final class LevelIterator implements InternalIterator {
     @Override
     public void seek(byte[] userKey) throws IOException {
         // The first table whose largest key is ≥ the target holds the first entry ≥ it, if any table does.
-        int lo = 0;
-        int hi = files.size();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Arrays.compareUnsigned(files.get(mid).largestKey(), userKey) < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        int lo = Version.firstEndingAtOrAfter(files, userKey);
         if (open(lo)) {
             current.seek(userKey);
             skipForward();

@@ -56,6 +56,16 @@ public final class Version {
      */
     public FileMetaData candidate(int level, byte[] userKey) {
         List<FileMetaData> files = levels.get(level);
+        int i = firstEndingAtOrAfter(files, userKey);
+        return i < files.size() && files.get(i).covers(userKey) ? files.get(i) : null;
+    }
+
+    /**
+     * In tables sorted by key with disjoint ranges (a level ≥ 1), the index of the first whose
+     * largest key is ≥ {@code userKey}: the one table that may hold it or the first past it; the
+     * list's size when every table ends before it.
+     */
+    public static int firstEndingAtOrAfter(List<FileMetaData> files, byte[] userKey) {
         int lo = 0;
         int hi = files.size();
         while (lo < hi) {
@@ -66,7 +76,7 @@ public final class Version {
                 hi = mid;
             }
         }
-        return lo < files.size() && files.get(lo).covers(userKey) ? files.get(lo) : null;
+        return lo;
     }
 
     /** A new version with the edit's deletions and additions applied. */
