@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.NavigableSet;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,33 +34,11 @@ class RangeFilterTest {
 
     /** Values 4096 apart with up to 1024 of jitter: 16 per 2^16 block, gaps of at least 2048. */
     private static long[] dense(SplittableRandom rnd) {
-        long[] v = new long[N];
-        long base = rnd.nextLong() >>> 8;
-        for (int i = 0; i < N; i++) {
-            v[i] = base + 4096L * i + rnd.nextInt(1024);
-        }
-        return v;
+        return RangeValues.spaced(rnd, N, 4096, 1024);
     }
 
     private static long[] uniform(SplittableRandom rnd) {
-        long[] v = new long[N];
-        for (int i = 0; i < N; i++) {
-            v[i] = rnd.nextLong();
-        }
-        return v;
-    }
-
-    private static NavigableSet<Long> unsignedSet(long[] values) {
-        NavigableSet<Long> s = new TreeSet<>(Long::compareUnsigned);
-        for (long v : values) {
-            s.add(v);
-        }
-        return s;
-    }
-
-    private static boolean holds(NavigableSet<Long> set, long from, long to) {
-        Long c = set.ceiling(from);
-        return c != null && Long.compareUnsigned(c, to) <= 0;
+        return RangeValues.uniform(rnd, N);
     }
 
     @Test
@@ -90,8 +67,8 @@ class RangeFilterTest {
         SplittableRandom rnd = new SplittableRandom(SEED + 1);
         long[] uniform = uniform(rnd);
         long[] dense = dense(rnd);
-        NavigableSet<Long> uniformSet = unsignedSet(uniform);
-        NavigableSet<Long> denseSet = unsignedSet(dense);
+        NavigableSet<Long> uniformSet = RangeValues.unsignedSet(uniform);
+        NavigableSet<Long> denseSet = RangeValues.unsignedSet(dense);
         System.out.printf(Locale.ROOT, "range filter, n = %d, L = 2^16, seed %d%n", N, SEED);
         System.out.printf(Locale.ROOT, "%-4s %-22s %8s %12s %12s %12s%n", "B", "queries", "range", "measured",
                 "theory", "bits/value");
@@ -116,7 +93,7 @@ class RangeFilterTest {
         while (empty < QUERIES) {
             long from = correlated ? stored[rnd.nextInt(stored.length)] + 1 : rnd.nextLong();
             long to = from + len - 1;
-            if (Long.compareUnsigned(to, from) < 0 || holds(set, from, to)) {
+            if (Long.compareUnsigned(to, from) < 0 || RangeValues.holds(set, from, to)) {
                 continue;
             }
             empty++;
@@ -136,7 +113,7 @@ class RangeFilterTest {
     void correlatedQueriesDefeatAPrefixBloomFilterButNotTheRangeFilter() {
         SplittableRandom rnd = new SplittableRandom(SEED + 2);
         long[] dense = dense(rnd);
-        NavigableSet<Long> set = unsignedSet(dense);
+        NavigableSet<Long> set = RangeValues.unsignedSet(dense);
         long[] blockHashes = new long[N];
         for (int i = 0; i < N; i++) {
             blockHashes[i] = dense[i] >>> 16;
@@ -151,7 +128,7 @@ class RangeFilterTest {
             while (queries < QUERIES) {
                 long from = stored[rnd.nextInt(stored.length)] + 1;
                 long to = from + 15;
-                if (holds(set, from, to) || (from >>> 16) != (to >>> 16)) {
+                if (RangeValues.holds(set, from, to) || (from >>> 16) != (to >>> 16)) {
                     continue;
                 }
                 queries++;
@@ -170,7 +147,7 @@ class RangeFilterTest {
     void pointQueriesBeatABloomFilterAtTheSameBits() {
         SplittableRandom rnd = new SplittableRandom(SEED + 3);
         long[] values = uniform(rnd);
-        NavigableSet<Long> set = unsignedSet(values);
+        NavigableSet<Long> set = RangeValues.unsignedSet(values);
         for (int bits : new int[] {8, 10, 16}) {
             try (RangeFilter range = RangeFilter.build(values, N, bits, 16, SEED, Storage.HEAP);
                  MembershipFilter bloom = Filters.build(FilterKind.BLOOM, bits, values, N, Storage.HEAP)) {

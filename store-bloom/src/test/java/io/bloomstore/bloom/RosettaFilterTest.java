@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.NavigableSet;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,33 +33,7 @@ class RosettaFilterTest {
 
     /** Values 8192 apart with up to 2048 of jitter: gaps of at least 6144, 8 per 2^16 block. */
     static long[] clustered(SplittableRandom rnd, int n) {
-        long[] v = new long[n];
-        long base = rnd.nextLong() >>> 8;
-        for (int i = 0; i < n; i++) {
-            v[i] = base + 8192L * i + rnd.nextInt(2048);
-        }
-        return v;
-    }
-
-    static long[] uniform(SplittableRandom rnd, int n) {
-        long[] v = new long[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = rnd.nextLong();
-        }
-        return v;
-    }
-
-    private static NavigableSet<Long> unsignedSet(long[] values) {
-        NavigableSet<Long> s = new TreeSet<>(Long::compareUnsigned);
-        for (long v : values) {
-            s.add(v);
-        }
-        return s;
-    }
-
-    private static boolean holds(NavigableSet<Long> set, long from, long to) {
-        Long c = set.ceiling(from);
-        return c != null && Long.compareUnsigned(c, to) <= 0;
+        return RangeValues.spaced(rnd, n, 8192, 2048);
     }
 
     @Test
@@ -72,7 +45,7 @@ class RosettaFilterTest {
         for (int round = 0; round < 24; round++) {
             int n = 1 + rnd.nextInt(round < 4 ? 50 : 5000);
             long[] values = switch (round % 4) {
-                case 0 -> uniform(rnd, n);
+                case 0 -> RangeValues.uniform(rnd, n);
                 case 1 -> clustered(rnd, n);
                 case 2 -> smallDomain(rnd, n);
                 default -> extremes(rnd, n);
@@ -122,10 +95,10 @@ class RosettaFilterTest {
     @Test
     void emptyRangeRatesFollowTheModelForUniformAndCorrelatedQueries() {
         SplittableRandom rnd = new SplittableRandom(SEED);
-        long[] uniform = uniform(rnd, N);
+        long[] uniform = RangeValues.uniform(rnd, N);
         long[] clustered = clustered(rnd, N);
-        NavigableSet<Long> uniformSet = unsignedSet(uniform);
-        NavigableSet<Long> clusteredSet = unsignedSet(clustered);
+        NavigableSet<Long> uniformSet = RangeValues.unsignedSet(uniform);
+        NavigableSet<Long> clusteredSet = RangeValues.unsignedSet(clustered);
         Long[] stored = clusteredSet.toArray(new Long[0]);
         System.out.printf(Locale.ROOT, "Rosetta, n = %d, H = 16, seed %d%n", N, SEED);
         System.out.printf(Locale.ROOT, "%-4s %-11s %6s %10s %10s %10s%n", "B", "queries", "range", "measured", "model",
@@ -151,7 +124,7 @@ class RosettaFilterTest {
         while (empty < QUERIES) {
             long from = stored != null ? stored[rnd.nextInt(stored.length)] + 1 : rnd.nextLong();
             long to = from + len - 1;
-            if (Long.compareUnsigned(to, from) < 0 || holds(set, from, to)) {
+            if (Long.compareUnsigned(to, from) < 0 || RangeValues.holds(set, from, to)) {
                 continue;
             }
             empty++;
@@ -169,8 +142,8 @@ class RosettaFilterTest {
     @Test
     void withOneLevelItIsABloomFilterAtTheSameBits() {
         SplittableRandom rnd = new SplittableRandom(SEED + 1);
-        long[] values = uniform(rnd, N);
-        NavigableSet<Long> set = unsignedSet(values);
+        long[] values = RangeValues.uniform(rnd, N);
+        NavigableSet<Long> set = RangeValues.unsignedSet(values);
         try (RosettaFilter f = RosettaFilter.build(values, N, 10, 0, SEED, Storage.HEAP)) {
             assertEquals(1, f.levels());
             assertEquals(10L * N, f.levelBits(0));
