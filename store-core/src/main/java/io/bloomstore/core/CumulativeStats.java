@@ -27,12 +27,19 @@ package io.bloomstore.core;
  * @param userBytesWritten       key and value bytes of all writes
  * @param writeSlowdowns         write groups delayed by level 0's slowdown trigger
  * @param writeStops             times writers waited at level 0's stop trigger
+ * @param prefixScans            scans confined to one prefix of the store's prefix extractor
+ * @param prefixChecked          prefix filters those scans consulted (BLOOM_FILTER_PREFIX_CHECKED)
+ * @param prefixUseful           tables a prefix filter ruled out, read by no scan (BLOOM_FILTER_PREFIX_USEFUL)
+ * @param rangeScans             scans short enough for the range filters
+ * @param rangeChecked           range filters those scans consulted
+ * @param rangeUseful            tables a range filter ruled out, read by no scan
  */
 public record CumulativeStats(long gets, long tableLookups, long filterNegatives, long filterPositives,
                               long filterTruePositives, long dataBlockReads, long bytesRead, long blockCacheHits,
                               long blockCacheMisses, long flushes, long compactions, long compactionBytesRead,
                               long compactionBytesWritten, long flushBytesWritten, long userBytesWritten,
-                              long writeSlowdowns, long writeStops) {
+                              long writeSlowdowns, long writeStops, long prefixScans, long prefixChecked,
+                              long prefixUseful, long rangeScans, long rangeChecked, long rangeUseful) {
 
     /** Filter false positives: "maybe" for a key the table did not hold. */
     public long filterFalsePositives() {

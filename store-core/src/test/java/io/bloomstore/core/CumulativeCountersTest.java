@@ -63,6 +63,54 @@ class CumulativeCountersTest {
     }
 
     @Test
+    void scanFilterCountersAddUpAcrossOpens() throws Exception {
+        // Keys under the prefixes a, c, e, ..., y in one table; b, d, ..., x lie inside its key
+        // range but are absent, so only the prefix filter can rule the table out.
+        StoreOptions options = StoreOptions.builder().prefixExtractor(PrefixExtractor.fixed(1))
+                .rangeFilter(RangeFilterOptions.of(16)).build();
+        long skippedFirstOpen;
+        try (Store store = Store.open(dir, options)) {
+            for (char p = 'a'; p <= 'y'; p += 2) {
+                for (int i = 0; i < 20; i++) {
+                    store.put((p + "-" + i).getBytes(StandardCharsets.UTF_8), key(i));
+                }
+            }
+            store.flush();
+            for (char p = 'b'; p <= 'x'; p += 2) {
+                try (StoreIterator it = store.prefixIterator(new byte[] {(byte) p})) {
+                    assertTrue(!it.hasNext());
+                }
+            }
+            // A short range within the absent prefix "d": a range scan, and a prefix scan too.
+            try (StoreIterator it = store.iterator("d0000000".getBytes(StandardCharsets.UTF_8),
+                    "d0000001".getBytes(StandardCharsets.UTF_8))) {
+                assertTrue(!it.hasNext());
+            }
+            StoreStats s = store.stats();
+            assertEquals(13, s.prefixScans());
+            assertEquals(1, s.rangeScans());
+            assertEquals(s.prefixScans(), s.cumulative().prefixScans());
+            assertEquals(s.prefixChecked(), s.cumulative().prefixChecked());
+            assertEquals(s.prefixUseful(), s.cumulative().prefixUseful());
+            assertEquals(1, s.cumulative().rangeScans());
+            skippedFirstOpen = s.cumulative().prefixUseful();
+            // 12 absent prefixes and the range's, one table each, at the filter's 1% FPR: all but a rare one skipped.
+            assertTrue(skippedFirstOpen >= 11, "tables skipped by 13 scans of absent prefixes: " + skippedFirstOpen);
+        }
+        try (Store store = Store.open(dir, options)) {
+            try (StoreIterator it = store.prefixIterator("r".getBytes(StandardCharsets.UTF_8))) {
+                assertTrue(!it.hasNext());
+            }
+            StoreStats s = store.stats();
+            assertEquals(1, s.prefixScans());
+            assertEquals(14, s.cumulative().prefixScans());
+            assertEquals(skippedFirstOpen + s.prefixUseful(), s.cumulative().prefixUseful());
+            assertEquals(1, s.cumulative().rangeScans());
+            assertEquals(14, s.cumulative().prefixChecked());
+        }
+    }
+
+    @Test
     void aDamagedCountersFileRestartsTheSumsAndTheStoreStillOpens() throws Exception {
         try (Store store = Store.open(dir)) {
             store.put(key(1), key(1));

@@ -165,6 +165,12 @@ public final class StatsCommand extends StoreCommand {
         j.put("writeAmplification", c.writeAmplification());
         j.put("writeSlowdowns", c.writeSlowdowns());
         j.put("writeStops", c.writeStops());
+        j.put("prefixScans", c.prefixScans());
+        j.put("prefixChecked", c.prefixChecked());
+        j.put("prefixUseful", c.prefixUseful());
+        j.put("rangeScans", c.rangeScans());
+        j.put("rangeChecked", c.rangeChecked());
+        j.put("rangeUseful", c.rangeUseful());
         return j;
     }
 
@@ -267,12 +273,12 @@ public final class StatsCommand extends StoreCommand {
                 String.format(Locale.ROOT, "%.2f", c.writeAmplification()));
         row(out, "writes slowed", Units.count(s.writeSlowdowns()), Units.count(c.writeSlowdowns()));
         row(out, "writes stopped", Units.count(s.writeStops()), Units.count(c.writeStops()));
-        row(out, "prefix scans", Units.count(s.prefixScans()), "-");
-        row(out, "  prefix filters checked", Units.count(s.prefixChecked()), "-");
-        row(out, "  tables skipped", Units.count(s.prefixUseful()), "-");
-        row(out, "short-range scans", Units.count(s.rangeScans()), "-");
-        row(out, "  range filters checked", Units.count(s.rangeChecked()), "-");
-        row(out, "  tables skipped", Units.count(s.rangeUseful()), "-");
+        row(out, "prefix scans", Units.count(s.prefixScans()), Units.count(c.prefixScans()));
+        row(out, "  prefix filters checked", Units.count(s.prefixChecked()), Units.count(c.prefixChecked()));
+        row(out, "  tables skipped", Units.count(s.prefixUseful()), Units.count(c.prefixUseful()));
+        row(out, "short-range scans", Units.count(s.rangeScans()), Units.count(c.rangeScans()));
+        row(out, "  range filters checked", Units.count(s.rangeChecked()), Units.count(c.rangeChecked()));
+        row(out, "  tables skipped", Units.count(s.rangeUseful()), Units.count(c.rangeUseful()));
         row(out, "tables moved down whole", Units.count(s.trivialMoves()), "-");
         out.println("configured FPR " + Units.percent(s.configuredFpr()) + "; filter memory " + s.filterMemory()
                 + "; counters since creation are saved at each flush and at close");

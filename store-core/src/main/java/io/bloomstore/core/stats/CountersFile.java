@@ -65,6 +65,12 @@ public final class CountersFile {
         LIVE.put("userBytesWritten", c -> c.userBytesWritten());
         LIVE.put("writeSlowdowns", c -> c.writeSlowdowns());
         LIVE.put("writeStops", c -> c.writeStops());
+        LIVE.put("prefixScans", c -> c.prefixScans());
+        LIVE.put("prefixChecked", c -> c.prefixChecked());
+        LIVE.put("prefixUseful", c -> c.prefixUseful());
+        LIVE.put("rangeScans", c -> c.rangeScans());
+        LIVE.put("rangeChecked", c -> c.rangeChecked());
+        LIVE.put("rangeUseful", c -> c.rangeUseful());
     }
 
     private final FileSystem fs;
@@ -104,7 +110,7 @@ public final class CountersFile {
             v[i++] = base.getOrDefault(e.getKey(), 0L) + e.getValue().apply(live).sum();
         }
         return new CumulativeStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
-                v[13], v[14], v[15], v[16]);
+                v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20], v[21], v[22]);
     }
 
     /** Writes the sums as of now durably, replacing the file atomically. */
