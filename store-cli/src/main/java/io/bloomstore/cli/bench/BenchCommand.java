@@ -131,6 +131,11 @@ public final class BenchCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE}).")
     double rangeFilterBits = ScanConfig.none().rangeFilterBits();
 
+    @Option(names = "--no-prefix-filters", negatable = true, description = "With --prefix-bytes: run both engines "
+            + "without prefix extractors (so without prefix filters), the keys keeping their prefixes; to measure what "
+            + "prefix filters cost the point workloads (default: with them).")
+    boolean prefixFilters = true;
+
     @Option(names = "--warmup-keys", description = "Keys of the untimed warm-up run on each engine before it is "
             + "measured (JIT compilation, heap growth), 0 for none (default: ${DEFAULT-VALUE}).")
     int warmUpKeys = 200_000;
@@ -253,7 +258,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     private ScanConfig scanConfig() {
         try {
-            ScanConfig scans = new ScanConfig(prefixBytes, keysPerPrefix, rangeLength, rangeFilterBits);
+            ScanConfig scans = new ScanConfig(prefixBytes, keysPerPrefix, rangeLength, rangeFilterBits, prefixFilters);
             new KeySpace(keys, keySize, scans);
             return scans;
         } catch (IllegalArgumentException e) {

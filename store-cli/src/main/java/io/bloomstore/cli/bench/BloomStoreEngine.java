@@ -61,7 +61,7 @@ public final class BloomStoreEngine implements BenchEngine {
                 .filterKind(filters ? config.filterKind() : null)
                 .bitsPerKey(config.bitsPerKey())
                 .directReads(config.directReads())
-                .prefixExtractor(scans.hasPrefixes() ? PrefixExtractor.fixed(scans.prefixBytes()) : null)
+                .prefixExtractor(scans.prefixExtractor() ? PrefixExtractor.fixed(scans.prefixBytes()) : null)
                 .rangeFilter(scans.rangeFilterBits() > 0 ? RangeFilterOptions.of(scans.rangeFilterBits()) : null)
                 .build();
     }

@@ -96,7 +96,7 @@ public final class RocksDbEngine implements BenchEngine {
                 .setMaxBackgroundJobs(2)
                 .setUseDirectReads(config.directReads())
                 .setTableFormatConfig(table);
-        if (scans.hasPrefixes()) {
+        if (scans.prefixExtractor()) {
             // The filters then also hold the prefixes, beside the whole keys: RocksDB at its best for scans.
             options.useFixedLengthPrefixExtractor(scans.prefixBytes());
         }

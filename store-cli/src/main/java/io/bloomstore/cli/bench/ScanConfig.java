@@ -15,8 +15,12 @@ package io.bloomstore.cli.bench;
  * @param rangeLength     numbers spanned by a range of rangescan and rangemissing, 1 to
  *                        {@value #MAX_RANGE_LENGTH} (the gap between neighbouring keys)
  * @param rangeFilterBits BloomStore range filter bits per key, 0 for no range filter
+ * @param prefixFilters   whether the engines get their prefix extractors (and so prefix filters) when
+ *                        {@code prefixBytes} > 0; false keeps the keys' prefix structure without them,
+ *                        to measure what the prefix filters cost the point workloads
  */
-public record ScanConfig(int prefixBytes, int keysPerPrefix, int rangeLength, double rangeFilterBits) {
+public record ScanConfig(int prefixBytes, int keysPerPrefix, int rangeLength, double rangeFilterBits,
+                         boolean prefixFilters) {
     /** Keys of one prefix are {@code 2 · 2^}{@value #GAP_BITS} apart in their 4-byte ordinal. */
     public static final int GAP_BITS = 11;
     public static final int MAX_RANGE_LENGTH = 1 << GAP_BITS;
@@ -43,10 +47,15 @@ public record ScanConfig(int prefixBytes, int keysPerPrefix, int rangeLength, do
 
     /** No prefix structure, no range filter: the scan workloads are off. */
     public static ScanConfig none() {
-        return new ScanConfig(0, 100, 1024, 0);
+        return new ScanConfig(0, 100, 1024, 0, true);
     }
 
     public boolean hasPrefixes() {
         return prefixBytes > 0;
+    }
+
+    /** Whether the engines run with a fixed prefix extractor of {@link #prefixBytes()}. */
+    public boolean prefixExtractor() {
+        return prefixFilters && hasPrefixes();
     }
 }

@@ -18,7 +18,7 @@ import picocli.CommandLine;
  * measured is correctness and block reads, not speed.
  */
 class ScanWorkloadsTest {
-    private static final ScanConfig SCANS = new ScanConfig(4, 50, 1024, 22);
+    private static final ScanConfig SCANS = new ScanConfig(4, 50, 1024, 22, true);
 
     @TempDir
     Path dir;
