@@ -65,20 +65,22 @@ final class DbRead {
             return e.getKey().type() == ValueType.VALUE ? e.getValue().clone() : null;
         }
         Version version = v.version();
+        VersionRef tables = v.tables();
         // One hash of the key serves every table's filter.
         long hash = Filters.hash(key);
-        for (FileMetaData f : version.files(0)) {
-            if (f.covers(key)) {
-                TableLookup r = lookup(v, 0, f, key, hash, snapshot);
+        List<FileMetaData> level0 = version.files(0);
+        for (int i = 0; i < level0.size(); i++) {
+            if (level0.get(i).covers(key)) {
+                TableLookup r = lookup(0, tables.handle(0, i), key, hash, snapshot);
                 if (r != null) {
                     return r.type() == ValueType.VALUE ? r.value() : null;
                 }
             }
         }
         for (int level = 1; level < Version.NUM_LEVELS; level++) {
-            FileMetaData f = version.candidate(level, key);
-            if (f != null) {
-                TableLookup r = lookup(v, level, f, key, hash, snapshot);
+            int i = version.candidateIndex(level, key);
+            if (i >= 0) {
+                TableLookup r = lookup(level, tables.handle(level, i), key, hash, snapshot);
                 if (r != null) {
                     return r.type() == ValueType.VALUE ? r.value() : null;
                 }
@@ -88,11 +90,11 @@ final class DbRead {
     }
 
     /** Looks in one table, counting the probe and its outcome for the level's hit ratio. */
-    private TableLookup lookup(ReadView v, int level, FileMetaData f, byte[] key, long hash, long snapshot)
+    private TableLookup lookup(int level, TableHandle table, byte[] key, long hash, long snapshot)
             throws IOException {
         LevelCounters lc = db.counters.level(level);
         lc.probes().increment();
-        TableLookup r = v.tables().handle(f.fileNumber()).reader().get(key, hash, snapshot);
+        TableLookup r = table.reader().get(key, hash, snapshot);
         if (r != null) {
             lc.hits().increment();
         }
@@ -133,13 +135,14 @@ final class DbRead {
             TableGuard guard = tableGuard(from, to);
             Version version = v.version();
             VersionRef tables = v.tables();
-            for (FileMetaData f : version.files(0)) {
-                if (f.overlaps(from, to) && guard.mayHold(tables.handle(f.fileNumber()))) {
-                    sources.add(tables.handle(f.fileNumber()).reader().iterator());
+            List<FileMetaData> level0 = version.files(0);
+            for (int i = 0; i < level0.size(); i++) {
+                if (level0.get(i).overlaps(from, to) && guard.mayHold(tables.handle(0, i))) {
+                    sources.add(tables.handle(0, i).reader().iterator());
                 }
             }
             for (int level = 1; level < Version.NUM_LEVELS; level++) {
-                List<FileMetaData> files = overlapping(version.files(level), from, to, tables, guard);
+                List<FileMetaData> files = overlapping(version, level, from, to, tables, guard);
                 if (files.size() == 1) {
                     sources.add(tables.handle(files.get(0).fileNumber()).reader().iterator());
                 } else if (!files.isEmpty()) {
@@ -170,16 +173,17 @@ final class DbRead {
      * the guard does not rule out: a binary search finds the first, then the walk stops at the
      * first table starting at or past {@code to}.
      */
-    private static List<FileMetaData> overlapping(List<FileMetaData> level, byte[] from, byte[] to,
+    private static List<FileMetaData> overlapping(Version version, int level, byte[] from, byte[] to,
                                                   VersionRef tables, TableGuard guard) throws IOException {
-        int lo = from == null ? 0 : Version.firstEndingAtOrAfter(level, from);
+        List<FileMetaData> files = version.files(level);
+        int lo = from == null ? 0 : version.firstEndingAtOrAfter(level, from);
         List<FileMetaData> out = new ArrayList<>();
-        for (int i = lo; i < level.size(); i++) {
-            FileMetaData f = level.get(i);
+        for (int i = lo; i < files.size(); i++) {
+            FileMetaData f = files.get(i);
             if (to != null && Arrays.compareUnsigned(f.smallestKey(), to) >= 0) {
                 break;
             }
-            if (guard.mayHold(tables.handle(f.fileNumber()))) {
+            if (guard.mayHold(tables.handle(level, i))) {
                 out.add(f);
             }
         }

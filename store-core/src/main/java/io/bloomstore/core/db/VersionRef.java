@@ -3,6 +3,7 @@ package io.bloomstore.core.db;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,6 +19,8 @@ import java.util.Map;
 final class VersionRef extends RefCounted {
     private final Version version;
     private final Map<Long, TableHandle> handles;
+    /** The same handles in the order of {@link Version#files(int)}, for lookups that found a table by position. */
+    private final TableHandle[][] byLevel;
 
     /** Takes a reference on each table of {@code version}; all must be live in {@code tables}. */
     VersionRef(Version version, TableRegistry tables) {
@@ -32,6 +35,14 @@ final class VersionRef extends RefCounted {
             throw e;
         }
         this.handles = m;
+        this.byLevel = new TableHandle[Version.NUM_LEVELS][];
+        for (int level = 0; level < Version.NUM_LEVELS; level++) {
+            List<FileMetaData> files = version.files(level);
+            byLevel[level] = new TableHandle[files.size()];
+            for (int i = 0; i < files.size(); i++) {
+                byLevel[level][i] = m.get(files.get(i).fileNumber());
+            }
+        }
     }
 
     Version version() {
@@ -45,6 +56,11 @@ final class VersionRef extends RefCounted {
             throw new IllegalArgumentException("table " + fileNumber + " is not in this version");
         }
         return h;
+    }
+
+    /** The open table of {@code version().files(level).get(index)}; valid while the caller holds a reference. */
+    TableHandle handle(int level, int index) {
+        return byLevel[level][index];
     }
 
     /** The last reference releases every table. */

@@ -25,9 +25,37 @@ public final class Version {
             (a, b) -> Arrays.compareUnsigned(a.smallestKey(), b.smallestKey());
 
     private final List<List<FileMetaData>> levels;
+    /**
+     * Per level ≥ 1, the first 8 bytes of each table's largest key as an unsigned big-endian
+     * number ({@link #head}): a point lookup's binary search compares these, in one small array,
+     * and reads a table's key only on a tie — at tens of millions of keys, chasing each probed
+     * table's metadata and key arrays cost as much as the filters.
+     */
+    private final long[][] largestHeads;
 
     private Version(List<List<FileMetaData>> levels) {
         this.levels = levels;
+        this.largestHeads = new long[NUM_LEVELS][];
+        for (int level = 0; level < NUM_LEVELS; level++) {
+            List<FileMetaData> files = levels.get(level);
+            long[] heads = new long[level == 0 ? 0 : files.size()];
+            for (int i = 0; i < heads.length; i++) {
+                heads[i] = head(files.get(i).largestKey());
+            }
+            largestHeads[level] = heads;
+        }
+    }
+
+    /**
+     * The first 8 bytes of {@code key}, zero-padded, as an unsigned big-endian number: when the
+     * heads of two keys differ (unsigned), the keys compare the same way.
+     */
+    static long head(byte[] key) {
+        long v = 0;
+        for (int i = 0; i < Long.BYTES; i++) {
+            v = v << 8 | (i < key.length ? key[i] & 0xFF : 0);
+        }
+        return v;
     }
 
     public static Version empty() {
@@ -55,9 +83,40 @@ public final class Version {
      * are disjoint and sorted, so a binary search on the largest keys finds it.
      */
     public FileMetaData candidate(int level, byte[] userKey) {
+        int i = candidateIndex(level, userKey);
+        return i < 0 ? null : levels.get(level).get(i);
+    }
+
+    /** As {@link #candidate}, the table's index in {@link #files(int) files(level)}, or -1. */
+    public int candidateIndex(int level, byte[] userKey) {
         List<FileMetaData> files = levels.get(level);
-        int i = firstEndingAtOrAfter(files, userKey);
-        return i < files.size() && files.get(i).covers(userKey) ? files.get(i) : null;
+        if (files.isEmpty()) {
+            return -1;
+        }
+        int i = firstEndingAtOrAfter(level, userKey);
+        return i < files.size() && Arrays.compareUnsigned(userKey, files.get(i).smallestKey()) >= 0 ? i : -1;
+    }
+
+    /** {@link #firstEndingAtOrAfter(List, byte[])} over a whole level ≥ 1, searching the key heads first. */
+    public int firstEndingAtOrAfter(int level, byte[] userKey) {
+        List<FileMetaData> files = levels.get(level);
+        long[] heads = largestHeads[level];
+        long target = head(userKey);
+        int lo = 0;
+        int hi = files.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = Long.compareUnsigned(heads[mid], target);
+            if (c == 0) {
+                c = Arrays.compareUnsigned(files.get(mid).largestKey(), userKey);
+            }
+            if (c < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /**

@@ -1,0 +1,71 @@
+package io.bloomstore.core.manifest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A level's binary search on the first 8 key bytes, with full keys on a tie, finds the same table
+ * as a search on full keys and as a linear scan — for keys shorter than 8 bytes, keys that share
+ * their first 8 bytes, and keys that differ only by trailing zero bytes. Seed 20261124.
+ */
+class VersionSearchTest {
+
+    @Test
+    void headSearchAgreesWithAFullKeySearchAndALinearScan() {
+        Random random = new Random(20261124);
+        for (int round = 0; round < 200; round++) {
+            // Distinct keys from a small alphabet, with zero bytes, of 1 to 12 bytes: many ties in 8 bytes.
+            TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
+            int wanted = 2 + random.nextInt(60);
+            while (keys.size() < wanted) {
+                keys.add(randomKey(random));
+            }
+            List<byte[]> sorted = new ArrayList<>(keys);
+            // Tables of consecutive pairs of keys (some of one key): disjoint, sorted ranges.
+            VersionEdit edit = new VersionEdit();
+            List<FileMetaData> files = new ArrayList<>();
+            long number = 1;
+            for (int i = 0; i < sorted.size(); ) {
+                int last = Math.min(sorted.size() - 1, i + random.nextInt(2));
+                FileMetaData f = new FileMetaData(number++, 100, 10, sorted.get(i), sorted.get(last), 2, 1, 2);
+                files.add(f);
+                edit.addFile(3, f);
+                i = last + 1;
+            }
+            Version v = Version.empty().apply(edit);
+            assertEquals(files, v.files(3));
+            for (int q = 0; q < 200; q++) {
+                byte[] key = q % 3 == 0 ? sorted.get(random.nextInt(sorted.size())) : randomKey(random);
+                int linear = 0;
+                while (linear < files.size() && Arrays.compareUnsigned(files.get(linear).largestKey(), key) < 0) {
+                    linear++;
+                }
+                assertEquals(linear, v.firstEndingAtOrAfter(3, key), Arrays.toString(key));
+                assertEquals(linear, Version.firstEndingAtOrAfter(files, key), Arrays.toString(key));
+                int covering = -1;
+                for (int i = 0; i < files.size(); i++) {
+                    if (files.get(i).covers(key)) {
+                        covering = i;
+                    }
+                }
+                assertEquals(covering, v.candidateIndex(3, key), Arrays.toString(key));
+                assertEquals(covering < 0 ? null : files.get(covering), v.candidate(3, key));
+            }
+            assertEquals(-1, v.candidateIndex(4, sorted.get(0)), "an empty level holds no candidate");
+        }
+    }
+
+    private static byte[] randomKey(Random random) {
+        byte[] k = new byte[1 + random.nextInt(12)];
+        for (int i = 0; i < k.length; i++) {
+            k[i] = (byte) (i < 6 ? random.nextInt(2) * 0x61 : random.nextInt(3));
+        }
+        return k;
+    }
+}
