@@ -44,7 +44,10 @@ import io.bloomstore.bloom.storage.OffHeapBackend;
  *                               trusted) or loaded where files cannot be mapped: reads that are
  *                               not data-block reads, counted apart
  * @param filterFileBytesRead    bytes of those sidecar reads
- * @param indexHeapBytes         estimated heap bytes of the live tables' decoded indexes
+ * @param indexHeapBytes         estimated heap bytes of the live tables' indexes: a small constant per
+ *                               table, the indexes themselves being off the heap
+ * @param indexOffHeapBytes      bytes of the live tables' indexes held off the heap (last keys and
+ *                               block handles of every data block)
  * @param trivialMoves           tables a compaction moved one level down unchanged instead of
  *                               merging them (no bytes read or written; not in {@code compactions})
  * @param health                 the background error that made the store read-only, and what
@@ -68,7 +71,7 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                          long filterBytes, long compactions, long compactionBytesRead, long compactionBytesWritten,
                          long flushBytesWritten, long userBytesWritten, long writeSlowdowns, long writeStops,
                          String filterPolicy, long tableLookups, long filterFileReads,
-                         long filterFileBytesRead, long indexHeapBytes, long trivialMoves, Health health, long prefixScans,
+                         long filterFileBytesRead, long indexHeapBytes, long indexOffHeapBytes, long trivialMoves, Health health, long prefixScans,
                          long prefixChecked, long prefixUseful, long rangeScans, long rangeChecked, long rangeUseful,
                          List<TableFilterStats> tables, CumulativeStats cumulative) {
 

@@ -60,6 +60,42 @@ class StoreHeapTest {
         }
     }
 
+    /**
+     * Table indexes live off the heap too: a store whose tables have tens of thousands of small
+     * blocks opens with a heap delta far below its index bytes, and reports a per-table constant
+     * as index heap. Before, each block's last key was an array on the heap.
+     */
+    @Test
+    void openingWithLargeIndexesKeepsHeapFlat() throws IOException {
+        StoreOptions options = StoreOptions.builder().blockSize(256).memtableBytes(256L << 20)
+                .compression(Compression.NONE).build();
+        Path dir = tmp.resolve("index");
+        try (Store store = Store.open(dir, options)) {
+            WriteBatch batch = new WriteBatch();
+            for (int i = 0; i < 1_000_000; i++) {
+                batch.put(String.format("%012d", i).getBytes(StandardCharsets.US_ASCII), new byte[8]);
+                if (batch.count() == 10_000) {
+                    store.write(batch, WriteOptions.DEFAULT);
+                    batch = new WriteBatch();
+                }
+            }
+            store.write(batch, WriteOptions.DEFAULT);
+            store.flush();
+        }
+        long before = usedHeap();
+        try (Store store = Store.open(dir, options)) {
+            long after = usedHeap();
+            StoreStats s = store.stats();
+            System.out.printf("index heap test: %d tables, %d index bytes off the heap, %d on it (estimate), heap"
+                    + " delta on open %d bytes%n", s.totalFiles(), s.indexOffHeapBytes(), s.indexHeapBytes(),
+                    after - before);
+            assertTrue(s.indexOffHeapBytes() > 2L << 20, "index bytes off the heap: " + s.indexOffHeapBytes());
+            assertTrue(s.indexHeapBytes() <= 256L * s.totalFiles(), "index heap estimate " + s.indexHeapBytes());
+            assertTrue(after - before < s.indexOffHeapBytes() / 4,
+                    "heap grew by " + (after - before) + " bytes opening " + s.indexOffHeapBytes() + " index bytes");
+        }
+    }
+
     private static long usedHeap() {
         for (int i = 0; i < 3; i++) {
             System.gc();

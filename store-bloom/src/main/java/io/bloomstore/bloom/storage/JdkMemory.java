@@ -113,7 +113,7 @@ final class JdkMemory implements WordMemory {
         return INVOKE_CLEANER != null;
     }
 
-    private static void release(ByteBuffer[] buffers) {
+    static void release(ByteBuffer[] buffers) {
         if (INVOKE_CLEANER == null) {
             return;
         }

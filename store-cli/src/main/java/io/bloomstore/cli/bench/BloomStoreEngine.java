@@ -159,7 +159,7 @@ public final class BloomStoreEngine implements BenchEngine {
             return EngineMemory.UNKNOWN;
         }
         StoreStats s = store.stats();
-        return new EngineMemory(s.filterBytes(), s.indexHeapBytes(), 0);
+        return new EngineMemory(s.filterBytes(), s.indexHeapBytes(), s.indexOffHeapBytes());
     }
 
     @Override

@@ -6,10 +6,11 @@ package io.bloomstore.cli.bench;
  * <ul>
  *   <li>{@code filterBytesMapped}: filter bytes memory-mapped from files, outside the heap
  *       (BloomStore's sidecars; RocksDB reads its filters into native memory instead: 0).</li>
- *   <li>{@code indexHeapBytes}: table index bytes on the Java heap (BloomStore's estimate;
- *       RocksDB keeps its indexes off the heap: 0).</li>
+ *   <li>{@code indexHeapBytes}: table index bytes on the Java heap (BloomStore's estimate, a
+ *       small constant per table; RocksDB keeps its indexes off the heap: 0).</li>
  *   <li>{@code nativeTableBytes}: index and filter bytes the engine holds in native memory it
- *       allocated (RocksDB's {@code rocksdb.estimate-table-readers-mem}; BloomStore: 0).</li>
+ *       allocated (RocksDB's {@code rocksdb.estimate-table-readers-mem}; BloomStore's off-heap
+ *       indexes, its filters being mapped instead).</li>
  * </ul>
  *
  * <p>Thread safety: immutable.

@@ -131,6 +131,8 @@ public final class StatsCommand extends StoreCommand {
         j.put("tables", tables);
         j.put("totalFiles", s.totalFiles());
         j.put("filterBytes", s.filterBytes());
+        j.put("indexHeapBytes", s.indexHeapBytes());
+        j.put("indexOffHeapBytes", s.indexOffHeapBytes());
         j.put("filterPolicy", s.filterPolicy());
         j.put("filterKind", options.filterKind() == null ? null : options.filterKind().cliName());
         j.put("bitsPerKey", options.bitsPerKey());
@@ -237,6 +239,8 @@ public final class StatsCommand extends StoreCommand {
                 options.filterKind().cliName(), options.bitsPerKey(), Units.percent(s.configuredFpr())))
                 + "; expected reads per missing lookup " + String.format(Locale.ROOT, "%.4f",
                 s.expectedReadsPerMissingLookup()));
+        out.println("table indexes: " + Units.bytes(s.indexOffHeapBytes()) + " off the heap, "
+                + Units.bytes(s.indexHeapBytes()) + " on it");
         out.println(COUNTERS_NOTE + ":");
         out.printf(Locale.ROOT, EFFECT_ROW, "level", "expected FPR", "measured FPR", "disk saved", "positives (true)",
                 "probes", "hit ratio", "bytes saved");

@@ -253,7 +253,7 @@ final class DbRead {
                     c.compactionBytesWritten().sum(), c.flushBytesWritten().sum(), c.userBytesWritten().sum(),
                     c.writeSlowdowns().sum(), c.writeStops().sum(), db.options.filterPolicy().name(),
                     c.tableLookups().sum(), c.filterFileReads().sum(), c.filterFileBytesRead().sum(),
-                    db.tables.indexHeapBytes(), c.trivialMoves().sum(), health(), c.prefixScans().sum(), c.prefixChecked().sum(),
+                    db.tables.indexHeapBytes(), db.tables.indexOffHeapBytes(), c.trivialMoves().sum(), health(), c.prefixScans().sum(), c.prefixChecked().sum(),
                     c.prefixUseful().sum(), c.rangeScans().sum(), c.rangeChecked().sum(), c.rangeUseful().sum(),
                     List.copyOf(tables), db.cumulative.snapshot());
         } finally {

@@ -140,11 +140,20 @@ final class TableRegistry {
         return sum;
     }
 
-    /** Estimated heap bytes of the live tables' decoded indexes. */
+    /** Estimated heap bytes of the live tables' indexes. */
     long indexHeapBytes() {
         long sum = 0;
         for (TableHandle h : open.values()) {
             sum += h.reader().indexHeapBytes();
+        }
+        return sum;
+    }
+
+    /** Bytes of the live tables' indexes held off the heap. */
+    long indexOffHeapBytes() {
+        long sum = 0;
+        for (TableHandle h : open.values()) {
+            sum += h.reader().indexOffHeapBytes();
         }
         return sum;
     }

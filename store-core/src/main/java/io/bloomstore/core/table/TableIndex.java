@@ -1,103 +1,194 @@
 package io.bloomstore.core.table;
 
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-
 import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.bloom.storage.DirectBuffers;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
 
 /**
- * A table's index, decoded once on open and kept on the heap: the last internal key and the
- * {@link BlockHandle} of every data block, searched by binary search. Small: one entry per
- * data block (about 4 KiB of data).
+ * A table's index, checked once on open and kept off the Java heap: the last internal key and
+ * the {@link BlockHandle} of every data block, in one direct buffer searched in place by binary
+ * search. Layout (little-endian): the end offset of each key in the key area ({@code int} per
+ * block), each block's handle ({@code long} offset, {@code int} size), then the keys back to back.
+ * So the heap holds one small object per table however large the table, and a store of tens of
+ * millions of keys opens without allocating an array per data block.
  *
- * <p>Decoding checks that keys increase and that the handles tile the data region exactly,
- * so a damaged index is a {@link CorruptionException}, never a read of the wrong bytes.
+ * <p>Decoding checks that keys increase and that the handles tile the data region exactly, so a
+ * damaged index is a {@link CorruptionException}, never a read of the wrong bytes.
  *
- * <p>Thread safety: immutable.
+ * <p>Thread safety: immutable until {@link #close()}, which its table calls once no reader can
+ * use it any more (reference counting); safe for concurrent reads before that.
  */
 final class TableIndex {
-    private final byte[][] lastKeys;
-    private final long[] offsets;
-    private final int[] sizes;
+    private static final int HANDLE_BYTES = Long.BYTES + Integer.BYTES;
+    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.BIG_ENDIAN);
 
-    private TableIndex(byte[][] lastKeys, long[] offsets, int[] sizes) {
-        this.lastKeys = lastKeys;
-        this.offsets = offsets;
-        this.sizes = sizes;
+    private final int count;
+    private final int handlesAt;
+    private final int keysAt;
+    private volatile ByteBuffer buffer;
+
+    private TableIndex(ByteBuffer buffer, int count) {
+        this.buffer = buffer;
+        this.count = count;
+        this.handlesAt = count * Integer.BYTES;
+        this.keysAt = handlesAt + count * HANDLE_BYTES;
     }
 
-    /**
-     * Estimated heap bytes held by this index: each key array (16-byte header plus its bytes,
-     * rounded up to 8), a reference to it, and 12 bytes of handle per block, plus the three
-     * arrays' headers. An estimate with the usual 64-bit, compressed-reference layout, not a
-     * measurement.
-     */
+    /** Heap bytes this index holds: its own fields and the buffer object, whatever the block count. */
     long heapBytes() {
-        long bytes = 3 * 16;
-        for (byte[] key : lastKeys) {
-            bytes += ((16 + key.length + 7) & ~7L) + 4 + 8 + 4;
-        }
-        return bytes;
+        return 32 + 64;
+    }
+
+    /** Bytes of the index held outside the heap. */
+    long offHeapBytes() {
+        ByteBuffer b = buffer;
+        return b == null ? 0 : b.capacity();
     }
 
     /** Decodes the index block of a table whose data blocks occupy bytes [0, dataSize). */
     static TableIndex decode(Block block, long expectedBlocks, long dataSize) throws CorruptionException {
         Path file = block.file;
-        List<byte[]> keys = new ArrayList<>();
-        List<BlockHandle> handles = new ArrayList<>();
+        if (expectedBlocks < 1 || expectedBlocks > block.data.length) {
+            throw new CorruptionException(file, block.fileOffset, "properties say " + expectedBlocks + " data blocks;"
+                    + " an index of " + block.data.length + " bytes cannot hold them");
+        }
+        int n = (int) expectedBlocks;
         BlockIterator it = block.iterator();
+        // First pass: check, and size the key area.
+        long keyBytes = 0;
+        int entries = 0;
         long expectedOffset = 0;
+        byte[] previous = null;
         for (it.seekToFirst(); it.valid(); it.next()) {
             BlockHandle h = BlockHandle.decode(it.value());
             if (h == null || h.offset() != expectedOffset || h.size() > Integer.MAX_VALUE - BlockCodec.TRAILER_BYTES) {
-                throw new CorruptionException(file, block.fileOffset, "index entry " + keys.size() + " holds "
+                throw new CorruptionException(file, block.fileOffset, "index entry " + entries + " holds "
                         + (h == null ? "a malformed handle" : h) + "; expected a block at " + expectedOffset);
             }
-            if (!keys.isEmpty() && InternalKeys.compare(keys.get(keys.size() - 1), it.key()) >= 0) {
-                throw new CorruptionException(file, block.fileOffset, "index keys out of order at entry " + keys.size());
+            byte[] key = it.key();
+            if (key.length < InternalKeys.TRAILER_BYTES) {
+                throw new CorruptionException(file, block.fileOffset, "index key " + entries + " is shorter than a trailer");
             }
-            keys.add(it.key());
-            handles.add(h);
+            if (previous != null && InternalKeys.compare(previous, key) >= 0) {
+                throw new CorruptionException(file, block.fileOffset, "index keys out of order at entry " + entries);
+            }
+            previous = key;
+            keyBytes += key.length;
+            entries++;
             expectedOffset = h.offset() + h.storedSize();
         }
-        if (keys.size() != expectedBlocks || expectedOffset != dataSize) {
-            throw new CorruptionException(file, block.fileOffset, "index covers " + keys.size() + " blocks and "
+        if (entries != n || expectedOffset != dataSize) {
+            throw new CorruptionException(file, block.fileOffset, "index covers " + entries + " blocks and "
                     + expectedOffset + " bytes; properties say " + expectedBlocks + " blocks and " + dataSize + " bytes");
         }
-        long[] offsets = new long[keys.size()];
-        int[] sizes = new int[keys.size()];
-        for (int i = 0; i < offsets.length; i++) {
-            offsets[i] = handles.get(i).offset();
-            sizes[i] = (int) handles.get(i).size();
+        long total = (long) n * (Integer.BYTES + HANDLE_BYTES) + keyBytes;
+        if (total > Integer.MAX_VALUE) {
+            throw new CorruptionException(file, block.fileOffset, "index of " + total + " bytes is too large");
         }
-        return new TableIndex(keys.toArray(new byte[0][]), offsets, sizes);
+        // Second pass: copy into the off-heap layout (the block was checked by the first).
+        ByteBuffer b = DirectBuffers.allocate((int) total);
+        TableIndex index = new TableIndex(b, n);
+        int keyEnd = 0;
+        int i = 0;
+        for (it.seekToFirst(); it.valid(); it.next(), i++) {
+            byte[] key = it.key();
+            BlockHandle h = BlockHandle.decode(it.value());
+            b.put(index.keysAt + keyEnd, key);
+            keyEnd += key.length;
+            b.putInt(i * Integer.BYTES, keyEnd);
+            b.putLong(index.handlesAt + i * HANDLE_BYTES, h.offset());
+            b.putInt(index.handlesAt + i * HANDLE_BYTES + Long.BYTES, (int) h.size());
+        }
+        return index;
     }
 
     int blockCount() {
-        return lastKeys.length;
+        return count;
     }
 
     BlockHandle handle(int block) {
-        return new BlockHandle(offsets[block], sizes[block]);
+        ByteBuffer b = buffer;
+        int at = handlesAt + block * HANDLE_BYTES;
+        return new BlockHandle(b.getLong(at), b.getInt(at + Long.BYTES));
     }
 
+    /** The offset of a block in the table file. */
+    long offset(int block) {
+        return buffer.getLong(handlesAt + block * HANDLE_BYTES);
+    }
+
+    /** A copy of the last internal key of a block. */
     byte[] lastKey(int block) {
-        return lastKeys[block];
+        ByteBuffer b = buffer;
+        int start = keyStart(b, block);
+        byte[] key = new byte[keyEnd(b, block) - start];
+        b.get(keysAt + start, key);
+        return key;
     }
 
     /** The first block whose last key is ≥ {@code target}, or {@link #blockCount()} when none is. */
     int findBlock(byte[] target) {
+        ByteBuffer b = buffer;
         int lo = 0;
-        int hi = lastKeys.length;
+        int hi = count;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (InternalKeys.compare(lastKeys[mid], target) < 0) {
+            if (compare(b, mid, target) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
         return lo;
+    }
+
+    /** Frees the off-heap memory. Only its table calls this, once no reader can use the index. */
+    void close() {
+        ByteBuffer b = buffer;
+        buffer = null;
+        if (b != null) {
+            DirectBuffers.release(b);
+        }
+    }
+
+    private static int keyStart(ByteBuffer b, int block) {
+        return block == 0 ? 0 : b.getInt((block - 1) * Integer.BYTES);
+    }
+
+    private static int keyEnd(ByteBuffer b, int block) {
+        return b.getInt(block * Integer.BYTES);
+    }
+
+    /** {@link InternalKeys#compare} of block {@code block}'s last key with {@code target}, in place. */
+    private int compare(ByteBuffer b, int block, byte[] target) {
+        int start = keysAt + keyStart(b, block);
+        int userLength = keysAt + keyEnd(b, block) - start - InternalKeys.TRAILER_BYTES;
+        int targetUserLength = target.length - InternalKeys.TRAILER_BYTES;
+        int common = Math.min(userLength, targetUserLength);
+        int j = 0;
+        for (; j + Long.BYTES <= common; j += Long.BYTES) {
+            long x = Long.reverseBytes(b.getLong(start + j));
+            long y = (long) BIG_ENDIAN_LONG.get(target, j);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
+        }
+        for (; j < common; j++) {
+            int c = (b.get(start + j) & 0xFF) - (target[j] & 0xFF);
+            if (c != 0) {
+                return c;
+            }
+        }
+        if (userLength != targetUserLength) {
+            return userLength - targetUserLength;
+        }
+        // Equal user keys: trailers descending (newest first). The trailer is little-endian, as the buffer.
+        long trailer = b.getLong(start + userLength);
+        return Long.compareUnsigned(InternalKeys.trailer(target), trailer);
     }
 }

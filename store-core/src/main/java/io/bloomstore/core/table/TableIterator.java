@@ -116,7 +116,7 @@ final class TableIterator implements InternalIterator {
     private void decode() throws IOException {
         byte[] key = block.key();
         long trailer = InternalKeys.trailer(key);
-        type = table.typeOf(trailer, index.handle(blockIndex).offset());
+        type = table.typeOf(trailer, index.offset(blockIndex));
         sequence = trailer >>> 8;
         userKey = InternalKeys.userKey(key);
     }

@@ -128,8 +128,9 @@ public final class TableReader implements Closeable {
     /**
      * As {@link #open(FileSystem, Path, long, TableOptions, BlockCache, StoreCounters, LevelCounters)},
      * reading the {@code .sst} through {@code files}: the store's bound on open descriptors and its
-     * choice of direct reads. The footer, properties and index are read once, here, and stay on
-     * the heap, so a table whose descriptor was closed costs only a reopen on its next read.
+     * choice of direct reads. The footer, properties and index are read once, here, and stay in
+     * memory (the index off the heap), so a table whose descriptor was closed costs only a reopen
+     * on its next read.
      */
     public static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
                                    StoreCounters counters, LevelCounters levelCounters, TableFileCache files)
@@ -137,6 +138,7 @@ public final class TableReader implements Closeable {
         Path path = dir.resolve(TableFileNames.table(fileNumber));
         RandomReadFile file = files.open(path);
         FilterSet filter = null;
+        TableIndex index = null;
         try {
             CountingReader reader = new CountingReader(file, path, counters);
             long size = reader.size();
@@ -153,7 +155,7 @@ public final class TableReader implements Closeable {
                 throw new CorruptionException(path, size - Footer.BYTES, "data (" + props.dataSize()
                         + " bytes), properties " + ph + " and index " + ih + " do not tile the file");
             }
-            TableIndex index = TableIndex.decode(new Block(readMeta(reader, ih), path, ih.offset()),
+            index = TableIndex.decode(new Block(readMeta(reader, ih), path, ih.offset()),
                     props.dataBlocks(), props.dataSize());
             byte[] lastKey = index.lastKey(index.blockCount() - 1);
             if (InternalKeys.compareUserKey(lastKey, props.largestUserKey()) != 0) {
@@ -172,6 +174,9 @@ public final class TableReader implements Closeable {
         } catch (IOException | RuntimeException e) {
             if (filter != null) {
                 filter.close();
+            }
+            if (index != null) {
+                index.close();
             }
             file.close();
             throw e;
@@ -237,7 +242,7 @@ public final class TableReader implements Closeable {
                 long trailer = InternalKeys.trailer(key);
                 long seq = trailer >>> 8;
                 if (seq <= snapshotSeq) {
-                    ValueType type = typeOf(trailer, index.handle(b).offset());
+                    ValueType type = typeOf(trailer, index.offset(b));
                     return new TableLookup(type, seq, type == ValueType.DELETION ? EMPTY : it.value());
                 }
             }
@@ -329,9 +334,14 @@ public final class TableReader implements Closeable {
         counters.filterFileBytesRead().add(props.filterFileSize());
     }
 
-    /** Estimated heap bytes of this table's decoded index (keys, handles and array headers). */
+    /** Estimated heap bytes of this table's index: a small constant, the index itself being off the heap. */
     public long indexHeapBytes() {
         return index.heapBytes();
+    }
+
+    /** Bytes of this table's index held outside the heap (its last keys and block handles). */
+    public long indexOffHeapBytes() {
+        return index.offHeapBytes();
     }
 
     ValueType typeOf(long trailer, long blockOffset) throws CorruptionException {
@@ -514,7 +524,11 @@ public final class TableReader implements Closeable {
                 filters.close();
             }
         } finally {
-            reader.close();
+            try {
+                reader.close();
+            } finally {
+                index.close();
+            }
         }
     }
 
