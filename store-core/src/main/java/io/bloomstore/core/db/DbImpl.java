@@ -186,6 +186,11 @@ public final class DbImpl implements Store {
         return db.options;
     }
 
+    /** The open tables and their reclaiming, for tests in this package. */
+    TableRegistry tables() {
+        return db.tables;
+    }
+
     /**
      * Refuses new writes, lets queued writers and pending flushes finish, cancels a running
      * compaction (removing its partial outputs), syncs the WAL and releases the lock; the WAL and
@@ -218,6 +223,7 @@ public final class DbImpl implements Store {
             }
         } finally {
             db.mutex().unlock();
+            db.readers.scrape();
             db.view.tables().release();
             db.tables.closeAll();
             lock.close();

@@ -31,8 +31,9 @@ import java.util.Map;
  * candidate table per deeper level, each behind its key range and filter), iterators, snapshots
  * and the statistics snapshot.
  *
- * <p>Thread safety: safe for concurrent use and lock-free: a read retains the current
- * {@link ReadView}'s tables and reads the published sequence number, both volatile; only taking a
+ * <p>Thread safety: safe for concurrent use and lock-free: a get holds the current
+ * {@link ReadView}'s tables through its thread's slot in the {@link ViewCache} (an iterator
+ * retains them itself) and reads the published sequence number, both volatile; only taking a
  * snapshot takes the mutex.
  */
 final class DbRead {
@@ -43,15 +44,16 @@ final class DbRead {
     }
 
     byte[] get(byte[] key, ReadOptions readOptions) throws IOException {
-        ReadView v = db.retainView();
-        try {
-            long snapshot = sequenceFor(readOptions, v);
-            if (snapshot < 0) {
-                return get(key, readOptions);
+        while (true) {
+            ReadView v = db.readers.acquire();
+            try {
+                long snapshot = sequenceFor(readOptions, v);
+                if (snapshot >= 0) {
+                    return get(v, key, snapshot);
+                }
+            } finally {
+                db.readers.release(v);
             }
-            return get(v, key, snapshot);
-        } finally {
-            v.tables().release();
         }
     }
 

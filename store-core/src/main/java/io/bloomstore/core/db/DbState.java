@@ -43,6 +43,8 @@ final class DbState {
     final Set<SnapshotImpl> snapshots = ConcurrentHashMap.newKeySet();
 
     volatile ReadView view;
+    /** Reading threads' references on {@link #view}, so that a get takes no shared reference count. */
+    final ViewCache readers;
     volatile long lastSequence;
     volatile IOException backgroundError;
     volatile boolean closed;
@@ -60,6 +62,7 @@ final class DbState {
         this.tables = tables;
         this.lastSequence = lastSequence;
         this.view = new ReadView(new MemTable(walNumber), List.of(), new VersionRef(versions.current(), tables));
+        this.readers = new ViewCache(this);
     }
 
     ReentrantLock mutex() {
@@ -74,6 +77,7 @@ final class DbState {
         ReadView old = view;
         view = new ReadView(mem, immutables, new VersionRef(next, tables));
         old.tables().release();
+        readers.scrape();
     }
 
     /** The current view with its tables retained; the caller releases {@code tables()}. */
