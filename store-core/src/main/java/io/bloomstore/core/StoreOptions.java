@@ -22,8 +22,9 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code filterPolicy} null: {@link FilterPolicy#uniform} of {@code filterKind} and
  *       {@code bitsPerKey}; any other policy chooses each level's filter instead;
  *   <li>compaction: {@code l0CompactionTrigger} 4 level-0 tables start a compaction into level
- *       1; at {@code l0SlowdownTrigger} 20 each write group is delayed by 1 ms and at
- *       {@code l0StopTrigger} 36 writers wait for compaction; level 1 holds up to
+ *       1; at {@code l0SlowdownTrigger} 20 writes are held to {@code delayedWriteRate} 16 MiB/s
+ *       (a group sleeps whenever the debt reaches 1 ms) and at {@code l0StopTrigger} 36 writers
+ *       wait for compaction; level 1 holds up to
  *       {@code baseLevelBytes} 256 MiB and each deeper level {@code levelSizeRatio} 10 times
  *       more (these are RocksDB's defaults: level 0 absorbs a burst of writes while a
  *       compaction runs, and the next compaction merges the whole burst at once, instead of
@@ -83,6 +84,7 @@ public final class StoreOptions {
     private final boolean customFilterPolicy;
     private final int l0CompactionTrigger;
     private final int l0SlowdownTrigger;
+    private final long delayedWriteRate;
     private final int l0StopTrigger;
     private final int levelSizeRatio;
     private final long baseLevelBytes;
@@ -141,6 +143,10 @@ public final class StoreOptions {
         }
         this.l0CompactionTrigger = b.l0CompactionTrigger;
         this.l0SlowdownTrigger = b.l0SlowdownTrigger;
+        if (b.delayedWriteRate < 1024) {
+            throw new IllegalArgumentException("delayedWriteRate must be at least 1024 bytes/s: " + b.delayedWriteRate);
+        }
+        this.delayedWriteRate = b.delayedWriteRate;
         this.l0StopTrigger = b.l0StopTrigger;
         this.levelSizeRatio = b.levelSizeRatio;
         this.baseLevelBytes = b.baseLevelBytes;
@@ -189,6 +195,7 @@ public final class StoreOptions {
         b.filterPolicy = customFilterPolicy ? filterPolicy : null;
         b.l0CompactionTrigger = l0CompactionTrigger;
         b.l0SlowdownTrigger = l0SlowdownTrigger;
+        b.delayedWriteRate = delayedWriteRate;
         b.l0StopTrigger = l0StopTrigger;
         b.levelSizeRatio = levelSizeRatio;
         b.baseLevelBytes = baseLevelBytes;
@@ -252,6 +259,11 @@ public final class StoreOptions {
 
     public int l0SlowdownTrigger() {
         return l0SlowdownTrigger;
+    }
+
+    /** Bytes per second writes are held to while level 0 is at its slowdown trigger. */
+    public long delayedWriteRate() {
+        return delayedWriteRate;
     }
 
     public int l0StopTrigger() {
@@ -323,7 +335,8 @@ public final class StoreOptions {
         return "StoreOptions[createIfMissing=" + createIfMissing + ", memtableBytes=" + memtableBytes
                 + ", blockCacheBytes=" + blockCacheBytes + ", maxKeyBytes=" + maxKeyBytes + ", maxValueBytes="
                 + maxValueBytes + ", " + tableOptions + ", filterPolicy=" + filterPolicy + ", l0Triggers="
-                + l0CompactionTrigger + "/" + l0SlowdownTrigger + "/" + l0StopTrigger + ", levelSizeRatio="
+                + l0CompactionTrigger + "/" + l0SlowdownTrigger + "/" + l0StopTrigger + ", delayedWriteRate=" + delayedWriteRate
+                + ", levelSizeRatio="
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
                 + ", autoCompaction=" + autoCompaction + ", walRecovery=" + walRecovery
                 + ", maxManifestBytes=" + maxManifestBytes + ", maxOpenFiles=" + maxOpenFiles
@@ -363,6 +376,7 @@ public final class StoreOptions {
         private int l0CompactionTrigger = 4;
         private int l0SlowdownTrigger = 20;
         private int l0StopTrigger = 36;
+        private long delayedWriteRate = 16L << 20;
         private int levelSizeRatio = 10;
         private long baseLevelBytes = 256L << 20;
         private long targetFileBytes = 8L << 20;
@@ -439,6 +453,15 @@ public final class StoreOptions {
             l0CompactionTrigger = compaction;
             l0SlowdownTrigger = slowdown;
             l0StopTrigger = stop;
+            return this;
+        }
+
+        /**
+         * Bytes per second writes are held to while level 0 holds {@code l0SlowdownTrigger} tables
+         * (RocksDB's {@code delayed_write_rate}, also 16 MiB/s by default); at least 1024.
+         */
+        public Builder delayedWriteRate(long bytesPerSecond) {
+            delayedWriteRate = bytesPerSecond;
             return this;
         }
 

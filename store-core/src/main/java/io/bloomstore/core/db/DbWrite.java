@@ -33,6 +33,8 @@ final class DbWrite {
 
     /** A record buffer that grew past this (a huge batch) is not kept for the next group. */
     private static final int MAX_KEPT_RECORD_BYTES = 1 << 20;
+    /** A slowed group sleeps once the write debt reaches this (RocksDB's write controller refills per millisecond). */
+    private static final long MIN_DELAY_NANOS = 1_000_000;
     private static final byte[] EMPTY = new byte[0];
 
     private final DbState db;
@@ -43,6 +45,11 @@ final class DbWrite {
     /** When write groups started being slowed (level 0 at its slowdown trigger), 0 when not; under the mutex. */
     private long slowedSince;
     private long slowedGroups;
+    /** While slowed: when the writes admitted so far would have finished at the delayed rate; under the mutex. */
+    private long delayedUntil;
+    /** While slowed: the time writers slept; under the mutex. */
+    private long delayedNanos;
+
 
     DbWrite(DbState db, DbBackground background, LogWriter wal) {
         this.db = db;
@@ -96,7 +103,11 @@ final class DbWrite {
      * the memtable and finally publishes the new last sequence.
      */
     private void commitGroup(List<WriteQueue.Writer> group) throws IOException {
-        makeRoomForWrite(false);
+        long bytes = 0;
+        for (WriteQueue.Writer w : group) {
+            bytes += w.batch().approximateBytes();
+        }
+        makeRoomForWrite(false, bytes);
         MemTable mem = db.view.mem();
         LogWriter log = wal;
         long first = db.lastSequence + 1;
@@ -163,11 +174,15 @@ final class DbWrite {
     /**
      * With the mutex held: switches to a new memtable when the current one is full (or forced).
      * Backpressure (with background compaction on): once level 0 holds {@code l0SlowdownTrigger}
-     * tables the group is delayed by 1 ms, once, spreading the wait over many writes; at
-     * {@code l0StopTrigger} tables, or with {@link #MAX_IMMUTABLES} memtables waiting for the
-     * flush thread, a full memtable is not switched until compaction or flush catches up.
+     * tables, writes are held to {@code delayedWriteRate} bytes per second (RocksDB's delayed
+     * write rate): each group adds its bytes' worth of time to a debt, and a group sleeps once the
+     * debt reaches a millisecond, so small writes pass without a pause each; at
+     * {@code l0StopTrigger} tables, or with {@link #MAX_IMMUTABLES} memtables waiting for the flush
+     * thread, a full memtable is not switched until compaction or flush catches up.
+     *
+     * @param groupBytes the group's approximate key and value bytes, which the delay is paid for
      */
-    private void makeRoomForWrite(boolean force) throws IOException {
+    private void makeRoomForWrite(boolean force, long groupBytes) throws IOException {
         boolean allowDelay = !force && db.options.autoCompaction();
         long stoppedSince = 0;
         while (true) {
@@ -180,20 +195,29 @@ final class DbWrite {
             if (allowDelay && level0 >= db.options.l0SlowdownTrigger()) {
                 allowDelay = false;
                 db.counters.writeSlowdowns().increment();
+                long now = System.nanoTime();
                 if (slowedSince == 0) {
-                    slowedSince = System.nanoTime();
-                    LOG.info("Writes slowed: level 0 holds {} tables (slowdown trigger {}); each write group waits 1 ms",
-                            level0, db.options.l0SlowdownTrigger());
+                    slowedSince = now;
+                    delayedUntil = now;
+                    LOG.info("Writes slowed: level 0 holds {} tables (slowdown trigger {}); writes held to {} bytes/s",
+                            level0, db.options.l0SlowdownTrigger(), db.options.delayedWriteRate());
                 }
                 slowedGroups++;
-                db.queue.unlocked(DbWrite::pause);
-                continue;
+                delayedUntil = Math.max(delayedUntil, now)
+                        + (long) (groupBytes * 1e9 / db.options.delayedWriteRate());
+                long wait = delayedUntil - now;
+                if (wait >= MIN_DELAY_NANOS) {
+                    delayedNanos += wait;
+                    db.queue.unlocked(() -> pause(wait));
+                    continue;
+                }
             }
             if (slowedSince != 0 && level0 < db.options.l0SlowdownTrigger()) {
-                LOG.info("Writes no longer slowed: {} write groups waited 1 ms each over {} ms", slowedGroups,
-                        (System.nanoTime() - slowedSince) / 1_000_000);
+                LOG.info("Writes no longer slowed: {} write groups slowed over {} ms, {} ms of it asleep", slowedGroups,
+                        (System.nanoTime() - slowedSince) / 1_000_000, delayedNanos / 1_000_000);
                 slowedSince = 0;
                 slowedGroups = 0;
+                delayedNanos = 0;
             }
             if (force ? v.mem().isEmpty() : v.mem().approximateBytes() < db.options.memtableBytes()) {
                 logResumed(stoppedSince);
@@ -258,9 +282,9 @@ final class DbWrite {
         background.scheduleFlush();
     }
 
-    private static void pause() {
+    private static void pause(long nanos) {
         try {
-            Thread.sleep(1);
+            Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -270,7 +294,7 @@ final class DbWrite {
     void flush() throws IOException {
         db.checkOpen();
         db.queue.submitBarrier(group -> {
-            makeRoomForWrite(true);
+            makeRoomForWrite(true, 0);
             while (!db.view.immutables().isEmpty() && db.backgroundError == null) {
                 db.queue.awaitChange();
             }

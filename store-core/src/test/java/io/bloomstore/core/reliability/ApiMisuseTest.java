@@ -77,6 +77,17 @@ class ApiMisuseTest {
     }
 
     @Test
+    void aDelayedWriteRateBelowOneKibibytePerSecondIsRefused() {
+        for (long bad : new long[] {0, -1, 1023}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> StoreOptions.builder().delayedWriteRate(bad).build());
+            assertTrue(e.getMessage().contains("delayedWriteRate"), e.getMessage());
+        }
+        assertEquals(16L << 20, StoreOptions.defaults().delayedWriteRate());
+        assertEquals(1024, StoreOptions.builder().delayedWriteRate(1024).build().toBuilder().build().delayedWriteRate());
+    }
+
+    @Test
     void everyOperationAfterCloseIsAnIllegalState() throws IOException {
         Store store = Store.open(dir, SMALL);
         store.put(new byte[] {1}, new byte[] {1});
