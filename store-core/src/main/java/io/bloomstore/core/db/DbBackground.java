@@ -20,13 +20,17 @@ import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -434,10 +438,23 @@ final class DbBackground {
         List<TableHandle> inputs = new ArrayList<>();
         List<InternalIterator> sources = new ArrayList<>();
         try {
+            Map<Long, TableHandle> byNumber = new HashMap<>();
             for (FileMetaData f : c.allInputs()) {
                 TableHandle h = db.tables.acquire(f.fileNumber());
                 inputs.add(h);
-                sources.add(h.reader().iterator(false));
+                byNumber.put(f.fileNumber(), h);
+            }
+            // Level-0 inputs overlap: a source each. A deeper level's inputs are disjoint: one
+            // concatenating source per level, so the merge heap holds a handful of sources, not one
+            // per table of the output level.
+            Function<FileMetaData, InternalIterator> open = f -> byNumber.get(f.fileNumber()).reader().iterator(false);
+            if (c.level() == 0) {
+                c.inputs().forEach(f -> sources.add(open.apply(f)));
+            } else {
+                sources.add(levelSource(c.inputs(), open));
+            }
+            if (!c.nextInputs().isEmpty()) {
+                sources.add(levelSource(c.nextInputs(), open));
             }
             job.run(MergingIterator.forward(sources, null), new CompactionJob.Output() {
                 @Override
@@ -482,6 +499,17 @@ final class DbBackground {
         LOG.info("Compacted L{} -> L{}: {} tables ({} bytes) into {} tables ({} bytes, filters included) in {} ms",
                 c.level(), outputLevel, c.allInputs().size(), c.inputBytes(), job.outputs().size(), job.bytesWritten(),
                 millisSince(started));
+    }
+
+    /** One source over tables of a level ≥ 1: the table itself, or a {@link LevelIterator} over several. */
+    private static InternalIterator levelSource(List<FileMetaData> files,
+                                                Function<FileMetaData, InternalIterator> open) {
+        if (files.size() == 1) {
+            return open.apply(files.get(0));
+        }
+        List<FileMetaData> sorted = new ArrayList<>(files);
+        sorted.sort((a, b) -> Arrays.compareUnsigned(a.smallestKey(), b.smallestKey()));
+        return new LevelIterator(sorted, open);
     }
 
     private void logFlush(MemTable m, FileMetaData meta, long started) {

@@ -6,12 +6,14 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.PriorityQueue;
 
 /**
  * Merges several {@link InternalIterator}s (memtables and tables) into one stream in internal
- * order — forward, or reverse — with a heap holding each source at its current entry. Each
- * instance moves in one direction only, which is all the store's iterators and compactions need.
+ * order — forward, or reverse — with a binary heap holding each source at its current entry.
+ * Advancing moves the top source and sifts it down once (a heap's "replace top"), instead of
+ * removing and re-inserting it, which costs two sifts: in a compaction, where one source often
+ * supplies many entries in a row, that halves the comparisons. Each instance moves in one
+ * direction only, which is all the store's iterators and compactions need.
  *
  * <p>Thread safety: not thread-safe.
  */
@@ -22,12 +24,15 @@ final class MergingIterator implements CompactionJob.Merger {
         return c != 0 ? c : Long.compare(b.sequence(), a.sequence());
     };
 
-    private final PriorityQueue<InternalIterator> heap;
+    private final InternalIterator[] heap;
+    private final Comparator<InternalIterator> order;
     private final boolean reverse;
+    private int size;
 
     private MergingIterator(List<InternalIterator> sources, boolean reverse) {
         this.reverse = reverse;
-        this.heap = new PriorityQueue<>(Math.max(1, sources.size()), reverse ? FORWARD.reversed() : FORWARD);
+        this.order = reverse ? FORWARD.reversed() : FORWARD;
+        this.heap = new InternalIterator[Math.max(1, sources.size())];
     }
 
     /** Positioned at the first entry with user key ≥ {@code from} (all entries when null). */
@@ -60,30 +65,68 @@ final class MergingIterator implements CompactionJob.Merger {
 
     private void offer(InternalIterator it) {
         if (it.valid()) {
-            heap.add(it);
+            heap[size] = it;
+            siftUp(size++);
         }
     }
 
     @Override
     public boolean valid() {
-        return !heap.isEmpty();
+        return size > 0;
     }
 
     /** The source positioned at the current entry. */
     @Override
     public InternalIterator current() {
-        return heap.peek();
+        return heap[0];
     }
 
     /** Moves to the next entry in this iterator's direction. */
     @Override
     public void advance() throws IOException {
-        InternalIterator top = heap.poll();
+        InternalIterator top = heap[0];
         if (reverse) {
             top.prev();
         } else {
             top.next();
         }
-        offer(top);
+        if (!top.valid()) {
+            heap[0] = heap[--size];
+            heap[size] = null;
+        }
+        if (size > 1) {
+            siftDown(0);
+        }
+    }
+
+    private void siftUp(int i) {
+        InternalIterator x = heap[i];
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            if (order.compare(x, heap[parent]) >= 0) {
+                break;
+            }
+            heap[i] = heap[parent];
+            i = parent;
+        }
+        heap[i] = x;
+    }
+
+    private void siftDown(int i) {
+        InternalIterator x = heap[i];
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            int right = child + 1;
+            if (right < size && order.compare(heap[right], heap[child]) < 0) {
+                child = right;
+            }
+            if (order.compare(x, heap[child]) <= 0) {
+                break;
+            }
+            heap[i] = heap[child];
+            i = child;
+        }
+        heap[i] = x;
     }
 }
