@@ -50,61 +50,74 @@ final class TableIndex {
         return b == null ? 0 : b.capacity();
     }
 
-    /** Decodes the index block of a table whose data blocks occupy bytes [0, dataSize). */
+    /**
+     * Decodes the index block of a table whose data blocks occupy bytes [0, dataSize), in one
+     * pass over the block's bytes and without an allocation per entry: index blocks restart at
+     * every entry (docs/format/sstable.md), so each entry holds its whole key.
+     */
     static TableIndex decode(Block block, long expectedBlocks, long dataSize) throws CorruptionException {
         Path file = block.file;
-        if (expectedBlocks < 1 || expectedBlocks > block.data.length) {
-            throw new CorruptionException(file, block.fileOffset, "properties say " + expectedBlocks + " data blocks;"
-                    + " an index of " + block.data.length + " bytes cannot hold them");
+        byte[] data = block.data;
+        int limit = block.restartsOffset;
+        if (expectedBlocks < 1 || expectedBlocks != block.restartCount) {
+            throw new CorruptionException(file, block.fileOffset, "index holds " + block.restartCount
+                    + " entries; properties say " + expectedBlocks + " data blocks");
         }
         int n = (int) expectedBlocks;
-        BlockIterator it = block.iterator();
-        // First pass: check, and size the key area.
-        long keyBytes = 0;
-        int entries = 0;
-        long expectedOffset = 0;
-        byte[] previous = null;
-        for (it.seekToFirst(); it.valid(); it.next()) {
-            BlockHandle h = BlockHandle.decode(it.value());
-            if (h == null || h.offset() != expectedOffset || h.size() > Integer.MAX_VALUE - BlockCodec.TRAILER_BYTES) {
-                throw new CorruptionException(file, block.fileOffset, "index entry " + entries + " holds "
-                        + (h == null ? "a malformed handle" : h) + "; expected a block at " + expectedOffset);
-            }
-            byte[] key = it.key();
-            if (key.length < InternalKeys.TRAILER_BYTES) {
-                throw new CorruptionException(file, block.fileOffset, "index key " + entries + " is shorter than a trailer");
-            }
-            if (previous != null && InternalKeys.compare(previous, key) >= 0) {
-                throw new CorruptionException(file, block.fileOffset, "index keys out of order at entry " + entries);
-            }
-            previous = key;
-            keyBytes += key.length;
-            entries++;
-            expectedOffset = h.offset() + h.storedSize();
-        }
-        if (entries != n || expectedOffset != dataSize) {
-            throw new CorruptionException(file, block.fileOffset, "index covers " + entries + " blocks and "
-                    + expectedOffset + " bytes; properties say " + expectedBlocks + " blocks and " + dataSize + " bytes");
-        }
-        long total = (long) n * (Integer.BYTES + HANDLE_BYTES) + keyBytes;
-        if (total > Integer.MAX_VALUE) {
-            throw new CorruptionException(file, block.fileOffset, "index of " + total + " bytes is too large");
-        }
-        // Second pass: copy into the off-heap layout (the block was checked by the first).
-        ByteBuffer b = DirectBuffers.allocate((int) total);
+        // Keys take less room than the entries that hold them: the block's size bounds the key area.
+        ByteBuffer b = DirectBuffers.allocate(n * (Integer.BYTES + HANDLE_BYTES) + limit);
         TableIndex index = new TableIndex(b, n);
-        int keyEnd = 0;
-        int i = 0;
-        for (it.seekToFirst(); it.valid(); it.next(), i++) {
-            byte[] key = it.key();
-            BlockHandle h = BlockHandle.decode(it.value());
-            b.put(index.keysAt + keyEnd, key);
-            keyEnd += key.length;
-            b.putInt(i * Integer.BYTES, keyEnd);
-            b.putLong(index.handlesAt + i * HANDLE_BYTES, h.offset());
-            b.putInt(index.handlesAt + i * HANDLE_BYTES + Long.BYTES, (int) h.size());
+        try {
+            int[] pos = new int[1];
+            long expectedOffset = 0;
+            int previousStart = -1;
+            int previousLength = 0;
+            int keyEnd = 0;
+            for (int i = 0; i < n; i++) {
+                int entry = block.restartPoint(i);
+                pos[0] = entry;
+                int shared = Varint.read32(data, pos, limit);
+                int keyLength = shared < 0 ? -1 : Varint.read32(data, pos, limit);
+                int valueLength = keyLength < 0 ? -1 : Varint.read32(data, pos, limit);
+                int keyStart = pos[0];
+                if (valueLength < 0 || shared != 0 || keyLength < InternalKeys.TRAILER_BYTES
+                        || (long) keyStart + keyLength + valueLength > limit
+                        || keyStart + keyLength + valueLength != (i + 1 < n ? block.restartPoint(i + 1) : limit)) {
+                    throw new CorruptionException(file, block.fileOffset, "index entry " + i + " at byte " + entry
+                            + " is malformed");
+                }
+                if (previousStart >= 0 && InternalKeys.compare(data, previousStart, previousLength, data, keyStart,
+                        keyLength) >= 0) {
+                    throw new CorruptionException(file, block.fileOffset, "index keys out of order at entry " + i);
+                }
+                int valueEnd = keyStart + keyLength + valueLength;
+                pos[0] = keyStart + keyLength;
+                long offset = Varint.read64(data, pos, valueEnd);
+                long size = offset < 0 ? -1 : Varint.read64(data, pos, valueEnd);
+                if (size < 0 || pos[0] != valueEnd || offset != expectedOffset
+                        || size > Integer.MAX_VALUE - BlockCodec.TRAILER_BYTES) {
+                    throw new CorruptionException(file, block.fileOffset, "index entry " + i + " holds "
+                            + (size < 0 || pos[0] != valueEnd ? "a malformed handle" : new BlockHandle(offset, size))
+                            + "; expected a block at " + expectedOffset);
+                }
+                b.put(index.keysAt + keyEnd, data, keyStart, keyLength);
+                keyEnd += keyLength;
+                b.putInt(i * Integer.BYTES, keyEnd);
+                b.putLong(index.handlesAt + i * HANDLE_BYTES, offset);
+                b.putInt(index.handlesAt + i * HANDLE_BYTES + Long.BYTES, (int) size);
+                expectedOffset = offset + size + BlockCodec.TRAILER_BYTES;
+                previousStart = keyStart;
+                previousLength = keyLength;
+            }
+            if (expectedOffset != dataSize) {
+                throw new CorruptionException(file, block.fileOffset, "index covers " + n + " blocks and "
+                        + expectedOffset + " bytes; properties say " + dataSize + " bytes");
+            }
+            return index;
+        } catch (CorruptionException | RuntimeException e) {
+            index.close();
+            throw e;
         }
-        return index;
     }
 
     int blockCount() {
