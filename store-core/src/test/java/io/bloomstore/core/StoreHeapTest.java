@@ -35,19 +35,7 @@ class StoreHeapTest {
         StoreOptions options = StoreOptions.builder().bitsPerKey(64).memtableBytes(256L << 20)
                 .compression(Compression.NONE).build();
         Path dir = tmp.resolve("heap");
-        try (Store store = Store.open(dir, options)) {
-            WriteBatch batch = new WriteBatch();
-            byte[] value = new byte[0];
-            for (int i = 0; i < keys; i++) {
-                batch.put(String.format("%010d", i).getBytes(StandardCharsets.US_ASCII), value);
-                if (batch.count() == 10_000) {
-                    store.write(batch, WriteOptions.DEFAULT);
-                    batch = new WriteBatch();
-                }
-            }
-            store.write(batch, WriteOptions.DEFAULT);
-            store.flush();
-        }
+        load(dir, options, keys, "%010d", 0);
         long before = usedHeap();
         try (Store store = Store.open(dir, options)) {
             long after = usedHeap();
@@ -70,18 +58,7 @@ class StoreHeapTest {
         StoreOptions options = StoreOptions.builder().blockSize(256).memtableBytes(256L << 20)
                 .compression(Compression.NONE).build();
         Path dir = tmp.resolve("index");
-        try (Store store = Store.open(dir, options)) {
-            WriteBatch batch = new WriteBatch();
-            for (int i = 0; i < 1_000_000; i++) {
-                batch.put(String.format("%012d", i).getBytes(StandardCharsets.US_ASCII), new byte[8]);
-                if (batch.count() == 10_000) {
-                    store.write(batch, WriteOptions.DEFAULT);
-                    batch = new WriteBatch();
-                }
-            }
-            store.write(batch, WriteOptions.DEFAULT);
-            store.flush();
-        }
+        load(dir, options, 1_000_000, "%012d", 8);
         long before = usedHeap();
         try (Store store = Store.open(dir, options)) {
             long after = usedHeap();
@@ -93,6 +70,24 @@ class StoreHeapTest {
             assertTrue(s.indexHeapBytes() <= 256L * s.totalFiles(), "index heap estimate " + s.indexHeapBytes());
             assertTrue(after - before < s.indexOffHeapBytes() / 4,
                     "heap grew by " + (after - before) + " bytes opening " + s.indexOffHeapBytes() + " index bytes");
+        }
+    }
+
+    /** Writes keys 0 .. keys-1 formatted by {@code format} with zeroed values, in batches, then flushes. */
+    private static void load(Path dir, StoreOptions options, int keys, String format, int valueBytes)
+            throws IOException {
+        try (Store store = Store.open(dir, options)) {
+            WriteBatch batch = new WriteBatch();
+            byte[] value = new byte[valueBytes];
+            for (int i = 0; i < keys; i++) {
+                batch.put(String.format(format, i).getBytes(StandardCharsets.US_ASCII), value);
+                if (batch.count() == 10_000) {
+                    store.write(batch, WriteOptions.DEFAULT);
+                    batch = new WriteBatch();
+                }
+            }
+            store.write(batch, WriteOptions.DEFAULT);
+            store.flush();
         }
     }
 

@@ -64,11 +64,18 @@ final class TableIndex {
                     + " entries; properties say " + expectedBlocks + " data blocks");
         }
         int n = (int) expectedBlocks;
-        // Keys take less room than the entries that hold them: the block's size bounds the key area.
-        ByteBuffer b = DirectBuffers.allocate(n * (Integer.BYTES + HANDLE_BYTES) + limit);
+        // The key area's size from the entries' headers (a malformed one is reported below).
+        int[] pos = new int[1];
+        long keyBytes = 0;
+        for (int i = 0; i < n; i++) {
+            pos[0] = block.restartPoint(i);
+            int shared = Varint.read32(data, pos, limit);
+            int keyLength = shared < 0 ? -1 : Varint.read32(data, pos, limit);
+            keyBytes += Math.max(0, keyLength);
+        }
+        ByteBuffer b = DirectBuffers.allocate((int) Math.min(limit, keyBytes) + n * (Integer.BYTES + HANDLE_BYTES));
         TableIndex index = new TableIndex(b, n);
         try {
-            int[] pos = new int[1];
             long expectedOffset = 0;
             int previousStart = -1;
             int previousLength = 0;
