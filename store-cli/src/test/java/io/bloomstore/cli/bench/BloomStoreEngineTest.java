@@ -54,7 +54,9 @@ class BloomStoreEngineTest {
         WorkloadResult missing = h.find(BloomStoreEngine.NAME, Workload.READMISSING);
         assertEquals(0, missing.found());
         double tables = missing.tablesConsultedPerOp();
-        assertTrue(tables >= 3 && tables <= 10, "tables consulted per lookup: " + tables);
+        // About seven level-0 tables after the fill; the background compaction, now quicker, may
+        // have merged some or all of them before the reads: the relation below holds for any count.
+        assertTrue(tables >= 0.99 && tables <= 10, "tables consulted per lookup: " + tables);
         assertEquals(missing.counters().tablesConsulted(),
                 missing.counters().filterNegatives() + missing.counters().filterPositives());
         double fpr = missing.counters().configuredFpr();
@@ -77,7 +79,9 @@ class BloomStoreEngineTest {
         WorkloadResult missing = h.find(BloomStoreEngine.NAME_NO_FILTER, Workload.READMISSING);
         assertEquals(0, missing.found());
         double tables = missing.tablesConsultedPerOp();
-        assertTrue(tables >= 3 && tables <= 10, "tables consulted per lookup: " + tables);
+        // About seven level-0 tables after the fill; the background compaction, now quicker, may
+        // have merged some or all of them before the reads: the relation below holds for any count.
+        assertTrue(tables >= 0.99 && tables <= 10, "tables consulted per lookup: " + tables);
         assertTrue(missing.dataBlockReadsPerOp() >= tables,
                 missing.dataBlockReadsPerOp() + " reads per missing lookup for " + tables + " tables consulted");
         assertEquals(0, missing.diskAccessesSaved());
