@@ -93,14 +93,28 @@ final class BlockBuilder {
         return size + (restartCount + 1) * Integer.BYTES;
     }
 
-    /** The finished block contents; call {@link #reset()} before building the next block. */
+    /** The finished block contents as their own array; call {@link #reset()} before building the next block. */
     byte[] finish() {
+        int length = finishInPlace(); // first: it may move the block to a larger array
+        return Arrays.copyOf(buf, length);
+    }
+
+    /**
+     * Finishes the block in {@link #buffer()} and returns its length: the contents are
+     * {@code buffer()[0..length)}, valid until {@link #reset()}.
+     */
+    int finishInPlace() {
         ensure((restartCount + 1) * Integer.BYTES);
         for (int i = 0; i < restartCount; i++) {
             writeInt(restarts[i]);
         }
         writeInt(restartCount);
-        return Arrays.copyOf(buf, size);
+        return size;
+    }
+
+    /** The array the block is built in (see {@link #finishInPlace()}). */
+    byte[] buffer() {
+        return buf;
     }
 
     private void writeInt(int v) {

@@ -7,13 +7,12 @@ import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
 import io.bloomstore.bloom.CorruptionException;
-import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
- * Turns block contents into the bytes stored on disk and back:
+ * Reads the bytes of a block stored on disk (written by {@link BlockEncoder}):
  * {@code StoredBlock = Payload, Type u8, CRC32C u32} where the CRC covers the payload and the
  * type byte (docs/format/sstable.md, "Stored block"). A block is kept uncompressed when LZ4
  * does not save at least an eighth of it, as LevelDB does.
@@ -30,29 +29,6 @@ final class BlockCodec {
     private static final LZ4Factory LZ4_FACTORY = LZ4Factory.fastestInstance();
 
     private BlockCodec() {
-    }
-
-    /** The stored form (payload and trailer) of {@code contents}. */
-    static byte[] encode(byte[] contents, Compression compression) {
-        if (compression == Compression.LZ4) {
-            LZ4Compressor c = LZ4_FACTORY.fastCompressor();
-            byte[] out = new byte[Integer.BYTES + c.maxCompressedLength(contents.length)];
-            putInt(out, 0, contents.length);
-            int stored = Integer.BYTES + c.compress(contents, 0, contents.length, out, Integer.BYTES,
-                    out.length - Integer.BYTES);
-            if (stored <= contents.length - contents.length / 8) {
-                return withTrailer(out, stored, Compression.LZ4);
-            }
-        }
-        return withTrailer(contents, contents.length, Compression.NONE);
-    }
-
-    private static byte[] withTrailer(byte[] payload, int length, Compression type) {
-        byte[] stored = new byte[length + TRAILER_BYTES];
-        System.arraycopy(payload, 0, stored, 0, length);
-        stored[length] = (byte) type.code();
-        putInt(stored, length + 1, crc(stored, length + 1));
-        return stored;
     }
 
     /**
@@ -125,12 +101,6 @@ final class BlockCodec {
     private static int readInt(ByteBuffer b, int at) {
         return (b.get(at) & 0xFF) | (b.get(at + 1) & 0xFF) << 8 | (b.get(at + 2) & 0xFF) << 16
                 | (b.get(at + 3) & 0xFF) << 24;
-    }
-
-    private static int crc(byte[] b, int length) {
-        CRC32C c = new CRC32C();
-        c.update(b, 0, length);
-        return (int) c.getValue();
     }
 
     static void putInt(byte[] b, int at, int v) {

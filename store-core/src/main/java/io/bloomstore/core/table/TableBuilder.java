@@ -9,8 +9,8 @@ import java.util.Arrays;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.RangeFilter;
 import io.bloomstore.core.PrefixExtractor;
+import io.bloomstore.core.fs.BufferedWritableFile;
 import io.bloomstore.core.fs.FileSystem;
-import io.bloomstore.core.fs.WritableFile;
 import io.bloomstore.core.internal.ValueType;
 
 /**
@@ -34,7 +34,9 @@ public final class TableBuilder {
     private final TableOptions opts;
     private final Path tablePath;
     private final Path filterPath;
-    private final WritableFile out;
+    /** The table file, written a buffer at a time rather than a call per block. */
+    private final BufferedWritableFile out;
+    private final BlockEncoder encoder = new BlockEncoder();
     private final BlockBuilder dataBlock;
     private final BlockBuilder indexBlock = new BlockBuilder(1);
     private long[] hashes = new long[1024];
@@ -69,7 +71,7 @@ public final class TableBuilder {
         this.tablePath = dir.resolve(TableFileNames.table(fileNumber));
         this.filterPath = dir.resolve(TableFileNames.filter(fileNumber));
         this.dataBlock = new BlockBuilder(opts.restartInterval());
-        this.out = fs.create(tablePath);
+        this.out = new BufferedWritableFile(fs.create(tablePath), BufferedWritableFile.DEFAULT_BUFFER_BYTES);
     }
 
     /**
@@ -168,17 +170,15 @@ public final class TableBuilder {
     }
 
     private void flushDataBlock() throws IOException {
-        BlockHandle h = writeBlock(dataBlock.finish(), opts.compression());
+        int length = dataBlock.finishInPlace();
+        BlockHandle h = encoder.write(out, dataBlock.buffer(), length, opts.compression());
         indexBlock.add(dataBlock.lastKey(), h.encode());
         dataBlock.reset();
         dataBlocks++;
     }
 
     private BlockHandle writeBlock(byte[] contents, Compression compression) throws IOException {
-        byte[] stored = BlockCodec.encode(contents, compression);
-        long offset = out.position();
-        out.write(stored, 0, stored.length);
-        return new BlockHandle(offset, stored.length - BlockCodec.TRAILER_BYTES);
+        return encoder.write(out, contents, contents.length, compression);
     }
 
     /** Whether {@link #finish()} succeeded. */
@@ -246,9 +246,15 @@ public final class TableBuilder {
             throw new IllegalStateException("table " + tablePath + " is finished; delete it through the store");
         }
         closed = true;
-        closeOut();
-        fs.delete(tablePath);
-        fs.delete(filterPath);
+        try {
+            if (!outClosed) {
+                outClosed = true;
+                out.discard();
+            }
+        } finally {
+            fs.delete(tablePath);
+            fs.delete(filterPath);
+        }
     }
 
     private void closeOut() throws IOException {

@@ -18,6 +18,8 @@ final class TableIterator implements InternalIterator {
     private final TableReader table;
     private final TableIndex index;
     private final boolean fillCache;
+    /** For a pass that does not fill the cache (compaction): blocks read ahead, a window at a time. */
+    private final Readahead readahead;
     private int blockIndex = -1;
     private BlockIterator block;
     private byte[] userKey;
@@ -28,6 +30,7 @@ final class TableIterator implements InternalIterator {
         this.table = table;
         this.index = table.index();
         this.fillCache = fillCache;
+        this.readahead = fillCache ? null : new Readahead(Readahead.DEFAULT_BYTES);
     }
 
     @Override
@@ -122,7 +125,7 @@ final class TableIterator implements InternalIterator {
     }
 
     private void load(int b) throws IOException {
-        block = table.dataBlock(b, fillCache).iterator();
+        block = (fillCache ? table.dataBlock(b, true) : table.backgroundBlock(b, readahead)).iterator();
         blockIndex = b;
     }
 
@@ -165,5 +168,8 @@ final class TableIterator implements InternalIterator {
     @Override
     public void close() {
         invalidate();
+        if (readahead != null) {
+            readahead.close();
+        }
     }
 }

@@ -365,16 +365,11 @@ public final class TableReader implements Closeable {
      * misses, so those stay the disk accesses of reads (compactions count their own bytes).
      */
     Block dataBlock(int b, boolean fillCache) throws IOException {
+        if (!fillCache) {
+            return backgroundBlock(b, null);
+        }
         BlockHandle h = index.handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
-        if (!fillCache) {
-            if (block != null) {
-                return block;
-            }
-            ByteBuffer stored = readBuffer((int) h.storedSize());
-            reader.readBackgroundBlock(h.offset(), stored);
-            return new Block(BlockCodec.decode(stored.flip(), path, h.offset()), path, h.offset());
-        }
         if (block != null) {
             counters.blockCacheHits().increment();
             return block;
@@ -387,6 +382,27 @@ public final class TableReader implements Closeable {
         block = new Block(BlockCodec.decode(stored.flip(), path, h.offset()), path, h.offset());
         cache.put(fileNumber, h.offset(), block);
         return block;
+    }
+
+    /**
+     * Data block {@code b} for a sequential background pass (compaction): from the block cache
+     * if it is there (not filling it, not counted with lookups' reads), else read through
+     * {@code readahead} (or, when null or the block is larger than its window, read alone).
+     */
+    Block backgroundBlock(int b, Readahead readahead) throws IOException {
+        BlockHandle h = index.handle(b);
+        Block block = (Block) cache.get(fileNumber, h.offset());
+        if (block != null) {
+            return block;
+        }
+        int size = (int) h.storedSize();
+        ByteBuffer stored = readahead == null ? null : readahead.block(reader, h.offset(), size, props.dataSize());
+        if (stored == null) {
+            stored = readBuffer(size);
+            reader.readBackgroundBlock(h.offset(), stored);
+            stored.flip();
+        }
+        return new Block(BlockCodec.decode(stored, path, h.offset()), path, h.offset());
     }
 
     /**

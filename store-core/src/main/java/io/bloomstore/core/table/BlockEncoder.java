@@ -1,0 +1,57 @@
+package io.bloomstore.core.table;
+
+import io.bloomstore.core.Compression;
+import io.bloomstore.core.fs.WritableFile;
+import java.io.IOException;
+import java.util.zip.CRC32C;
+import net.jpountz.lz4.LZ4Compressor;
+import net.jpountz.lz4.LZ4Factory;
+
+/**
+ * Writes blocks in their stored form ({@link BlockCodec}: payload, type byte, CRC32C) straight
+ * to a file, reusing one compression buffer, so building a table allocates nothing per block:
+ * the contents are compressed from the block builder's own array, and a block that LZ4 does not
+ * shrink by an eighth is written from that array with its trailer after it. The bytes written are
+ * exactly those of {@link BlockCodec#encode}.
+ *
+ * <p>Thread safety: not thread-safe; one per table builder.
+ */
+final class BlockEncoder {
+    private static final LZ4Compressor LZ4 = LZ4Factory.fastestInstance().fastCompressor();
+
+    private final CRC32C crc = new CRC32C();
+    private final byte[] trailer = new byte[BlockCodec.TRAILER_BYTES];
+    private byte[] compressed = new byte[0];
+
+    /**
+     * Writes {@code contents[0..length)} stored with {@code compression} at the file's position;
+     * returns the block's handle.
+     */
+    BlockHandle write(WritableFile out, byte[] contents, int length, Compression compression) throws IOException {
+        long offset = out.position();
+        if (compression == Compression.LZ4) {
+            int max = Integer.BYTES + LZ4.maxCompressedLength(length);
+            if (compressed.length < max) {
+                compressed = new byte[max];
+            }
+            BlockCodec.putInt(compressed, 0, length);
+            int stored = Integer.BYTES + LZ4.compress(contents, 0, length, compressed, Integer.BYTES, max - Integer.BYTES);
+            if (stored <= length - length / 8) {
+                writeStored(out, compressed, stored, Compression.LZ4);
+                return new BlockHandle(offset, stored);
+            }
+        }
+        writeStored(out, contents, length, Compression.NONE);
+        return new BlockHandle(offset, length);
+    }
+
+    private void writeStored(WritableFile out, byte[] payload, int length, Compression type) throws IOException {
+        trailer[0] = (byte) type.code();
+        crc.reset();
+        crc.update(payload, 0, length);
+        crc.update(trailer, 0, 1);
+        BlockCodec.putInt(trailer, 1, (int) crc.getValue());
+        out.write(payload, 0, length);
+        out.write(trailer, 0, trailer.length);
+    }
+}
