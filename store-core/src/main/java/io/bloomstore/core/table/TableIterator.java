@@ -27,10 +27,15 @@ final class TableIterator implements InternalIterator {
     private ValueType type;
 
     TableIterator(TableReader table, boolean fillCache) {
+        this(table, fillCache ? null : new Readahead(Readahead.DEFAULT_BYTES));
+    }
+
+    /** An iterator that fills the cache (readahead null) or reads through {@code readahead}, which it closes. */
+    TableIterator(TableReader table, Readahead readahead) {
         this.table = table;
         this.index = table.index();
-        this.fillCache = fillCache;
-        this.readahead = fillCache ? null : new Readahead(Readahead.DEFAULT_BYTES);
+        this.fillCache = readahead == null;
+        this.readahead = readahead;
     }
 
     @Override

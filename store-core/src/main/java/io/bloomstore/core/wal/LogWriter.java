@@ -18,6 +18,7 @@ import java.nio.ByteOrder;
  * append and flush.
  *
  * <p>Thread safety: not thread-safe; the store serialises writers (group commit) before calling it.
+ * The one exception is {@link #syncWritten()}, which a background writeback may call meanwhile.
  */
 public final class LogWriter implements Closeable {
     private static final byte[] ZEROES = new byte[LogFormat.HEADER_SIZE];
@@ -121,6 +122,15 @@ public final class LogWriter implements Closeable {
     }
 
     /** Writes what is buffered, then forces the file to the device. */
+    /**
+     * Syncs the bytes already handed to the file, leaving the buffer alone: unlike every other
+     * method this one may run on another thread while the writer appends and flushes (the file
+     * system's sync runs alongside its writes).
+     */
+    public void syncWritten() throws IOException {
+        file.sync();
+    }
+
     public void sync() throws IOException {
         flush();
         file.sync();

@@ -88,7 +88,15 @@ class TableRoundTripTest {
     }
 
     private static void checkIteration(TableReader t, TableFixture f) throws Exception {
-        try (InternalIterator it = t.iterator()) {
+        checkIteration(t.iterator(), f);
+        // compaction's iterator: blocks read ahead, through the default window and one smaller than
+        // some blocks (those are read alone), forwards and backwards
+        checkIteration(t.iterator(false), f);
+        checkIteration(new TableIterator(t, new Readahead(6 * 1024)), f);
+    }
+
+    private static void checkIteration(InternalIterator iterator, TableFixture f) throws Exception {
+        try (InternalIterator it = iterator) {
             int i = 0;
             for (it.seekToFirst(); it.valid(); it.next()) {
                 assertEntry(f.entries.get(i++), it);
