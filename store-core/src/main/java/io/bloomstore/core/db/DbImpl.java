@@ -219,6 +219,7 @@ public final class DbImpl implements Store {
             try {
                 writes.closeWal();
             } finally {
+                db.syncer.shutdown();
                 db.versions.close();
             }
         } finally {

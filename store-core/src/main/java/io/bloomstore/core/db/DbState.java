@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +43,12 @@ final class DbState {
     final TableRegistry tables;
     final WriteQueue queue = new WriteQueue();
     final Set<SnapshotImpl> snapshots = ConcurrentHashMap.newKeySet();
+    /**
+     * Background syncs: the WAL's writeback and the table files' as they are written. Daemon threads
+     * made on demand (at most one per writer of a file: the WAL, the flush, the compaction) and ended
+     * after a minute idle; shut down at close.
+     */
+    final ExecutorService syncer;
 
     volatile ReadView view;
     /** Reading threads' references on {@link #view}, so that a get takes no shared reference count. */
@@ -63,6 +71,12 @@ final class DbState {
         this.lastSequence = lastSequence;
         this.view = new ReadView(new MemTable(walNumber), List.of(), new VersionRef(versions.current(), tables));
         this.readers = new ViewCache(this);
+        String name = "bloomstore-sync-" + dir.getFileName();
+        this.syncer = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     ReentrantLock mutex() {

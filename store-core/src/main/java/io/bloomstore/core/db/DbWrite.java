@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,8 +57,6 @@ final class DbWrite {
     private long writebackAt;
     /** The running (or last) background writeback of {@link #wal}. */
     private Future<?> writeback = DONE;
-    /** Runs writebacks; made on the first one, so a store that writes little starts no thread. */
-    private ExecutorService writebackThread;
     /** When write groups started being slowed (level 0 at its slowdown trigger), 0 when not; under the mutex. */
     private long slowedSince;
     private long slowedGroups;
@@ -340,20 +336,14 @@ final class DbWrite {
                 wal.sync();
             }
         } finally {
-            try {
-                wal.close();
-            } finally {
-                if (writebackThread != null) {
-                    writebackThread.shutdown();
-                }
-            }
+            wal.close();
         }
     }
 
     /**
      * Called by the leader after its group reached the WAL file: once {@link #WAL_WRITEBACK_BYTES}
      * more have been written since the last writeback started, and that one is done, syncs the
-     * segment on the writeback thread. Only bytes already handed to the file are synced, so the
+     * segment on a background sync thread. Only bytes already handed to the file are synced, so the
      * leader's later appends run alongside. A failed sync makes the store read-only, as a
      * writer's failed sync does.
      */
@@ -363,14 +353,7 @@ final class DbWrite {
             return;
         }
         writebackAt = size;
-        if (writebackThread == null) {
-            writebackThread = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "bloomstore-wal-" + db.dir.getFileName());
-                t.setDaemon(true);
-                return t;
-            });
-        }
-        writeback = writebackThread.submit(() -> {
+        writeback = db.syncer.submit(() -> {
             try {
                 log.syncWritten();
             } catch (IOException | RuntimeException e) {

@@ -2,7 +2,11 @@ package io.bloomstore.core.fs;
 
 import io.bloomstore.bloom.storage.DirectBuffers;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 
 /**
  * A {@link WritableFile} that gathers small writes in one direct buffer and hands the file a
@@ -15,6 +19,12 @@ import java.nio.ByteBuffer;
  * them out first, and {@link #close()} writes them before closing the file. The buffer is freed
  * at close.
  *
+ * <p>With a writeback executor, each full buffer handed to the file also starts a sync of the
+ * file on that executor (unless the previous one is still running), as RocksDB's bytes_per_sync
+ * starts writeback: the device writes the table while the writer builds the rest, and the final
+ * {@link #sync()} waits for only the last stretch (an 8 MiB compaction output's fsync was a sixth of
+ * the compaction thread's time). A failed writeback fails every later {@link #sync()}.
+ *
  * <p>Thread safety: not thread-safe; one writer, as {@link WritableFile}.
  */
 public final class BufferedWritableFile implements WritableFile {
@@ -22,13 +32,25 @@ public final class BufferedWritableFile implements WritableFile {
     public static final int DEFAULT_BUFFER_BYTES = 1 << 20;
 
     private final WritableFile file;
+    /** Where writebacks run, or null for none. */
+    private final Executor writeback;
     private ByteBuffer buffer;
+    /** The first failed writeback; every later {@link #sync()} fails with it. */
+    private IOException writebackFailure;
+    /** The last writeback started (done when none runs). */
+    private CompletableFuture<Void> running = CompletableFuture.completedFuture(null);
 
     public BufferedWritableFile(WritableFile file, int bufferBytes) {
+        this(file, bufferBytes, null);
+    }
+
+    /** A writer that syncs in the background on {@code writeback} (null: never) after each full buffer. */
+    public BufferedWritableFile(WritableFile file, int bufferBytes, Executor writeback) {
         if (bufferBytes <= 0) {
             throw new IllegalArgumentException("buffer size must be positive: " + bufferBytes);
         }
         this.file = file;
+        this.writeback = writeback;
         this.buffer = DirectBuffers.allocate(bufferBytes);
     }
 
@@ -38,6 +60,7 @@ public final class BufferedWritableFile implements WritableFile {
         if (data.remaining() >= buffer.capacity()) {
             flush();
             file.write(data);
+            maybeStartWriteback();
             return;
         }
         while (data.hasRemaining()) {
@@ -48,6 +71,7 @@ public final class BufferedWritableFile implements WritableFile {
             data.limit(limit);
             if (!buffer.hasRemaining()) {
                 flush();
+                maybeStartWriteback();
             }
         }
     }
@@ -58,6 +82,7 @@ public final class BufferedWritableFile implements WritableFile {
         if (length >= buffer.capacity()) {
             flush();
             file.write(data, offset, length);
+            maybeStartWriteback();
             return;
         }
         while (length > 0) {
@@ -67,6 +92,41 @@ public final class BufferedWritableFile implements WritableFile {
             length -= n;
             if (!buffer.hasRemaining()) {
                 flush();
+                maybeStartWriteback();
+            }
+        }
+    }
+
+    private void maybeStartWriteback() {
+        if (writeback != null && running.isDone()) {
+            running = CompletableFuture.runAsync(() -> {
+                try {
+                    file.sync();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }, writeback);
+        }
+    }
+
+    /** Waits for a running writeback; returns its failure, or null. */
+    private IOException awaitWriteback() {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    running.get();
+                    return null;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable c = e.getCause() instanceof UncheckedIOException u ? u.getCause() : e.getCause();
+                    return c instanceof IOException io ? io : new IOException("background sync failed: " + c, c);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -92,6 +152,16 @@ public final class BufferedWritableFile implements WritableFile {
     @Override
     public void sync() throws IOException {
         flush();
+        IOException failed = awaitWriteback();
+        if (failed != null && writebackFailure == null) {
+            writebackFailure = failed;
+        }
+        if (writebackFailure != null) {
+            // Sticky: after a failed fsync the kernel may have dropped the dirty pages, so a later
+            // successful sync would not mean the bytes are on the device.
+            throw new IOException("background sync of the file failed: " + writebackFailure.getMessage(),
+                    writebackFailure);
+        }
         file.sync();
     }
 
@@ -104,6 +174,7 @@ public final class BufferedWritableFile implements WritableFile {
         try {
             flush();
         } finally {
+            awaitWriteback(); // not closing the file under a running sync
             ByteBuffer b = buffer;
             buffer = null;
             try {
@@ -119,6 +190,7 @@ public final class BufferedWritableFile implements WritableFile {
         if (buffer == null) {
             return;
         }
+        awaitWriteback();
         ByteBuffer b = buffer;
         buffer = null;
         try {

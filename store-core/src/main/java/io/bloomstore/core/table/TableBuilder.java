@@ -5,6 +5,7 @@ import io.bloomstore.core.Compression;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.concurrent.Executor;
 
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.RangeFilter;
@@ -61,6 +62,16 @@ public final class TableBuilder {
 
     /** Creates (truncating) the table file {@code dir/NNNNNN.sst}. */
     public TableBuilder(FileSystem fs, Path dir, long fileNumber, TableOptions opts) throws IOException {
+        this(fs, dir, fileNumber, opts, null);
+    }
+
+    /**
+     * As {@link #TableBuilder(FileSystem, Path, long, TableOptions)}, syncing the table file in the
+     * background on {@code writeback} (null: not) every megabyte written, so {@link #finish()}
+     * waits for the device to take only the last stretch.
+     */
+    public TableBuilder(FileSystem fs, Path dir, long fileNumber, TableOptions opts, Executor writeback)
+            throws IOException {
         if (fileNumber < 0) {
             throw new IllegalArgumentException("file number must not be negative: " + fileNumber);
         }
@@ -71,7 +82,7 @@ public final class TableBuilder {
         this.tablePath = dir.resolve(TableFileNames.table(fileNumber));
         this.filterPath = dir.resolve(TableFileNames.filter(fileNumber));
         this.dataBlock = new BlockBuilder(opts.restartInterval());
-        this.out = new BufferedWritableFile(fs.create(tablePath), BufferedWritableFile.DEFAULT_BUFFER_BYTES);
+        this.out = new BufferedWritableFile(fs.create(tablePath), BufferedWritableFile.DEFAULT_BUFFER_BYTES, writeback);
     }
 
     /**

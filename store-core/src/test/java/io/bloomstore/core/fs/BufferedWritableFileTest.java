@@ -3,12 +3,16 @@ package io.bloomstore.core.fs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The buffered table writer: same bytes as writing directly, in every write size, and what sync and discard keep. */
@@ -68,6 +72,67 @@ class BufferedWritableFileTest {
         out.close();
         assertEquals(10, fs.contents(FILE).length);
         out.close(); // a second close is a no-op
+    }
+
+    @Test
+    void fullBuffersAreSyncedInTheBackground() throws Exception {
+        MemoryFileSystem fs = memoryFileSystem();
+        ExecutorService syncer = Executors.newSingleThreadExecutor();
+        try {
+            BufferedWritableFile out = new BufferedWritableFile(fs.create(FILE), BUFFER, syncer);
+            for (int i = 0; i < 3; i++) {
+                out.write(new byte[BUFFER], 0, BUFFER);
+            }
+            out.write(new byte[10], 0, 10);
+            syncer.submit(() -> { }).get(); // the writebacks started so far have run
+            fs.dropUnsyncedData();
+            assertTrue(fs.contents(FILE).length >= BUFFER, "synced without a sync call: " + fs.contents(FILE).length);
+            out.discard();
+        } finally {
+            syncer.shutdown();
+        }
+    }
+
+    @Test
+    void aFailedWritebackFailsTheNextSync() throws Exception {
+        MemoryFileSystem fs = memoryFileSystem();
+        WritableFile base = fs.create(FILE);
+        AtomicInteger syncs = new AtomicInteger();
+        WritableFile failing = new WritableFile() {
+            @Override
+            public void write(ByteBuffer data) throws IOException {
+                base.write(data);
+            }
+
+            @Override
+            public long position() {
+                return base.position();
+            }
+
+            @Override
+            public void sync() throws IOException {
+                if (syncs.incrementAndGet() == 1) {
+                    throw new IOException("injected writeback failure");
+                }
+                base.sync();
+            }
+
+            @Override
+            public void close() throws IOException {
+                base.close();
+            }
+        };
+        ExecutorService syncer = Executors.newSingleThreadExecutor();
+        try (BufferedWritableFile out = new BufferedWritableFile(failing, BUFFER, syncer)) {
+            out.write(new byte[BUFFER], 0, BUFFER);
+            IOException e = assertThrows(IOException.class, out::sync);
+            assertEquals("injected writeback failure", e.getCause().getMessage());
+            // sticky: the kernel may have dropped the pages the failed sync did not write
+            assertThrows(IOException.class, out::sync);
+            assertEquals(1, syncs.get(), "no sync reached the file after the failure");
+        } finally {
+            syncer.shutdown();
+        }
     }
 
     private static MemoryFileSystem memoryFileSystem() {
