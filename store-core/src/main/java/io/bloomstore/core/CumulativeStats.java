@@ -4,8 +4,8 @@ package io.bloomstore.core;
  * The engine's counters summed over every open of the store since it was created, as
  * {@link StoreStats#cumulative()}: the same names and meanings as the per-open counters of
  * {@link StoreStats}. They are saved in the store's {@code COUNTERS} file
- * (docs/format/counters.md) after each flush and at close, so what a process did after its last
- * flush is lost if it crashes; a counters file found damaged is reported in the log and the sums
+ * (docs/format/counters.md) by background flushes (at most once a second), by {@code Store.flush()}
+ * and at close, so what a process did after the last save is lost if it crashes; a counters file found damaged is reported in the log and the sums
  * start again from zero.
  *
  * <p>Thread safety: immutable.

@@ -33,7 +33,8 @@ import java.nio.file.Path;
  *
  * <p>Statistics: the counters of {@link #stats()} (gets, filter answers, block reads, flushes, ...)
  * start at zero at each open of the store; {@link StoreStats#cumulative()} holds the same counters
- * since the store was created, saved after each flush and at close. Flushes, compactions, write
+ * since the store was created, saved by background flushes (at most once a second), by
+ * {@link #flush()} and at close. Flushes, compactions, write
  * stalls and background failures are logged through SLF4J (logger names under
  * {@code io.bloomstore}; bring your own binding), and {@link StoreOptions.Builder#jmxName} exposes
  * the statistics in JMX.

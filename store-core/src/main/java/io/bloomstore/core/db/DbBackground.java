@@ -546,7 +546,7 @@ final class DbBackground {
     }
 
     /**
-     * Writes the counters since creation to COUNTERS (after each flush and at close). A failure
+     * Writes the counters since creation to COUNTERS (see {@link #maybeSaveCumulativeCounters()}). A failure
      * loses statistics, not data: it is logged and the flush or close goes on.
      */
     void saveCumulativeCounters() {

@@ -37,7 +37,7 @@ final class DbState {
     final Path dir;
     final StoreOptions options;
     final StoreCounters counters;
-    /** The counters since the store was created; saved after each flush and at close. */
+    /** The counters since the store was created; saved by flushes (at most once a second unless asked) and at close. */
     final CountersFile cumulative;
     final VersionSet versions;
     final TableRegistry tables;
