@@ -219,7 +219,6 @@ public final class DbImpl implements Store {
             try {
                 writes.closeWal();
             } finally {
-                db.syncer.shutdown();
                 db.versions.close();
             }
         } finally {

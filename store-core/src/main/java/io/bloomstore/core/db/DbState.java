@@ -16,6 +16,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,11 +46,22 @@ final class DbState {
     final WriteQueue queue = new WriteQueue();
     final Set<SnapshotImpl> snapshots = ConcurrentHashMap.newKeySet();
     /**
-     * Background syncs: the WAL's writeback and the table files' as they are written. Daemon threads
-     * made on demand (at most one per writer of a file: the WAL, the flush, the compaction) and ended
-     * after a minute idle; shut down at close.
+     * Background syncs: the WAL's writeback and the table files' as they are written. One pool for
+     * every store of the JVM (a service with a store per partition must not get threads per store):
+     * daemon threads made on demand, one per sync running at once, ended after a minute idle. Every
+     * writer waits for its own syncs before it closes a file, so a closed store has no sync running.
      */
-    final ExecutorService syncer;
+    static final ExecutorService SYNCER = Executors.newCachedThreadPool(new ThreadFactory() {
+        private final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "bloomstore-sync-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }
+    });
+    final ExecutorService syncer = SYNCER;
 
     volatile ReadView view;
     /** Reading threads' references on {@link #view}, so that a get takes no shared reference count. */
@@ -71,12 +84,6 @@ final class DbState {
         this.lastSequence = lastSequence;
         this.view = new ReadView(new MemTable(walNumber), List.of(), new VersionRef(versions.current(), tables));
         this.readers = new ViewCache(this);
-        String name = "bloomstore-sync-" + dir.getFileName();
-        this.syncer = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     ReentrantLock mutex() {
