@@ -98,7 +98,13 @@ public final class BufferedWritableFile implements WritableFile {
     }
 
     private void maybeStartWriteback() {
-        if (writeback != null && running.isDone()) {
+        if (writeback == null || !running.isDone()) {
+            return;
+        }
+        if (running.isCompletedExceptionally()) {
+            recordFailure(awaitWriteback()); // kept for the next sync(), not replaced by the next writeback
+        }
+        if (writebackFailure == null) {
             running = CompletableFuture.runAsync(() -> {
                 try {
                     file.sync();
@@ -106,6 +112,12 @@ public final class BufferedWritableFile implements WritableFile {
                     throw new UncheckedIOException(e);
                 }
             }, writeback);
+        }
+    }
+
+    private void recordFailure(IOException failed) {
+        if (failed != null && writebackFailure == null) {
+            writebackFailure = failed;
         }
     }
 
@@ -152,10 +164,7 @@ public final class BufferedWritableFile implements WritableFile {
     @Override
     public void sync() throws IOException {
         flush();
-        IOException failed = awaitWriteback();
-        if (failed != null && writebackFailure == null) {
-            writebackFailure = failed;
-        }
+        recordFailure(awaitWriteback());
         if (writebackFailure != null) {
             // Sticky: after a failed fsync the kernel may have dropped the dirty pages, so a later
             // successful sync would not mean the bytes are on the device.
@@ -174,14 +183,7 @@ public final class BufferedWritableFile implements WritableFile {
         try {
             flush();
         } finally {
-            awaitWriteback(); // not closing the file under a running sync
-            ByteBuffer b = buffer;
-            buffer = null;
-            try {
-                file.close();
-            } finally {
-                DirectBuffers.release(b);
-            }
+            discard();
         }
     }
 
@@ -190,7 +192,7 @@ public final class BufferedWritableFile implements WritableFile {
         if (buffer == null) {
             return;
         }
-        awaitWriteback();
+        awaitWriteback(); // not closing the file under a running sync
         ByteBuffer b = buffer;
         buffer = null;
         try {

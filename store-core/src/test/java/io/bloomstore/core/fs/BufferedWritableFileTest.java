@@ -125,6 +125,8 @@ class BufferedWritableFileTest {
         ExecutorService syncer = Executors.newSingleThreadExecutor();
         try (BufferedWritableFile out = new BufferedWritableFile(failing, BUFFER, syncer)) {
             out.write(new byte[BUFFER], 0, BUFFER);
+            syncer.submit(() -> { }).get(); // the failing writeback has run
+            out.write(new byte[BUFFER], 0, BUFFER); // a full buffer again: no new writeback hides the failure
             IOException e = assertThrows(IOException.class, out::sync);
             assertEquals("injected writeback failure", e.getCause().getMessage());
             // sticky: the kernel may have dropped the pages the failed sync did not write
