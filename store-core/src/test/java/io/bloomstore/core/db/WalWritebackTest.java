@@ -2,12 +2,16 @@ package io.bloomstore.core.db;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -63,6 +67,40 @@ class WalWritebackTest {
                 assertArrayEquals(value(i), reopened.get(key(i)), "key " + i);
             }
             assertEquals(0, reopened.stats().gets() - KEYS);
+        }
+    }
+
+    @Test
+    void aFailedWritebackTurnsTheStoreReadOnlyAndKeepsWhatWasWritten() throws Exception {
+        MemoryFileSystem mem = new MemoryFileSystem();
+        FaultInjectionFileSystem fs = new FaultInjectionFileSystem(mem, 1);
+        StoreOptions options = StoreOptions.builder().memtableBytes(64L << 20).build();
+        Store store = Store.open(fs, DIR, options);
+        // from now on every sync of a WAL segment fails: the first one is a writeback's, since no
+        // put asks for a sync and the memtable never fills
+        fs.onlyFiles(p -> p.getFileName().toString().endsWith(".log")).failSyncsAfter(0);
+        int written = 0;
+        IOException refused = null;
+        for (; written < KEYS; written++) {
+            try {
+                store.put(key(written), value(written));
+            } catch (IOException e) {
+                refused = e;
+                break;
+            }
+        }
+        assertNotNull(refused, "a put after the failed writeback is refused");
+        assertTrue(refused.getMessage().contains("injected"), refused.getMessage());
+        assertFalse(store.stats().health().writable());
+        for (int i = 0; i < written; i++) {
+            assertArrayEquals(value(i), store.get(key(i)), "reads go on: key " + i);
+        }
+        mem.crashProcess(); // the process dies: the OS keeps every byte written
+        fs.heal();
+        try (Store reopened = Store.open(mem, DIR, options)) {
+            for (int i = 0; i < written; i++) {
+                assertArrayEquals(value(i), reopened.get(key(i)), "key " + i + " after reopening");
+            }
         }
     }
 
