@@ -175,7 +175,7 @@ final class DbBackground {
         long number = db.versions.newFileNumber();
         FilterChoice filter = options.filterPolicy().choose(0, db.levelShape(db.versions.current()).plus(0, m.entries()));
         TableBuilder builder = new TableBuilder(db.fs, db.dir, number, TableOptions.of(options).withFilter(filter),
-                db.syncer);
+                db.syncer, options.bytesPerSync());
         TableMetadata t;
         try (InternalIterator it = m.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
@@ -478,7 +478,8 @@ final class DbBackground {
             job.run(MergingIterator.forward(sources, null), new CompactionJob.Output() {
                 @Override
                 public TableBuilder newTable() throws IOException {
-                    return new TableBuilder(db.fs, db.dir, db.versions.newFileNumber(), tableOptions, db.syncer);
+                    return new TableBuilder(db.fs, db.dir, db.versions.newFileNumber(), tableOptions, db.syncer,
+                            options.bytesPerSync());
                 }
 
                 @Override

@@ -39,13 +39,6 @@ final class DbWrite {
     /** A slowed group sleeps once the write debt reaches this (RocksDB's write controller refills per millisecond). */
     private static final long MIN_DELAY_NANOS = 1_000_000;
     private static final byte[] EMPTY = new byte[0];
-    /**
-     * Every this many WAL bytes a background thread syncs the segment being written (RocksDB's
-     * wal_bytes_per_sync, which starts the same writeback), so the sync a memtable switch must make
-     * before the next segment exists finds little left to write: that sync, of a whole 4 MiB segment,
-     * was 14% of a single writer's time with 1 KiB values (fillseq, JFR native samples).
-     */
-    static final long WAL_WRITEBACK_BYTES = 1 << 20;
     private static final Future<?> DONE = CompletableFuture.completedFuture(null);
 
     private final DbState db;
@@ -341,15 +334,19 @@ final class DbWrite {
     }
 
     /**
-     * Called by the leader after its group reached the WAL file: once {@link #WAL_WRITEBACK_BYTES}
-     * more have been written since the last writeback started, and that one is done, syncs the
-     * segment on a background sync thread. Only bytes already handed to the file are synced, so the
+     * Called by the leader after its group reached the WAL file: once
+     * {@link io.bloomstore.core.StoreOptions#bytesPerSync()} more have been written since the last
+     * writeback started, and that one is done, syncs the segment on a background sync thread
+     * (RocksDB's wal_bytes_per_sync): the sync a memtable switch must make before the next segment
+     * exists then finds little left to write. That sync, of a whole 4 MiB segment, was 14% of a
+     * single writer's time with 1 KiB values (fillseq, JFR native samples). Only bytes already handed to the file are synced, so the
      * leader's later appends run alongside. A failed sync makes the store read-only, as a
      * writer's failed sync does.
      */
     private void maybeStartWriteback(LogWriter log) {
         long size = log.size();
-        if (size - writebackAt < WAL_WRITEBACK_BYTES || !writeback.isDone()) {
+        long every = db.options.bytesPerSync();
+        if (every == 0 || size - writebackAt < every || !writeback.isDone()) {
             return;
         }
         writebackAt = size;

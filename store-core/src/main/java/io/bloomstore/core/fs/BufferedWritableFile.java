@@ -19,8 +19,8 @@ import java.util.concurrent.Executor;
  * them out first, and {@link #close()} writes them before closing the file. The buffer is freed
  * at close.
  *
- * <p>With a writeback executor, each full buffer handed to the file also starts a sync of the
- * file on that executor (unless the previous one is still running), as RocksDB's bytes_per_sync
+ * <p>With a writeback executor, every {@code bytesPerSync} bytes handed to the file also start a
+ * sync of the file on that executor (unless the previous one is still running), as RocksDB's bytes_per_sync
  * starts writeback: the device writes the table while the writer builds the rest, and the final
  * {@link #sync()} waits for only the last stretch (an 8 MiB compaction output's fsync was a sixth of
  * the compaction thread's time). A failed writeback fails every later {@link #sync()}.
@@ -34,6 +34,10 @@ public final class BufferedWritableFile implements WritableFile {
     private final WritableFile file;
     /** Where writebacks run, or null for none. */
     private final Executor writeback;
+    /** A writeback starts once this many bytes have reached the file since the last one started. */
+    private final long bytesPerSync;
+    /** The file's size when the last writeback started. */
+    private long writebackAt;
     private ByteBuffer buffer;
     /** The first failed writeback; every later {@link #sync()} fails with it. */
     private IOException writebackFailure;
@@ -41,16 +45,20 @@ public final class BufferedWritableFile implements WritableFile {
     private CompletableFuture<Void> running = CompletableFuture.completedFuture(null);
 
     public BufferedWritableFile(WritableFile file, int bufferBytes) {
-        this(file, bufferBytes, null);
+        this(file, bufferBytes, null, 0);
     }
 
-    /** A writer that syncs in the background on {@code writeback} (null: never) after each full buffer. */
-    public BufferedWritableFile(WritableFile file, int bufferBytes, Executor writeback) {
+    /**
+     * A writer that syncs the file in the background on {@code writeback} once {@code bytesPerSync}
+     * more bytes have reached it (checked when the buffer is handed over; null or 0: never).
+     */
+    public BufferedWritableFile(WritableFile file, int bufferBytes, Executor writeback, long bytesPerSync) {
         if (bufferBytes <= 0) {
             throw new IllegalArgumentException("buffer size must be positive: " + bufferBytes);
         }
         this.file = file;
-        this.writeback = writeback;
+        this.writeback = bytesPerSync > 0 ? writeback : null;
+        this.bytesPerSync = bytesPerSync;
         this.buffer = DirectBuffers.allocate(bufferBytes);
     }
 
@@ -98,13 +106,14 @@ public final class BufferedWritableFile implements WritableFile {
     }
 
     private void maybeStartWriteback() {
-        if (writeback == null || !running.isDone()) {
+        if (writeback == null || file.position() - writebackAt < bytesPerSync || !running.isDone()) {
             return;
         }
         if (running.isCompletedExceptionally()) {
             recordFailure(awaitWriteback()); // kept for the next sync(), not replaced by the next writeback
         }
         if (writebackFailure == null) {
+            writebackAt = file.position();
             running = CompletableFuture.runAsync(() -> {
                 try {
                     file.sync();

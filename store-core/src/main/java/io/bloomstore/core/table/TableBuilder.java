@@ -62,16 +62,16 @@ public final class TableBuilder {
 
     /** Creates (truncating) the table file {@code dir/NNNNNN.sst}. */
     public TableBuilder(FileSystem fs, Path dir, long fileNumber, TableOptions opts) throws IOException {
-        this(fs, dir, fileNumber, opts, null);
+        this(fs, dir, fileNumber, opts, null, 0);
     }
 
     /**
      * As {@link #TableBuilder(FileSystem, Path, long, TableOptions)}, syncing the table file in the
-     * background on {@code writeback} (null: not) every megabyte written, so {@link #finish()}
-     * waits for the device to take only the last stretch.
+     * background on {@code writeback} every {@code bytesPerSync} bytes written (null or 0: not), so
+     * {@link #finish()} waits for the device to take only the last stretch.
      */
-    public TableBuilder(FileSystem fs, Path dir, long fileNumber, TableOptions opts, Executor writeback)
-            throws IOException {
+    public TableBuilder(FileSystem fs, Path dir, long fileNumber, TableOptions opts, Executor writeback,
+            long bytesPerSync) throws IOException {
         if (fileNumber < 0) {
             throw new IllegalArgumentException("file number must not be negative: " + fileNumber);
         }
@@ -82,7 +82,8 @@ public final class TableBuilder {
         this.tablePath = dir.resolve(TableFileNames.table(fileNumber));
         this.filterPath = dir.resolve(TableFileNames.filter(fileNumber));
         this.dataBlock = new BlockBuilder(opts.restartInterval());
-        this.out = new BufferedWritableFile(fs.create(tablePath), BufferedWritableFile.DEFAULT_BUFFER_BYTES, writeback);
+        this.out = new BufferedWritableFile(fs.create(tablePath), BufferedWritableFile.DEFAULT_BUFFER_BYTES, writeback,
+                bytesPerSync);
     }
 
     /**

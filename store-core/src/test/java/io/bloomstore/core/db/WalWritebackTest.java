@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.Store;
@@ -47,8 +48,24 @@ class WalWritebackTest {
                 assertNull(reopened.get(key(i)), "key " + i + " after a hole at " + kept);
             }
             // at least the first megabyte of WAL was synced by a writeback; none of the writes asked
-            assertTrue(kept >= (int) (DbWrite.WAL_WRITEBACK_BYTES / (VALUE_BYTES + 64)),
+            assertTrue(kept >= (int) (StoreOptions.defaults().bytesPerSync() / (VALUE_BYTES + 64)),
                     "kept " + kept + " of " + KEYS + " unsynced writes");
+        }
+    }
+
+    @Test
+    void bytesPerSyncZeroTurnsWritebackOff() throws Exception {
+        assertThrows(IllegalArgumentException.class, () -> StoreOptions.builder().bytesPerSync(-1).build());
+        MemoryFileSystem fs = new MemoryFileSystem();
+        StoreOptions options = StoreOptions.builder().memtableBytes(64L << 20).bytesPerSync(0).build();
+        Store store = Store.open(fs, DIR, options);
+        for (int i = 0; i < KEYS; i++) {
+            store.put(key(i), value(i));
+        }
+        Thread.sleep(500);
+        fs.dropUnsyncedData();
+        try (Store reopened = Store.open(fs, DIR, options)) {
+            assertNull(reopened.get(key(0)), "nothing was synced, so a machine crash keeps nothing");
         }
     }
 

@@ -79,7 +79,7 @@ class BufferedWritableFileTest {
         MemoryFileSystem fs = memoryFileSystem();
         ExecutorService syncer = Executors.newSingleThreadExecutor();
         try {
-            BufferedWritableFile out = new BufferedWritableFile(fs.create(FILE), BUFFER, syncer);
+            BufferedWritableFile out = new BufferedWritableFile(fs.create(FILE), BUFFER, syncer, BUFFER);
             for (int i = 0; i < 3; i++) {
                 out.write(new byte[BUFFER], 0, BUFFER);
             }
@@ -123,7 +123,7 @@ class BufferedWritableFileTest {
             }
         };
         ExecutorService syncer = Executors.newSingleThreadExecutor();
-        try (BufferedWritableFile out = new BufferedWritableFile(failing, BUFFER, syncer)) {
+        try (BufferedWritableFile out = new BufferedWritableFile(failing, BUFFER, syncer, BUFFER)) {
             out.write(new byte[BUFFER], 0, BUFFER);
             syncer.submit(() -> { }).get(); // the failing writeback has run
             out.write(new byte[BUFFER], 0, BUFFER); // a full buffer again: no new writeback hides the failure
