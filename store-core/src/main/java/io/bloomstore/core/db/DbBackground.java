@@ -10,7 +10,6 @@ import io.bloomstore.core.compaction.CompactionPicker;
 import io.bloomstore.core.compaction.ShadowedVersions;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.manifest.FileMetaData;
-import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionEdit;
 import io.bloomstore.core.memtable.MemTable;
@@ -23,10 +22,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -125,13 +122,13 @@ final class DbBackground {
                 if (meta != null) {
                     db.counters.flushBytesWritten().add(meta.fileSize() + meta.filterFileSize());
                 }
-                obsolete = obsoleteFiles(logNumber, false);
+                obsolete = ObsoleteFiles.choose(db, logNumber, false);
                 maybeScheduleCompaction();
             } finally {
                 mutex.unlock();
             }
             // Unlinking a just-flushed 4 MiB WAL segment takes milliseconds: not with writers locked out.
-            deleteAll(obsolete);
+            ObsoleteFiles.delete(db.fs, obsolete);
             logFlush(m, meta, started);
             maybeSaveCumulativeCounters();
             mutex.lock();
@@ -208,49 +205,12 @@ final class DbBackground {
         }
         Version v = db.versions.logAndApply(edit);
         db.installVersion(v, db.view.mem(), List.of());
-        deleteAll(obsoleteFiles(db.view.mem().logNumber(), true));
+        ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, db.view.mem().logNumber(), true));
         mutex.lock();
         try {
             maybeScheduleCompaction();
         } finally {
             mutex.unlock();
-        }
-    }
-
-    /**
-     * The files to delete, chosen under the mutex (a MANIFEST roll must not run between the listing
-     * and the choice): WAL segments below {@code logNumber} and stale MANIFESTs; with
-     * {@code orphans} (at recovery, before any flush or compaction thread runs) also tables the
-     * current version does not hold, left by a crash during a flush or compaction. Tables a
-     * compaction replaced are deleted by their {@link TableHandle} once no reader holds them.
-     * Once chosen, a file is never needed again, so the deleting may happen without the mutex.
-     */
-    private List<Path> obsoleteFiles(long logNumber, boolean orphans) throws IOException {
-        List<Path> obsoleteFiles = new ArrayList<>();
-        Set<Long> live = new HashSet<>();
-        db.view.version().allFiles().forEach(f -> live.add(f.fileNumber()));
-        for (String name : db.fs.list(db.dir)) {
-            FileNames.Parsed p = FileNames.parse(name);
-            if (p == null) {
-                continue;
-            }
-            boolean obsolete = switch (p.kind()) {
-                case WAL -> p.number() < logNumber;
-                case TABLE, FILTER -> orphans && !live.contains(p.number()) && !db.tables.holds(p.number());
-                case MANIFEST -> p.number() != db.versions.manifestNumber();
-                case TEMP -> true;
-                default -> false;
-            };
-            if (obsolete) {
-                obsoleteFiles.add(db.dir.resolve(name));
-            }
-        }
-        return obsoleteFiles;
-    }
-
-    private void deleteAll(List<Path> files) throws IOException {
-        for (Path f : files) {
-            db.fs.delete(f);
         }
     }
 
