@@ -2,6 +2,7 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
+import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.memtable.MemTable;
@@ -13,7 +14,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -361,19 +361,6 @@ final class DbWrite {
 
     /** Waits for a running writeback (its failure, if any, is already the store's background error). */
     private void awaitWriteback() {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                writeback.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException e) {
-                break;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Futures.await(writeback);
     }
 }

@@ -1,11 +1,11 @@
 package io.bloomstore.core.fs;
 
 import io.bloomstore.bloom.storage.DirectBuffers;
+import io.bloomstore.core.internal.Futures;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -132,24 +132,12 @@ public final class BufferedWritableFile implements WritableFile {
 
     /** Waits for a running writeback; returns its failure, or null. */
     private IOException awaitWriteback() {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    running.get();
-                    return null;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable c = e.getCause() instanceof UncheckedIOException u ? u.getCause() : e.getCause();
-                    return c instanceof IOException io ? io : new IOException("background sync failed: " + c, c);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        Throwable failed = Futures.await(running);
+        if (failed == null) {
+            return null;
         }
+        Throwable c = failed instanceof UncheckedIOException u ? u.getCause() : failed;
+        return c instanceof IOException io ? io : new IOException("background sync failed: " + c, c);
     }
 
     /** Hands the buffered bytes to the file. */
