@@ -11,8 +11,9 @@ import net.jpountz.lz4.LZ4Factory;
  * Writes blocks in their stored form ({@link BlockCodec}: payload, type byte, CRC32C) straight
  * to a file, reusing one compression buffer, so building a table allocates nothing per block:
  * the contents are compressed from the block builder's own array, and a block that LZ4 does not
- * shrink by an eighth is written from that array with its trailer after it. The bytes written are
- * exactly those of {@link BlockCodec#encode}.
+ * shrink by an eighth is written from that array with its trailer after it (as LevelDB keeps such
+ * blocks uncompressed). The format is docs/format/sstable.md's "Stored block"; the golden tables
+ * of {@code GoldenTableTest} pin the bytes.
  *
  * <p>Thread safety: not thread-safe; one per table builder.
  */
