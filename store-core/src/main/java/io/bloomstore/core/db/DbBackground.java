@@ -97,6 +97,17 @@ final class DbBackground {
         flusher.execute(this::flushOldest);
     }
 
+    /**
+     * With the mutex held: makes the version set's current version the readers' one. Edits are
+     * logged without the mutex, so another thread's edit may have been logged after this
+     * thread's and not installed yet: the current version holds both, and installing it (never
+     * the version one edit produced) keeps what readers see moving forward only. Every table it
+     * names is open already: flushes and compactions open their outputs before logging them.
+     */
+    private void installCurrent(MemTable mem, List<MemTable> immutables) {
+        db.installVersion(db.versions.current(), mem, immutables);
+    }
+
     /** Flush thread: writes the oldest immutable memtable as a level-0 table and records it. */
     private void flushOldest() {
         if (db.backgroundError != null) {
@@ -105,30 +116,39 @@ final class DbBackground {
         }
         MemTable m = db.view.immutables().get(0);
         long started = System.nanoTime();
-        List<Path> obsolete;
         try {
             FileMetaData meta = writeLevel0Table(m);
+            long logNumber;
+            VersionEdit edit;
             mutex.lock();
             try {
                 ReadView v = db.view;
-                long logNumber = v.immutables().size() > 1 ? v.immutables().get(1).logNumber() : v.mem().logNumber();
-                VersionEdit edit = new VersionEdit().setLogNumber(logNumber).setLastSequence(db.lastSequence);
+                logNumber = v.immutables().size() > 1 ? v.immutables().get(1).logNumber() : v.mem().logNumber();
+                edit = new VersionEdit().setLogNumber(logNumber).setLastSequence(db.lastSequence);
                 if (meta != null) {
                     edit.addFile(0, meta);
                 }
-                Version next = db.versions.logAndApply(edit);
-                db.installVersion(next, v.mem(), List.copyOf(v.immutables().subList(1, v.immutables().size())));
+            } finally {
+                mutex.unlock();
+            }
+            // The MANIFEST write and fsync take milliseconds: writers go on meanwhile.
+            db.versions.logAndApply(edit);
+            mutex.lock();
+            try {
+                // Only this thread retires memtables, so the oldest is still m.
+                ReadView v = db.view;
+                installCurrent(v.mem(), List.copyOf(v.immutables().subList(1, v.immutables().size())));
                 db.counters.flushes().increment();
                 if (meta != null) {
                     db.counters.flushBytesWritten().add(meta.fileSize() + meta.filterFileSize());
                 }
-                obsolete = ObsoleteFiles.choose(db, logNumber, false);
                 maybeScheduleCompaction();
             } finally {
                 mutex.unlock();
             }
-            // Unlinking a just-flushed 4 MiB WAL segment takes milliseconds: not with writers locked out.
-            ObsoleteFiles.delete(db.fs, obsolete);
+            // Listing the directory and unlinking a just-flushed 4 MiB WAL segment take
+            // milliseconds: not with writers locked out.
+            ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, logNumber, false));
             logFlush(m, meta, started);
             maybeSaveCumulativeCounters();
             mutex.lock();
@@ -380,11 +400,11 @@ final class DbBackground {
      * as a failed compaction does; the tables stay where they were.
      */
     private void moveTables(Compaction c) throws IOException {
+        db.versions.logAndApply(c.moveEdit());
         mutex.lock();
         try {
-            Version next = db.versions.logAndApply(c.moveEdit());
             ReadView v = db.view;
-            db.installVersion(next, v.mem(), v.immutables());
+            installCurrent(v.mem(), v.immutables());
             c.inputs().forEach(f -> db.tables.moved(f.fileNumber(), c.outputLevel()));
             db.counters.trivialMoves().increment();
             db.queue.signalChange();
@@ -454,20 +474,19 @@ final class DbBackground {
             closeAll(sources);
             inputs.forEach(TableHandle::release);
         }
+        try {
+            db.versions.logAndApply(c.edit(job.outputs()));
+        } catch (IOException | RuntimeException | Error e) {
+            // The edit may have reached the MANIFEST (a failed fsync says nothing about what the
+            // file holds), so the outputs must stay on disk: recovery deletes them as orphans
+            // when the edit did not survive.
+            job.outputs().forEach(f -> db.tables.drop(f.fileNumber(), false));
+            throw e;
+        }
         mutex.lock();
         try {
-            Version next;
-            try {
-                next = db.versions.logAndApply(c.edit(job.outputs()));
-            } catch (IOException | RuntimeException | Error e) {
-                // The edit may have reached the MANIFEST (a failed fsync says nothing about what the
-                // file holds), so the outputs must stay on disk: recovery deletes them as orphans
-                // when the edit did not survive.
-                job.outputs().forEach(f -> db.tables.drop(f.fileNumber(), false));
-                throw e;
-            }
             ReadView v = db.view;
-            db.installVersion(next, v.mem(), v.immutables());
+            installCurrent(v.mem(), v.immutables());
             c.allInputs().forEach(f -> db.tables.drop(f.fileNumber(), true));
             db.counters.compactions().increment();
             db.counters.compactionBytesRead().add(c.inputBytes());

@@ -2,6 +2,7 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.manifest.FileNames;
+import io.bloomstore.core.manifest.VersionSet;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,9 +12,10 @@ import java.util.Set;
 
 /**
  * The files of a store directory nothing needs any more, chosen in one step and deleted in
- * another: choosing must see the directory and the version set at one instant (under the store
- * mutex, so that no MANIFEST roll runs between the listing and the choice), while deleting — an
- * unlink of a just-flushed 4 MiB WAL segment takes milliseconds — need not hold writers back.
+ * another: choosing must see the directory and the version set at one instant (inside {@link
+ * VersionSet#whileManifestStable}, so that no MANIFEST roll runs between the listing and the
+ * choice), while deleting — an unlink of a just-flushed 4 MiB WAL segment takes milliseconds —
+ * holds nothing. Neither needs the store mutex, so writers never wait for either.
  *
  * <p>Thread safety: stateless.
  */
@@ -22,33 +24,35 @@ final class ObsoleteFiles {
     }
 
     /**
-     * With the mutex held: WAL segments below {@code logNumber}, stale MANIFESTs and temporary
+     * WAL segments below {@code logNumber}, stale MANIFESTs and temporary
      * files; with {@code orphans} (at recovery, before any flush or compaction thread runs) also
      * tables the current version does not hold, left by a crash during a flush or compaction.
      * Tables a compaction replaced are deleted by their {@link TableHandle} once no reader holds
      * them. Once chosen, a file is never needed again.
      */
     static List<Path> choose(DbState db, long logNumber, boolean orphans) throws IOException {
-        List<Path> chosen = new ArrayList<>();
-        Set<Long> live = new HashSet<>();
-        db.view.version().allFiles().forEach(f -> live.add(f.fileNumber()));
-        for (String name : db.fs.list(db.dir)) {
-            FileNames.Parsed p = FileNames.parse(name);
-            if (p == null) {
-                continue;
+        return db.versions.whileManifestStable(() -> {
+            List<Path> chosen = new ArrayList<>();
+            Set<Long> live = new HashSet<>();
+            db.versions.current().allFiles().forEach(f -> live.add(f.fileNumber()));
+            for (String name : db.fs.list(db.dir)) {
+                FileNames.Parsed p = FileNames.parse(name);
+                if (p == null) {
+                    continue;
+                }
+                boolean obsolete = switch (p.kind()) {
+                    case WAL -> p.number() < logNumber;
+                    case TABLE, FILTER -> orphans && !live.contains(p.number()) && !db.tables.holds(p.number());
+                    case MANIFEST -> p.number() != db.versions.manifestNumber();
+                    case TEMP -> true;
+                    default -> false;
+                };
+                if (obsolete) {
+                    chosen.add(db.dir.resolve(name));
+                }
             }
-            boolean obsolete = switch (p.kind()) {
-                case WAL -> p.number() < logNumber;
-                case TABLE, FILTER -> orphans && !live.contains(p.number()) && !db.tables.holds(p.number());
-                case MANIFEST -> p.number() != db.versions.manifestNumber();
-                case TEMP -> true;
-                default -> false;
-            };
-            if (obsolete) {
-                chosen.add(db.dir.resolve(name));
-            }
-        }
-        return chosen;
+            return chosen;
+        });
     }
 
     /** Deletes the chosen files; the mutex need not be held. */

@@ -75,6 +75,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         volatile Consumer<Path> beforeCreate = p -> { };
         volatile Consumer<Path> beforeLock = p -> { };
         volatile Consumer<Path> beforeDelete = p -> { };
+        volatile Consumer<Path> beforeSync = p -> { };
 
         Shared(long seed) {
             this.random = new Random(seed);
@@ -133,6 +134,15 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return this;
     }
 
+    /**
+     * Runs {@code hook} on the syncing thread before every sync of a written file, outside any
+     * lock: it may block (a slow fsync, holding back whoever syncs) or throw.
+     */
+    public FaultInjectionFileSystem beforeSync(Consumer<Path> hook) {
+        shared.beforeSync = hook;
+        return this;
+    }
+
     /** Runs {@code hook} on the locking thread before every {@link #lock}, outside any lock. */
     public FaultInjectionFileSystem beforeLock(Consumer<Path> hook) {
         shared.beforeLock = hook;
@@ -164,6 +174,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
             shared.beforeCreate = p -> { };
             shared.beforeLock = p -> { };
             shared.beforeDelete = p -> { };
+            shared.beforeSync = p -> { };
         }
         return this;
     }
@@ -412,6 +423,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
 
         @Override
         public void sync() throws IOException {
+            shared.beforeSync.accept(path);
             synchronized (shared) {
                 step("sync", path);
                 if (shared.only.test(path)) {

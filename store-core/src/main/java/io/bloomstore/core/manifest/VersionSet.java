@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,8 +25,11 @@ import org.slf4j.LoggerFactory;
  * size limit while the store runs (RocksDB's max_manifest_file_size), so MANIFESTs stay small
  * however long a store lives. Formats: {@code docs/format/manifest.md}.
  *
- * <p>Thread safety: {@link #logAndApply} and {@link #newFileNumber} are synchronized; {@link
- * #current()} may be read from any thread.
+ * <p>Thread safety: {@link #logAndApply} is synchronized on this object, so edits are written one
+ * at a time, and so is {@link #whileManifestStable}; callers must not hold the store mutex while
+ * they log an edit (the write and fsync take milliseconds, and writers would wait on them).
+ * {@link #current()}, {@link #newFileNumber} and the recorded numbers may be read from any thread
+ * without waiting for an edit being written: a version is current only once its edit is durable.
  */
 public final class VersionSet implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(VersionSet.class);
@@ -36,10 +40,10 @@ public final class VersionSet implements Closeable {
     private final Path dir;
     private final long maxManifestBytes;
     private volatile Version current = Version.empty();
-    private long nextFileNumber = 1;
-    private long lastSequence;
-    private long logNumber;
-    private long manifestNumber;
+    private final AtomicLong nextFileNumber = new AtomicLong(1);
+    private volatile long lastSequence;
+    private volatile long logNumber;
+    private volatile long manifestNumber;
     private LogWriter manifest;
     private long manifestRolls;
 
@@ -96,14 +100,14 @@ public final class VersionSet implements Closeable {
                 v = v.apply(edit);
                 edits++;
                 edit.logNumber().ifPresent(n -> vs.logNumber = n);
-                edit.nextFileNumber().ifPresent(n -> vs.nextFileNumber = n);
+                edit.nextFileNumber().ifPresent(vs.nextFileNumber::set);
                 edit.lastSequence().ifPresent(n -> vs.lastSequence = n);
             }
             checkNothingDropped(fs, dir, manifestPath, f.size() - reader.droppedTailBytes(),
                     reader.droppedTailBytes() > 0, edits, vs.logNumber);
             vs.current = v;
         }
-        vs.nextFileNumber = Math.max(vs.nextFileNumber, parsed.number() + 1);
+        vs.markFileNumberUsed(parsed.number());
         vs.writeNewManifest();
         fs.delete(manifestPath);
         return vs;
@@ -147,10 +151,10 @@ public final class VersionSet implements Closeable {
     }
 
     private void writeNewManifest() throws IOException {
-        long number = nextFileNumber++;
+        long number = nextFileNumber.getAndIncrement();
         Path path = FileNames.manifest(dir, number);
         LogWriter writer = new LogWriter(fs.create(path), LogFormat.MANIFEST_MAGIC);
-        VersionEdit snapshot = new VersionEdit().setLogNumber(logNumber).setNextFileNumber(nextFileNumber)
+        VersionEdit snapshot = new VersionEdit().setLogNumber(logNumber).setNextFileNumber(nextFileNumber.get())
                 .setLastSequence(lastSequence);
         for (int level = 0; level < Version.NUM_LEVELS; level++) {
             for (FileMetaData f : current.files(level)) {
@@ -181,7 +185,7 @@ public final class VersionSet implements Closeable {
      *         the caller must append nothing more (the store turns read-only)
      */
     public synchronized Version logAndApply(VersionEdit edit) throws IOException {
-        edit.setNextFileNumber(nextFileNumber);
+        edit.setNextFileNumber(nextFileNumber.get());
         Version next = current.apply(edit);
         manifest.addRecord(edit.encode());
         manifest.sync();
@@ -219,27 +223,41 @@ public final class VersionSet implements Closeable {
         return current;
     }
 
-    public synchronized long newFileNumber() {
-        return nextFileNumber++;
+    public long newFileNumber() {
+        return nextFileNumber.getAndIncrement();
     }
 
     /** Makes sure later file numbers are above {@code number} (files found during recovery). */
-    public synchronized void markFileNumberUsed(long number) {
-        nextFileNumber = Math.max(nextFileNumber, number + 1);
+    public void markFileNumberUsed(long number) {
+        nextFileNumber.accumulateAndGet(number + 1, Math::max);
     }
 
     /** Sequence number recorded by the last edit: every write up to it is in a table. */
-    public synchronized long lastSequence() {
+    public long lastSequence() {
         return lastSequence;
     }
 
     /** WAL segments numbered below this hold nothing that is not in a table. */
-    public synchronized long logNumber() {
+    public long logNumber() {
         return logNumber;
     }
 
-    public synchronized long manifestNumber() {
+    public long manifestNumber() {
         return manifestNumber;
+    }
+
+    /** Work that must see no MANIFEST written or rolled while it runs. */
+    public interface StableAction<T> {
+        T run() throws IOException;
+    }
+
+    /**
+     * Runs {@code action} while no edit is logged and no MANIFEST rolled: what choosing obsolete
+     * files needs, so that a listing never sees a MANIFEST or temporary CURRENT a roll is still
+     * writing and takes it for garbage.
+     */
+    public synchronized <T> T whileManifestStable(StableAction<T> action) throws IOException {
+        return action.run();
     }
 
     @Override
