@@ -15,6 +15,8 @@ import io.bloomstore.core.cache.BlockCache;
  */
 final class Block implements BlockCache.Entry {
     final byte[] data;
+    /** The block's bytes are {@code data[0, length)}. */
+    final int length;
     final int restartsOffset;
     final int restartCount;
     final Path file;
@@ -25,17 +27,26 @@ final class Block implements BlockCache.Entry {
      * @param fileOffset where the block starts in that file
      */
     Block(byte[] data, Path file, long fileOffset) throws CorruptionException {
+        this(data, data.length, file, fileOffset);
+    }
+
+    /**
+     * A block held in {@code data[0, length)}: a reader's scratch array, longer than the block,
+     * for a block decoded to be searched once and dropped (never cached).
+     */
+    Block(byte[] data, int length, Path file, long fileOffset) throws CorruptionException {
         this.data = data;
+        this.length = length;
         this.file = file;
         this.fileOffset = fileOffset;
-        if (data.length < Integer.BYTES) {
-            throw new CorruptionException(file, fileOffset, "block of " + data.length + " bytes has no restart count");
+        if (length < Integer.BYTES) {
+            throw new CorruptionException(file, fileOffset, "block of " + length + " bytes has no restart count");
         }
-        long count = readInt(data, data.length - Integer.BYTES) & 0xFFFFFFFFL;
-        long offset = data.length - Integer.BYTES - count * Integer.BYTES;
+        long count = readInt(data, length - Integer.BYTES) & 0xFFFFFFFFL;
+        long offset = length - Integer.BYTES - count * Integer.BYTES;
         if (count == 0 || offset < 0) {
             throw new CorruptionException(file, fileOffset, "impossible restart count " + count + " in a block of "
-                    + data.length + " bytes");
+                    + length + " bytes");
         }
         this.restartCount = (int) count;
         this.restartsOffset = (int) offset;
@@ -59,7 +70,7 @@ final class Block implements BlockCache.Entry {
 
     @Override
     public int sizeBytes() {
-        return data.length;
+        return length;
     }
 
     BlockIterator iterator() {

@@ -46,6 +46,15 @@ final class BlockCodec {
      * are left as they were.
      */
     static byte[] decode(ByteBuffer stored, Path file, long offset) throws CorruptionException {
+        return decode(stored, file, offset, null);
+    }
+
+    /**
+     * As {@link #decode(ByteBuffer, Path, long)}, into {@code scratch}'s array when it is not
+     * null (then the contents are {@code array[0, scratch.length())} and the next decode into
+     * that scratch overwrites them), else into a fresh array of exactly the contents' length.
+     */
+    static byte[] decode(ByteBuffer stored, Path file, long offset, ScratchBlock scratch) throws CorruptionException {
         int start = stored.position();
         int storedLength = stored.remaining();
         if (storedLength < TRAILER_BYTES) {
@@ -66,15 +75,15 @@ final class BlockCodec {
             throw new CorruptionException(file, offset + length, "unknown block compression type " + typeCode);
         }
         if (type == Compression.NONE) {
-            byte[] contents = new byte[length];
-            stored.get(start, contents);
+            byte[] contents = scratch == null ? new byte[length] : scratch.reserve(length);
+            stored.get(start, contents, 0, length);
             return contents;
         }
-        return decompressLz4(stored, start, length, file, offset);
+        return decompressLz4(stored, start, length, file, offset, scratch);
     }
 
-    private static byte[] decompressLz4(ByteBuffer stored, int start, int length, Path file, long offset)
-            throws CorruptionException {
+    private static byte[] decompressLz4(ByteBuffer stored, int start, int length, Path file, long offset,
+                                        ScratchBlock scratch) throws CorruptionException {
         if (length < Integer.BYTES) {
             throw new CorruptionException(file, offset, "LZ4 block of " + length + " bytes has no length prefix");
         }
@@ -83,12 +92,12 @@ final class BlockCodec {
             throw new CorruptionException(file, offset, "impossible uncompressed length " + declared + " for "
                     + length + " stored bytes");
         }
-        byte[] contents = new byte[(int) declared];
+        byte[] contents = scratch == null ? new byte[(int) declared] : scratch.reserve((int) declared);
         LZ4SafeDecompressor d = LZ4_FACTORY.safeDecompressor();
         int n;
         try {
             n = d.decompress(stored, start + Integer.BYTES, length - Integer.BYTES, ByteBuffer.wrap(contents), 0,
-                    contents.length);
+                    (int) declared);
         } catch (LZ4Exception e) {
             throw new CorruptionException(file, offset, "malformed LZ4 block", e);
         }

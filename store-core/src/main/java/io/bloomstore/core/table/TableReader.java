@@ -225,7 +225,8 @@ public final class TableReader implements Closeable {
         byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
         boolean found = false;
         for (int b = index.findBlock(target); b < index.blockCount(); b++) {
-            BlockIterator it = dataBlock(b).iterator();
+            // The block may be this thread's scratch: nothing read from it outlives this loop.
+            BlockIterator it = lookupBlock(b).iterator();
             it.seek(target);
             for (; it.valid(); it.next()) {
                 byte[] key = it.key();
@@ -382,6 +383,35 @@ public final class TableReader implements Closeable {
         block = new Block(BlockCodec.decode(stored.flip(), path, h.offset()), path, h.offset());
         cache.put(fileNumber, h.offset(), block);
         return block;
+    }
+
+    /**
+     * Data block {@code b} for a point lookup: from the block cache, else one counted read, decoded
+     * into the cache when its doorkeeper admits it ({@link BlockCache#admit}: the block missed
+     * recently before), else into this thread's {@link ScratchBlock}, valid only until this
+     * thread's next lookup.
+     */
+    private Block lookupBlock(int b) throws IOException {
+        BlockHandle h = index.handle(b);
+        Block block = (Block) cache.get(fileNumber, h.offset());
+        if (block != null) {
+            counters.blockCacheHits().increment();
+            return block;
+        }
+        if (cache.enabled()) {
+            counters.blockCacheMisses().increment();
+        }
+        ByteBuffer stored = readBuffer((int) h.storedSize());
+        reader.readDataBlock(h.offset(), stored);
+        stored.flip();
+        if (cache.admit(fileNumber, h.offset())) {
+            block = new Block(BlockCodec.decode(stored, path, h.offset()), path, h.offset());
+            cache.put(fileNumber, h.offset(), block);
+            return block;
+        }
+        ScratchBlock scratch = ScratchBlock.forThisThread();
+        byte[] data = BlockCodec.decode(stored, path, h.offset(), scratch);
+        return new Block(data, scratch.length(), path, h.offset());
     }
 
     /**

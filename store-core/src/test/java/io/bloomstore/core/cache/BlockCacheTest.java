@@ -77,4 +77,30 @@ class BlockCacheTest {
         assertEquals(0, c.sizeBytes());
         assertThrows(IllegalArgumentException.class, () -> new BlockCache(-1));
     }
+
+    @Test
+    void theDoorkeeperAdmitsABlockOnItsSecondMissAndForgetsAfterItsWindow() {
+        assertFalse(BlockCache.disabled().admit(1, 0), "a disabled cache admits nothing");
+        // 1 MiB: a window of 2 * 256 = 512 sightings
+        BlockCache c = new BlockCache(1 << 20);
+        assertFalse(c.admit(7, 4096), "first miss: not admitted");
+        assertTrue(c.admit(7, 4096), "second miss: admitted");
+        assertTrue(c.admit(7, 4096), "and again while remembered");
+        assertFalse(c.admit(8, 4096), "another file's block at the same offset is another block");
+        // blocks seen once each: with a 1.4% FPR at a full window, far fewer than 10% pass
+        int admitted = 0;
+        for (int i = 0; i < 500; i++) {
+            if (c.admit(100 + i, i * 4096L)) {
+                admitted++;
+            }
+        }
+        assertTrue(admitted < 50, "distinct blocks admitted on their first miss: " + admitted);
+        // the window fills: everything is forgotten, so block (7, 4096) starts over
+        for (int i = 0; i < 600; i++) {
+            c.admit(10_000 + i, 0);
+        }
+        assertFalse(c.admit(7, 4096), "forgotten after the window");
+        c.clear();
+        assertFalse(c.admit(8, 4096));
+    }
 }

@@ -1,10 +1,14 @@
 package io.bloomstore.core.table;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
@@ -13,9 +17,13 @@ import org.junit.jupiter.api.io.TempDir;
 import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.stats.StoreCounters;
 
-/** Data blocks go through the cache first and the counting reader only on a miss. */
+/**
+ * Data blocks go through the cache first and the counting reader only on a miss; a lookup's
+ * block is cached on its second miss (the doorkeeper), a scan's on its first.
+ */
 class TableBlockCacheTest {
     @TempDir
     Path dir;
@@ -32,14 +40,19 @@ class TableBlockCacheTest {
             assertNotNull(t.get(key, Long.MAX_VALUE));
             assertEquals(1, c.dataBlockReads().sum());
             assertEquals(1, c.blockCacheMisses().sum());
+            assertEquals(0, cache.sizeBytes(), "a block a lookup read once is not cached (the doorkeeper)");
             long bytes = c.bytesRead().sum();
             assertTrue(bytes > 0);
+            assertNotNull(t.get(key, Long.MAX_VALUE));
+            assertEquals(2, c.dataBlockReads().sum());
+            assertEquals(2, c.blockCacheMisses().sum());
+            assertTrue(cache.sizeBytes() > 0, "read again, the block is cached");
             for (int i = 0; i < 10; i++) {
                 assertNotNull(t.get(key, Long.MAX_VALUE));
             }
-            assertEquals(1, c.dataBlockReads().sum());
+            assertEquals(2, c.dataBlockReads().sum());
             assertEquals(10, c.blockCacheHits().sum());
-            assertEquals(bytes, c.bytesRead().sum());
+            assertEquals(2 * bytes, c.bytesRead().sum());
 
             long blocks = t.properties().dataBlocks();
             try (InternalIterator it = t.iterator()) {
@@ -47,12 +60,55 @@ class TableBlockCacheTest {
                     it.value();
                 }
             }
-            assertEquals(blocks, c.dataBlockReads().sum(), "each block read once, then cached");
-            assertEquals(t.properties().dataSize(), c.bytesRead().sum(), "bytes read = stored data blocks");
+            assertEquals(blocks + 1, c.dataBlockReads().sum(), "a scan reads each uncached block once and caches it");
+            assertEquals(t.properties().dataSize() + bytes, c.bytesRead().sum(), "bytes read = stored data blocks");
+            try (InternalIterator it = t.iterator()) {
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    it.value();
+                }
+            }
+            assertEquals(blocks + 1, c.dataBlockReads().sum(), "the second scan reads nothing");
 
             cache.invalidateFile(3);
             assertNotNull(t.get(key, Long.MAX_VALUE));
-            assertEquals(blocks + 1, c.dataBlockReads().sum());
+            assertEquals(blocks + 2, c.dataBlockReads().sum());
+        }
+    }
+
+    @Test
+    void lookupsSpreadOverManyBlocksLeaveTheCacheAloneAndReturnTheirOwnValues() throws Exception {
+        FileSystem fs = TableFixture.memoryFileSystem(dir);
+        // equal entries, so every block holds about as many keys and a step of three blocks' worth
+        // of keys reads each block at most once
+        TableFixture f = new TableFixture();
+        Random rnd = new Random(7);
+        for (int i = 0; i < 5000; i++) {
+            byte[] key = String.format("key%08d", i).getBytes(StandardCharsets.US_ASCII);
+            byte[] value = new byte[100];
+            rnd.nextBytes(value);
+            f.userKeys.add(key);
+            f.entries.add(new TableFixture.Entry(key, 1 + i, ValueType.VALUE, value));
+        }
+        f.write(fs, dir, 4, TableOptions.defaults());
+        StoreCounters c = new StoreCounters();
+        BlockCache cache = new BlockCache(1 << 20);
+        try (TableReader t = TableReader.open(fs, dir, 4, TableOptions.defaults(), cache, c)) {
+            assertTrue(t.properties().dataBlocks() > 20, "blocks: " + t.properties().dataBlocks());
+            // one lookup per block: each block missed once, decoded into the scratch array, dropped
+            int step = 3 * f.userKeys.size() / (int) t.properties().dataBlocks();
+            List<TableLookup> held = new ArrayList<>();
+            for (int i = 0; i < f.userKeys.size(); i += step) {
+                held.add(t.get(f.userKeys.get(i), Long.MAX_VALUE));
+            }
+            assertEquals(held.size(), c.dataBlockReads().sum(), "one block read per lookup");
+            assertEquals(0, cache.sizeBytes(), "blocks read once stay out of the cache");
+            // what earlier lookups returned was copied out of the scratch array before its reuse
+            for (int i = 0, j = 0; i < f.userKeys.size(); i += step, j++) {
+                TableFixture.Entry e = f.expected(f.userKeys.get(i), Long.MAX_VALUE);
+                assertEquals(e.type(), held.get(j).type(), "key " + i);
+                assertEquals(e.seq(), held.get(j).sequence(), "key " + i);
+                assertArrayEquals(e.value(), held.get(j).value(), "key " + i);
+            }
         }
     }
 }
