@@ -61,6 +61,45 @@ class VersionSearchTest {
         }
     }
 
+    @Test
+    void branchFreeHeadSearchFindsTheTableForDistinctHeadsAtEveryLevelSize() {
+        Random random = new Random(20261124);
+        for (int n = 1; n <= 70; n++) {
+            // n tables with distinct 8-byte heads (as ordinal-prefixed keys), each covering [2i, 2i+1]
+            VersionEdit edit = new VersionEdit();
+            List<FileMetaData> files = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                FileMetaData f = new FileMetaData(i + 1, 100, 10, ordinalKey(2L * i * 1000, random),
+                        ordinalKey((2L * i + 1) * 1000, random), 2, 1, 2);
+                files.add(f);
+                edit.addFile(2, f);
+            }
+            Version v = Version.empty().apply(edit);
+            for (long q = -1; q <= 2L * n + 1; q++) {
+                for (long delta : new long[] {0, 1, 999}) {
+                    byte[] key = ordinalKey(q * 1000 + delta, random);
+                    int linear = 0;
+                    while (linear < n && Arrays.compareUnsigned(files.get(linear).largestKey(), key) < 0) {
+                        linear++;
+                    }
+                    assertEquals(linear, v.firstEndingAtOrAfter(2, key), "n " + n + " q " + q + " delta " + delta);
+                }
+            }
+        }
+    }
+
+    /** 16 bytes: the ordinal big-endian (unsigned order follows the signed value for ordinals ≥ 0; -1 sorts last), then noise. */
+    private static byte[] ordinalKey(long ordinal, Random random) {
+        byte[] k = new byte[16];
+        for (int b = 0; b < 8; b++) {
+            k[b] = (byte) (ordinal >>> (56 - 8 * b));
+        }
+        for (int b = 8; b < 16; b++) {
+            k[b] = (byte) random.nextInt();
+        }
+        return k;
+    }
+
     private static byte[] randomKey(Random random) {
         byte[] k = new byte[1 + random.nextInt(12)];
         for (int i = 0; i < k.length; i++) {
