@@ -142,10 +142,10 @@ public interface Store extends AutoCloseable {
     StoreOptions options();
 
     /**
-     * Waits for running flushes, cancels a running compaction (its partial outputs are removed; a
+     * Waits for a running flush, cancels a running compaction (its partial outputs are removed; a
      * {@link #compact()} in progress fails), syncs the WAL and releases the directory lock, so it
-     * returns promptly. Writes still in the memtable stay in the WAL and are recovered by the next
-     * open. The files are closed and the lock released even when the final sync fails. Idempotent.
+     * returns promptly. Writes still in the memtable, or in full memtables whose flush had not
+     * started, stay in the WAL and are recovered by the next open. The files are closed and the lock released even when the final sync fails. Idempotent.
      */
     @Override
     void close() throws IOException;

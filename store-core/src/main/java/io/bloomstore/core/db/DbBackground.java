@@ -67,6 +67,8 @@ final class DbBackground {
     private boolean compactionScheduled;
     /** Set by close: a running compaction stops at its next entry and removes its outputs. */
     private volatile boolean cancelCompactions;
+    /** Set at close once writers are drained: flushes that have not started are left to the WAL. */
+    private volatile boolean skipQueuedFlushes;
 
     DbBackground(DbState db) {
         this.db = db;
@@ -112,6 +114,11 @@ final class DbBackground {
     private void flushOldest() {
         if (db.backgroundError != null) {
             // An earlier flush failed and may have left a torn MANIFEST edit: append nothing more.
+            return;
+        }
+        if (skipQueuedFlushes) {
+            // Closing: this memtable's WAL segment was synced when it was switched out, so the
+            // next open replays it; flushing it now would only make close wait.
             return;
         }
         MemTable m = db.view.immutables().get(0);
@@ -565,11 +572,15 @@ final class DbBackground {
     }
 
     /**
-     * At close, after writers are drained: cancels a running compaction (it stops at its next
-     * entry and deletes its outputs; its inputs stay live) and lets pending flushes finish.
+     * At close, after writers (and any {@code flush()} call) are drained: cancels a running
+     * compaction (it stops at its next entry and deletes its outputs; its inputs stay live), lets
+     * a running flush finish and skips queued ones, whose memtables' WAL segments were synced when
+     * they were switched out and are replayed by the next open (as RocksDB leaves them to its WAL),
+     * so close waits for at most one flush.
      */
     void shutdown() {
         cancelCompactions = true;
+        skipQueuedFlushes = true;
         awaitTermination(flusher);
         awaitTermination(compactor);
         compactionLock.lock();

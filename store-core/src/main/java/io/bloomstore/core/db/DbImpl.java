@@ -192,7 +192,8 @@ public final class DbImpl implements Store {
     }
 
     /**
-     * Refuses new writes, lets queued writers and pending flushes finish, cancels a running
+     * Refuses new writes, lets queued writers and a running flush finish (queued flushes are left
+     * to the WAL, which the next open replays), cancels a running
      * compaction (removing its partial outputs), syncs the WAL and releases the lock; the WAL and
      * MANIFEST are closed and the lock released even when the sync throws. Tables still used by open iterators stay open until
      * those are closed.
