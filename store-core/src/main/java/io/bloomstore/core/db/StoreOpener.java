@@ -52,7 +52,16 @@ final class StoreOpener {
         }
         // Refused before the lock too, so that a directory that is not a store gets no LOCK file.
         if (!fs.exists(dir.resolve(FileNames.CURRENT))) {
-            checkCreatable(fs, dir, options);
+            try {
+                checkCreatable(fs, dir, options);
+            } catch (IllegalArgumentException e) {
+                // Another opener may have created the store between the check for CURRENT and the
+                // listing (its CURRENT, then its WAL, appear in the listing): then it is a store,
+                // and the lock decides below. Anything else is refused.
+                if (!fs.exists(dir.resolve(FileNames.CURRENT))) {
+                    throw e;
+                }
+            }
         }
         Closeable lock = fs.lock(dir.resolve(FileNames.LOCK));
         VersionSet versions = null;

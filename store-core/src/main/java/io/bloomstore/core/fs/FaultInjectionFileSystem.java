@@ -76,6 +76,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         volatile Consumer<Path> beforeLock = p -> { };
         volatile Consumer<Path> beforeDelete = p -> { };
         volatile Consumer<Path> beforeSync = p -> { };
+        volatile Consumer<Path> beforeList = p -> { };
 
         Shared(long seed) {
             this.random = new Random(seed);
@@ -143,6 +144,12 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return this;
     }
 
+    /** Runs {@code hook} on the listing thread before every {@link #list}, outside any lock; it may throw. */
+    public FaultInjectionFileSystem beforeList(Consumer<Path> hook) {
+        shared.beforeList = hook;
+        return this;
+    }
+
     /** Runs {@code hook} on the locking thread before every {@link #lock}, outside any lock. */
     public FaultInjectionFileSystem beforeLock(Consumer<Path> hook) {
         shared.beforeLock = hook;
@@ -175,6 +182,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
             shared.beforeLock = p -> { };
             shared.beforeDelete = p -> { };
             shared.beforeSync = p -> { };
+            shared.beforeList = p -> { };
         }
         return this;
     }
@@ -319,6 +327,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
 
     @Override
     public List<String> list(Path dir) throws IOException {
+        shared.beforeList.accept(dir);
         return base.list(dir);
     }
 
