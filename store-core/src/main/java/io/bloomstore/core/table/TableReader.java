@@ -369,20 +369,7 @@ public final class TableReader implements Closeable {
         if (!fillCache) {
             return backgroundBlock(b, null);
         }
-        BlockHandle h = index.handle(b);
-        Block block = (Block) cache.get(fileNumber, h.offset());
-        if (block != null) {
-            counters.blockCacheHits().increment();
-            return block;
-        }
-        if (cache.enabled()) {
-            counters.blockCacheMisses().increment();
-        }
-        ByteBuffer stored = readBuffer((int) h.storedSize());
-        reader.readDataBlock(h.offset(), stored);
-        block = new Block(BlockCodec.decode(stored.flip(), path, h.offset()), path, h.offset());
-        cache.put(fileNumber, h.offset(), block);
-        return block;
+        return readerBlock(b, false);
     }
 
     /**
@@ -392,6 +379,15 @@ public final class TableReader implements Closeable {
      * thread's next lookup.
      */
     private Block lookupBlock(int b) throws IOException {
+        return readerBlock(b, true);
+    }
+
+    /**
+     * Data block {@code b} for a reader: from the block cache (a counted hit), else one counted
+     * read, decoded into a new array and cached — or, with {@code scratchUnlessAdmitted} and a
+     * block the doorkeeper does not admit, decoded into this thread's scratch array.
+     */
+    private Block readerBlock(int b, boolean scratchUnlessAdmitted) throws IOException {
         BlockHandle h = index.handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
         if (block != null) {
@@ -404,14 +400,14 @@ public final class TableReader implements Closeable {
         ByteBuffer stored = readBuffer((int) h.storedSize());
         reader.readDataBlock(h.offset(), stored);
         stored.flip();
-        if (cache.admit(fileNumber, h.offset())) {
-            block = new Block(BlockCodec.decode(stored, path, h.offset()), path, h.offset());
-            cache.put(fileNumber, h.offset(), block);
-            return block;
+        if (scratchUnlessAdmitted && !cache.admit(fileNumber, h.offset())) {
+            ScratchBlock scratch = ScratchBlock.forThisThread();
+            byte[] data = BlockCodec.decode(stored, path, h.offset(), scratch);
+            return new Block(data, scratch.length(), path, h.offset());
         }
-        ScratchBlock scratch = ScratchBlock.forThisThread();
-        byte[] data = BlockCodec.decode(stored, path, h.offset(), scratch);
-        return new Block(data, scratch.length(), path, h.offset());
+        block = new Block(BlockCodec.decode(stored, path, h.offset()), path, h.offset());
+        cache.put(fileNumber, h.offset(), block);
+        return block;
     }
 
     /**

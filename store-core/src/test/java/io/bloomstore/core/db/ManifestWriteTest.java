@@ -1,5 +1,9 @@
 package io.bloomstore.core.db;
 
+import static io.bloomstore.core.db.KiBRecords.VALUE_BYTES;
+import static io.bloomstore.core.db.KiBRecords.awaitQuietly;
+import static io.bloomstore.core.db.KiBRecords.key;
+import static io.bloomstore.core.db.KiBRecords.value;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,9 +12,7 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +24,6 @@ import org.junit.jupiter.api.Test;
  */
 class ManifestWriteTest {
     private static final Path DIR = Path.of("/manifest-write");
-    private static final int VALUE_BYTES = 1024;
     private static final long MEMTABLE_BYTES = 256 << 10;
 
     @Test
@@ -85,24 +86,5 @@ class ManifestWriteTest {
                 assertArrayEquals(value(i), reopened.get(key(i)), "key " + i + " after reopening");
             }
         }
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await(60, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static byte[] key(int i) {
-        return ByteBuffer.allocate(8).putLong(i).array();
-    }
-
-    private static byte[] value(int i) {
-        byte[] v = new byte[VALUE_BYTES];
-        Arrays.fill(v, (byte) i);
-        v[0] = (byte) (i >>> 8);
-        return v;
     }
 }

@@ -1,5 +1,8 @@
 package io.bloomstore.core.db;
 
+import static io.bloomstore.core.db.KiBRecords.VALUE_BYTES;
+import static io.bloomstore.core.db.KiBRecords.key;
+import static io.bloomstore.core.db.KiBRecords.value;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,9 +16,7 @@ import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,7 +25,6 @@ import org.junit.jupiter.api.Test;
  */
 class WalWritebackTest {
     private static final Path DIR = Path.of("/writeback");
-    private static final int VALUE_BYTES = 1024;
     private static final int KEYS = 3000; // about 3 MiB of WAL: writebacks start at 1 and 2 MiB
 
     @Test
@@ -119,16 +119,5 @@ class WalWritebackTest {
                 assertArrayEquals(value(i), reopened.get(key(i)), "key " + i + " after reopening");
             }
         }
-    }
-
-    private static byte[] key(int i) {
-        return ByteBuffer.allocate(8).putLong(i).array();
-    }
-
-    private static byte[] value(int i) {
-        byte[] v = new byte[VALUE_BYTES];
-        Arrays.fill(v, (byte) i);
-        v[0] = (byte) (i >>> 8);
-        return v;
     }
 }
