@@ -1,24 +1,57 @@
 package io.bloomstore.core.table;
 
+import java.util.ArrayDeque;
+
 /**
- * A thread's reusable array for data blocks decoded to be searched once and dropped: a point
- * lookup whose block the block cache does not admit ({@link io.bloomstore.core.cache.BlockCache#admit})
- * decodes it here, so the lookup allocates no block on the heap. Arrays above
- * {@link #MAX_KEPT_BYTES} (a block holding a huge value) are handed out once and not kept, so a
- * thread that once read a 32 MiB value does not hold 32 MiB for its life.
+ * A reusable array for data blocks the block cache does not admit
+ * ({@link io.bloomstore.core.cache.BlockCache#admit}), so reading them allocates no block on the
+ * heap. A point lookup decodes into its thread's own ({@link #forThisThread()}), searched once and
+ * dropped; an iterator borrows one from its thread's small pool ({@link #borrow()}), holds its
+ * current block there while it walks it, and gives it back when closed ({@link #release()}), so a
+ * scan of blocks read once allocates none either. Arrays above {@link #MAX_KEPT_BYTES} (a block
+ * holding a huge value) are handed out once and not kept, so a thread that once read a 32 MiB
+ * value does not hold 32 MiB for its life.
  *
- * <p>Thread safety: not thread-safe; one per thread ({@link #forThisThread()}).
+ * <p>Thread safety: not thread-safe; one user at a time. Released blocks go to the releasing
+ * thread's pool.
  */
 final class ScratchBlock {
     static final int MAX_KEPT_BYTES = 1 << 20;
+    /** Borrowed blocks a thread keeps for reuse: enough for a scan over every level and several level-0 tables. */
+    static final int POOLED_PER_THREAD = 16;
     private static final int INITIAL_BYTES = 16 << 10;
-    private static final ThreadLocal<ScratchBlock> SCRATCH = ThreadLocal.withInitial(ScratchBlock::new);
+    private static final byte[] NONE = new byte[0];
+    private static final ThreadLocal<ScratchBlock> SCRATCH = ThreadLocal.withInitial(() -> new ScratchBlock(INITIAL_BYTES));
+    private static final ThreadLocal<ArrayDeque<ScratchBlock>> POOL = ThreadLocal.withInitial(ArrayDeque::new);
 
-    private byte[] array = new byte[INITIAL_BYTES];
+    private byte[] array;
     private int length;
+
+    private ScratchBlock(int initialBytes) {
+        array = initialBytes == 0 ? NONE : new byte[initialBytes];
+    }
 
     static ScratchBlock forThisThread() {
         return SCRATCH.get();
+    }
+
+    /** A scratch block from this thread's pool (or a new, empty one), to {@link #release()} when done. */
+    static ScratchBlock borrow() {
+        ScratchBlock b = POOL.get().pollFirst();
+        return b != null ? b : new ScratchBlock(0);
+    }
+
+    /** Gives this block back to the calling thread's pool; the caller no longer reads it. */
+    void release() {
+        ArrayDeque<ScratchBlock> pool = POOL.get();
+        if (pool.size() < POOLED_PER_THREAD) {
+            pool.addFirst(this);
+        }
+    }
+
+    /** Blocks in this thread's pool (for tests). */
+    static int pooledOnThisThread() {
+        return POOL.get().size();
     }
 
     /** An array of at least {@code n} bytes, whose first {@code n} the caller fills; the previous contents are gone. */

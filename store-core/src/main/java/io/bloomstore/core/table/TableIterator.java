@@ -8,7 +8,10 @@ import io.bloomstore.core.internal.ValueType;
 /**
  * A two-level cursor over a table: the index chooses the data block, a {@link BlockIterator}
  * walks inside it, and steps past either end of a block move to the neighbouring block. Data
- * blocks come through the table's block cache (filling it, unless told not to) and counting reader.
+ * blocks come through the table's block cache and counting reader. Unless told not to fill the
+ * cache (compaction), a block that missed it is cached when the cache's doorkeeper admits it (it
+ * was read recently before), else decoded into a scratch block the iterator borrows from its
+ * thread and reuses for every such block, so a scan over blocks read once allocates none.
  *
  * <p>Thread safety: not thread-safe; one thread at a time.
  */
@@ -20,6 +23,8 @@ final class TableIterator implements InternalIterator {
     private final boolean fillCache;
     /** For a pass that does not fill the cache (compaction): blocks read ahead, a window at a time. */
     private final Readahead readahead;
+    /** Borrowed on the first block the cache does not admit, given back at close. */
+    private ScratchBlock scratch;
     private int blockIndex = -1;
     private BlockIterator block;
     private byte[] userKey;
@@ -130,7 +135,21 @@ final class TableIterator implements InternalIterator {
     }
 
     private void load(int b) throws IOException {
-        block = (fillCache ? table.dataBlock(b, true) : table.backgroundBlock(b, readahead)).iterator();
+        if (fillCache) {
+            if (scratch == null) {
+                scratch = ScratchBlock.borrow();
+            }
+            // The scratch may hold the current block: it is replaced here, and nothing read from it
+            // outlives it (keys and values are handed out as copies).
+            try {
+                block = table.iteratorBlock(b, scratch).iterator();
+            } catch (IOException | RuntimeException e) {
+                invalidate();
+                throw e;
+            }
+        } else {
+            block = table.backgroundBlock(b, readahead).iterator();
+        }
         blockIndex = b;
     }
 
@@ -173,6 +192,10 @@ final class TableIterator implements InternalIterator {
     @Override
     public void close() {
         invalidate();
+        if (scratch != null) {
+            scratch.release();
+            scratch = null;
+        }
         if (readahead != null) {
             readahead.close();
         }

@@ -369,7 +369,16 @@ public final class TableReader implements Closeable {
         if (!fillCache) {
             return backgroundBlock(b, null);
         }
-        return readerBlock(b, false);
+        return readerBlock(b, null);
+    }
+
+    /**
+     * Data block {@code b} for an iterator: from the block cache, else one counted read, decoded
+     * into the cache when its doorkeeper admits it, else into the iterator's {@code scratch},
+     * valid until the iterator's next block.
+     */
+    Block iteratorBlock(int b, ScratchBlock scratch) throws IOException {
+        return readerBlock(b, scratch);
     }
 
     /**
@@ -379,15 +388,15 @@ public final class TableReader implements Closeable {
      * thread's next lookup.
      */
     private Block lookupBlock(int b) throws IOException {
-        return readerBlock(b, true);
+        return readerBlock(b, ScratchBlock.forThisThread());
     }
 
     /**
      * Data block {@code b} for a reader: from the block cache (a counted hit), else one counted
-     * read, decoded into a new array and cached — or, with {@code scratchUnlessAdmitted} and a
-     * block the doorkeeper does not admit, decoded into this thread's scratch array.
+     * read, decoded into a new array and cached — or, with a {@code scratch} and a block the
+     * doorkeeper does not admit, decoded into {@code scratch}.
      */
-    private Block readerBlock(int b, boolean scratchUnlessAdmitted) throws IOException {
+    private Block readerBlock(int b, ScratchBlock scratch) throws IOException {
         BlockHandle h = index.handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
         if (block != null) {
@@ -400,8 +409,7 @@ public final class TableReader implements Closeable {
         ByteBuffer stored = readBuffer((int) h.storedSize());
         reader.readDataBlock(h.offset(), stored);
         stored.flip();
-        if (scratchUnlessAdmitted && !cache.admit(fileNumber, h.offset())) {
-            ScratchBlock scratch = ScratchBlock.forThisThread();
+        if (scratch != null && !cache.admit(fileNumber, h.offset())) {
             byte[] data = BlockCodec.decode(stored, path, h.offset(), scratch);
             return new Block(data, scratch.length(), path, h.offset());
         }
