@@ -10,7 +10,8 @@ import java.util.ArrayDeque;
  * current block there while it walks it, and gives it back when closed ({@link #release()}), so a
  * scan of blocks read once allocates none either. Arrays above {@link #MAX_KEPT_BYTES} (a block
  * holding a huge value) are handed out once and not kept, so a thread that once read a 32 MiB
- * value does not hold 32 MiB for its life.
+ * value does not hold 32 MiB for its life; a thread's pool keeps at most {@link #POOLED_PER_THREAD}
+ * blocks and {@link #MAX_POOLED_BYTES} bytes, whatever the blocks' sizes.
  *
  * <p>Thread safety: not thread-safe; one user at a time. Released blocks go to the releasing
  * thread's pool.
@@ -19,10 +20,18 @@ final class ScratchBlock {
     static final int MAX_KEPT_BYTES = 1 << 20;
     /** Borrowed blocks a thread keeps for reuse: enough for a scan over every level and several level-0 tables. */
     static final int POOLED_PER_THREAD = 16;
+    /** Bytes of arrays a thread's pool keeps at most (sixteen 4 KiB blocks take 64 KiB). */
+    static final int MAX_POOLED_BYTES = 1 << 20;
     private static final int INITIAL_BYTES = 16 << 10;
     private static final byte[] NONE = new byte[0];
     private static final ThreadLocal<ScratchBlock> SCRATCH = ThreadLocal.withInitial(() -> new ScratchBlock(INITIAL_BYTES));
-    private static final ThreadLocal<ArrayDeque<ScratchBlock>> POOL = ThreadLocal.withInitial(ArrayDeque::new);
+    private static final ThreadLocal<Pool> POOL = ThreadLocal.withInitial(Pool::new);
+
+    /** A thread's pooled blocks and the bytes their arrays take. */
+    private static final class Pool {
+        final ArrayDeque<ScratchBlock> blocks = new ArrayDeque<>();
+        long bytes;
+    }
 
     private byte[] array;
     private int length;
@@ -37,21 +46,32 @@ final class ScratchBlock {
 
     /** A scratch block from this thread's pool (or a new, empty one), to {@link #release()} when done. */
     static ScratchBlock borrow() {
-        ScratchBlock b = POOL.get().pollFirst();
-        return b != null ? b : new ScratchBlock(0);
+        Pool pool = POOL.get();
+        ScratchBlock b = pool.blocks.pollFirst();
+        if (b == null) {
+            return new ScratchBlock(0);
+        }
+        pool.bytes -= b.array.length;
+        return b;
     }
 
     /** Gives this block back to the calling thread's pool; the caller no longer reads it. */
     void release() {
-        ArrayDeque<ScratchBlock> pool = POOL.get();
-        if (pool.size() < POOLED_PER_THREAD) {
-            pool.addFirst(this);
+        Pool pool = POOL.get();
+        if (pool.blocks.size() < POOLED_PER_THREAD && pool.bytes + array.length <= MAX_POOLED_BYTES) {
+            pool.blocks.addFirst(this);
+            pool.bytes += array.length;
         }
     }
 
     /** Blocks in this thread's pool (for tests). */
     static int pooledOnThisThread() {
-        return POOL.get().size();
+        return POOL.get().blocks.size();
+    }
+
+    /** Bytes of the arrays in this thread's pool (for tests of the cap). */
+    static long pooledBytesOnThisThread() {
+        return POOL.get().bytes;
     }
 
     /** An array of at least {@code n} bytes, whose first {@code n} the caller fills; the previous contents are gone. */
