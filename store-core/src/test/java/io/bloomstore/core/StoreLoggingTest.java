@@ -68,7 +68,7 @@ class StoreLoggingTest {
         List<String> compactions = lines(Level.INFO, "Compacted L0 -> L1");
         assertEquals(1, compactions.size(), lines());
         assertTrue(compactions.get(0).matches("Compacted L0 -> L1: 2 tables \\(\\d+ bytes\\) into 1 tables \\(\\d+ bytes,"
-                + " filters included\\) in \\d+ ms"), compactions.get(0));
+                + " filters included; \\d+ data blocks copied whole\\) in \\d+ ms"), compactions.get(0));
     }
 
     @Test

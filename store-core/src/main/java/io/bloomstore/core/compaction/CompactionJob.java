@@ -1,9 +1,11 @@
 package io.bloomstore.core.compaction;
 
 import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.table.TableBuilder;
 import io.bloomstore.core.table.TableMetadata;
+import io.bloomstore.core.table.WholeBlock;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,6 +44,20 @@ public final class CompactionJob {
         InternalIterator current();
 
         void advance() throws IOException;
+
+        /**
+         * The current source's whole block ({@link InternalIterator#wholeBlock()}) when no other
+         * source has a user key at or before its last: then the block's entries come next in the
+         * merged order, one after another. Null otherwise.
+         */
+        default WholeBlock wholeBlock() {
+            return null;
+        }
+
+        /** Moves past the block {@link #wholeBlock()} returned. */
+        default void skipBlock() throws IOException {
+            throw new UnsupportedOperationException("no whole block here");
+        }
     }
 
     private final Compaction compaction;
@@ -50,6 +66,12 @@ public final class CompactionJob {
     private final BooleanSupplier cancelled;
     private final List<FileMetaData> outputs = new ArrayList<>();
     private long bytesWritten;
+    /** The output table being written, null between tables. */
+    private TableBuilder builder;
+    /** The user key of the last entry added to the outputs. */
+    private byte[] lastKey;
+    private boolean[] kept = new boolean[64];
+    private long blocksCopied;
 
     public CompactionJob(Compaction compaction, ShadowedVersions versions, long targetFileBytes) {
         this(compaction, versions, targetFileBytes, () -> false);
@@ -66,33 +88,27 @@ public final class CompactionJob {
 
     /** Merges {@code merged} into output tables; returns them (also in {@link #outputs()}). */
     public List<FileMetaData> run(Merger merged, Output output) throws IOException {
-        TableBuilder builder = null;
-        byte[] lastKey = null;
         try {
-            for (; merged.valid(); merged.advance()) {
+            while (merged.valid()) {
                 if (cancelled.getAsBoolean()) {
                     throw new CompactionCancelledException("compaction cancelled: the store is closing");
                 }
-                InternalIterator e = merged.current();
-                byte[] key = e.key();
-                if (!versions.keep(key, e.sequence(), e.type())) {
+                WholeBlock whole = merged.wholeBlock();
+                if (whole != null) {
+                    addWhole(whole, output);
+                    merged.skipBlock();
                     continue;
                 }
-                boolean newKey = lastKey == null || !Arrays.equals(lastKey, key);
-                if (builder != null && newKey && builder.fileSize() >= targetFileBytes) {
-                    finish(builder, output);
-                    builder = null;
+                InternalIterator e = merged.current();
+                byte[] key = e.key();
+                if (versions.keep(key, e.sequence(), e.type())) {
+                    emit(key, e.sequence(), e.type(), e.value(), output);
                 }
-                if (builder == null) {
-                    builder = output.newTable();
-                }
-                builder.add(key, e.sequence(), e.type(), e.value());
-                if (newKey) {
-                    lastKey = key.clone();
-                }
+                merged.advance();
             }
             if (builder != null) {
                 finish(builder, output);
+                builder = null;
             }
         } catch (IOException | RuntimeException e) {
             if (builder != null && !builder.isFinished()) {
@@ -105,6 +121,71 @@ public final class CompactionJob {
             throw e;
         }
         return List.copyOf(outputs);
+    }
+
+    /**
+     * A block no other input reaches into: its entries come next in the merged order. When every
+     * one of them is kept and the output takes the input's block format, its stored bytes are
+     * copied (no decompression, no recompression; LevelDB's and RocksDB's compactions re-encode
+     * every block); otherwise its kept entries are added one by one. Either way each entry passes
+     * {@link ShadowedVersions#keep} exactly once, in order, as in the entry-by-entry merge.
+     */
+    private void addWhole(WholeBlock whole, Output output) throws IOException {
+        int n = 0;
+        boolean all = true;
+        for (WholeBlock.Cursor c = whole.cursor(); c.valid(); c.next()) {
+            if (n == kept.length) {
+                kept = Arrays.copyOf(kept, 2 * n);
+            }
+            kept[n] = versions.keep(c.userKey(), c.sequence(), c.type());
+            all &= kept[n];
+            n++;
+        }
+        if (all && n > 0) {
+            WholeBlock.Cursor first = whole.cursor();
+            byte[] firstKey = first.userKey();
+            boolean newKey = lastKey == null || !Arrays.equals(lastKey, firstKey);
+            if (builder != null && newKey && builder.fileSize() >= targetFileBytes) {
+                finish(builder, output);
+                builder = null;
+            }
+            if (builder == null) {
+                builder = output.newTable();
+            }
+            if (builder.canTakeWholeBlock(whole)) {
+                builder.addWholeBlock(whole);
+                blocksCopied++;
+                lastKey = whole.lastUserKey();
+                return;
+            }
+        }
+        int i = 0;
+        for (WholeBlock.Cursor c = whole.cursor(); c.valid(); c.next(), i++) {
+            if (kept[i]) {
+                emit(c.userKey(), c.sequence(), c.type(), c.value(), output);
+            }
+        }
+    }
+
+    /** Adds a kept entry, first finishing the output table if it is full and the entry starts a new user key. */
+    private void emit(byte[] key, long sequence, ValueType type, byte[] value, Output output) throws IOException {
+        boolean newKey = lastKey == null || !Arrays.equals(lastKey, key);
+        if (builder != null && newKey && builder.fileSize() >= targetFileBytes) {
+            finish(builder, output);
+            builder = null;
+        }
+        if (builder == null) {
+            builder = output.newTable();
+        }
+        builder.add(key, sequence, type, value);
+        if (newKey) {
+            lastKey = key.clone();
+        }
+    }
+
+    /** Data blocks copied whole into the outputs. */
+    public long blocksCopied() {
+        return blocksCopied;
     }
 
     private void finish(TableBuilder builder, Output output) throws IOException {

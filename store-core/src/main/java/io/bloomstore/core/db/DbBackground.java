@@ -502,9 +502,10 @@ final class DbBackground {
         } finally {
             mutex.unlock();
         }
-        LOG.info("Compacted L{} -> L{}: {} tables ({} bytes) into {} tables ({} bytes, filters included) in {} ms",
+        LOG.info("Compacted L{} -> L{}: {} tables ({} bytes) into {} tables ({} bytes, filters included; {} data blocks"
+                        + " copied whole) in {} ms",
                 c.level(), outputLevel, c.allInputs().size(), c.inputBytes(), job.outputs().size(), job.bytesWritten(),
-                millisSince(started));
+                job.blocksCopied(), millisSince(started));
     }
 
     /** One source over tables of a level ≥ 1: the table itself, or a {@link LevelIterator} over several. */

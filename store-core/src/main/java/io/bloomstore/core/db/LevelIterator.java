@@ -4,6 +4,7 @@ import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.table.WholeBlock;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -98,6 +99,18 @@ final class LevelIterator implements InternalIterator {
         requireValid();
         current.prev();
         skipBackward();
+    }
+
+    @Override
+    public WholeBlock wholeBlock() {
+        return valid() ? current.wholeBlock() : null;
+    }
+
+    @Override
+    public void skipBlock() throws IOException {
+        requireValid();
+        current.skipBlock();
+        skipForward();
     }
 
     private void skipForward() throws IOException {

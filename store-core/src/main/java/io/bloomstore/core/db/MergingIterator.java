@@ -2,6 +2,7 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.compaction.CompactionJob;
 import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.table.WholeBlock;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -90,6 +91,37 @@ final class MergingIterator implements CompactionJob.Merger {
         } else {
             top.next();
         }
+        if (!top.valid()) {
+            heap[0] = heap[--size];
+            heap[size] = null;
+        }
+        if (size > 1) {
+            siftDown(0);
+        }
+    }
+
+    @Override
+    public WholeBlock wholeBlock() {
+        if (reverse || size == 0) {
+            return null;
+        }
+        WholeBlock whole = heap[0].wholeBlock();
+        if (whole == null) {
+            return null;
+        }
+        // The smallest of the other sources is one of the top's two children in the heap.
+        for (int i = 1; i <= 2 && i < size; i++) {
+            if (!whole.endsBefore(heap[i].key())) {
+                return null;
+            }
+        }
+        return whole;
+    }
+
+    @Override
+    public void skipBlock() throws IOException {
+        InternalIterator top = heap[0];
+        top.skipBlock();
         if (!top.valid()) {
             heap[0] = heap[--size];
             heap[size] = null;

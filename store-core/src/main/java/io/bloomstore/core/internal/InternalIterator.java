@@ -1,5 +1,6 @@
 package io.bloomstore.core.internal;
 
+import io.bloomstore.core.table.WholeBlock;
 import java.io.Closeable;
 import java.io.IOException;
 
@@ -39,6 +40,20 @@ public interface InternalIterator extends Closeable {
 
     /** The value; empty for a deletion. */
     byte[] value();
+
+    /**
+     * For a compaction: when positioned at the first entry of a data block read from a table file,
+     * that block in its stored form with its entries ({@link WholeBlock}), valid until this
+     * iterator moves; null when there is none (other sources, blocks from the cache, mid-block).
+     */
+    default WholeBlock wholeBlock() {
+        return null;
+    }
+
+    /** Moves past the block {@link #wholeBlock()} returned, to the first entry after it. */
+    default void skipBlock() throws IOException {
+        throw new UnsupportedOperationException("no whole block here");
+    }
 
     @Override
     void close() throws IOException;

@@ -38,6 +38,15 @@ final class BlockIterator {
         return current < block.restartsOffset;
     }
 
+    Block block() {
+        return block;
+    }
+
+    /** Whether positioned at the block's first entry. */
+    boolean atFirstEntry() {
+        return current == 0 && valid();
+    }
+
     /** The current internal key (a fresh array per entry; do not modify). */
     byte[] key() {
         if (key == null) {

@@ -53,6 +53,7 @@ public final class TableBuilder {
     private byte[] firstUserKey;
     private long entries;
     private long dataBlocks;
+    private long blocksCopied;
     private long smallestSeq = Long.MAX_VALUE;
     private long largestSeq = -1;
     /** No more adds: finish() started or abandon() was called. */
@@ -103,6 +104,60 @@ public final class TableBuilder {
             throw new IllegalArgumentException("a deletion carries no value");
         }
         byte[] internalKey = InternalKeys.encode(userKey, sequence, type);
+        accept(userKey, internalKey, sequence);
+        dataBlock.add(internalKey, value);
+        if (dataBlock.estimatedSize() >= opts.blockSize()) {
+            flushDataBlock();
+        }
+    }
+
+    /**
+     * Whether {@link #addWholeBlock} can copy blocks of the table {@code b} comes from: stored
+     * with this table's compression, block size and restart interval, so the copy is the block this
+     * builder would have written.
+     */
+    public boolean canTakeWholeBlock(WholeBlock b) {
+        TableProperties p = b.source();
+        return p.compression() == opts.compression() && p.blockSize() == opts.blockSize()
+                && p.restartInterval() == opts.restartInterval();
+    }
+
+    /**
+     * Adds every entry of another table's data block by copying its stored bytes (already
+     * checksummed when read) instead of re-encoding them: the block being built is written out
+     * first, the entries feed the filter, key range and counts as {@link #add} would. REQUIRES
+     * {@link #canTakeWholeBlock}, and that the block's entries come after every entry added.
+     */
+    public void addWholeBlock(WholeBlock b) throws IOException {
+        checkOpen();
+        if (!canTakeWholeBlock(b)) {
+            throw new IllegalArgumentException("block of a table with other compression, block size or restart interval");
+        }
+        if (!dataBlock.isEmpty()) {
+            flushDataBlock();
+        }
+        WholeBlock.Cursor c = b.cursor();
+        if (!c.valid()) {
+            throw new IllegalArgumentException("empty block");
+        }
+        for (; c.valid(); c.next()) {
+            c.type();
+            accept(c.userKey(), c.internalKey(), c.sequence());
+        }
+        long offset = out.position();
+        out.write(b.storedBytes(), 0, b.storedLength());
+        indexBlock.add(lastInternalKey, new BlockHandle(offset, b.storedLength() - BlockCodec.TRAILER_BYTES).encode());
+        dataBlocks++;
+        blocksCopied++;
+    }
+
+    /** Blocks {@link #addWholeBlock} copied into this table. */
+    public long blocksCopied() {
+        return blocksCopied;
+    }
+
+    /** Checks the order and records an entry's key in the filter, key range and counts. */
+    private void accept(byte[] userKey, byte[] internalKey, long sequence) {
         if (lastInternalKey != null && InternalKeys.compare(lastInternalKey, internalKey) >= 0) {
             throw new IllegalArgumentException("entries out of internal order: (" + Arrays.toString(userKey) + ", "
                     + sequence + ") after (" + Arrays.toString(lastUserKey) + ", "
@@ -123,14 +178,10 @@ public final class TableBuilder {
         if (firstUserKey == null) {
             firstUserKey = lastUserKey;
         }
-        dataBlock.add(internalKey, value);
         lastInternalKey = internalKey;
         entries++;
         smallestSeq = Math.min(smallestSeq, sequence);
         largestSeq = Math.max(largestSeq, sequence);
-        if (dataBlock.estimatedSize() >= opts.blockSize()) {
-            flushDataBlock();
-        }
     }
 
     private void addHash(long h) {

@@ -25,6 +25,8 @@ final class TableIterator implements InternalIterator {
     private final Readahead readahead;
     /** Borrowed on the first block the cache does not admit, given back at close. */
     private ScratchBlock scratch;
+    /** For a compaction pass: the current block's stored bytes, when read from the file. */
+    private final WholeBlock whole;
     private int blockIndex = -1;
     private BlockIterator block;
     private byte[] userKey;
@@ -41,6 +43,7 @@ final class TableIterator implements InternalIterator {
         this.index = table.index();
         this.fillCache = readahead == null;
         this.readahead = readahead;
+        this.whole = fillCache ? null : new WholeBlock(table);
     }
 
     @Override
@@ -148,7 +151,7 @@ final class TableIterator implements InternalIterator {
                 throw e;
             }
         } else {
-            block = table.backgroundBlock(b, readahead).iterator();
+            block = table.backgroundBlock(b, readahead, whole).iterator();
         }
         blockIndex = b;
     }
@@ -187,6 +190,32 @@ final class TableIterator implements InternalIterator {
     public byte[] value() {
         requireValid();
         return type == ValueType.DELETION ? EMPTY : block.value();
+    }
+
+    /**
+     * In a compaction pass, at the first entry of a block read from the file: that block whole
+     * (stored bytes and entries), valid until this iterator moves on; otherwise null.
+     */
+    @Override
+    public WholeBlock wholeBlock() {
+        if (whole == null || !valid() || !whole.present() || !block.atFirstEntry()) {
+            return null;
+        }
+        whole.position(block.block(), index.lastKey(blockIndex));
+        return whole;
+    }
+
+    /** Moves past every entry of the current block, to the first entry of the next (or past the end). */
+    @Override
+    public void skipBlock() throws IOException {
+        requireValid();
+        if (blockIndex + 1 >= index.blockCount()) {
+            invalidate();
+            return;
+        }
+        load(blockIndex + 1);
+        block.seekToFirst();
+        skipForward();
     }
 
     @Override

@@ -424,9 +424,20 @@ public final class TableReader implements Closeable {
      * {@code readahead} (or, when null or the block is larger than its window, read alone).
      */
     Block backgroundBlock(int b, Readahead readahead) throws IOException {
+        return backgroundBlock(b, readahead, null);
+    }
+
+    /**
+     * As {@link #backgroundBlock(int, Readahead)}, also keeping a block read from the file in its
+     * stored form in {@code whole} (when not null; cleared when the block came from the cache).
+     */
+    Block backgroundBlock(int b, Readahead readahead, WholeBlock whole) throws IOException {
         BlockHandle h = index.handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
         if (block != null) {
+            if (whole != null) {
+                whole.clear();
+            }
             return block;
         }
         int size = (int) h.storedSize();
@@ -435,6 +446,10 @@ public final class TableReader implements Closeable {
             stored = readBuffer(size);
             reader.readBackgroundBlock(h.offset(), stored);
             stored.flip();
+        }
+        if (whole != null) {
+            whole.clear();
+            whole.capture(stored);
         }
         return new Block(BlockCodec.decode(stored, path, h.offset()), path, h.offset());
     }
