@@ -17,6 +17,8 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.memtable.InternalKey;
 import io.bloomstore.core.stats.LevelCounters;
+import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.stats.ThreadTally;
 import io.bloomstore.core.table.TableLookup;
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
@@ -44,21 +46,22 @@ final class DbRead {
     }
 
     byte[] get(byte[] key, ReadOptions readOptions) throws IOException {
+        ViewCache.Slot slot = db.readers.slot();
         while (true) {
-            ReadView v = db.readers.acquire();
+            ReadView v = db.readers.acquire(slot);
             try {
                 long snapshot = sequenceFor(readOptions, v);
                 if (snapshot >= 0) {
-                    return get(v, key, snapshot);
+                    return get(v, key, snapshot, slot.tally);
                 }
             } finally {
-                db.readers.release(v);
+                db.readers.release(slot, v);
             }
         }
     }
 
-    private byte[] get(ReadView v, byte[] key, long snapshot) throws IOException {
-        db.counters.gets().increment();
+    private byte[] get(ReadView v, byte[] key, long snapshot, ThreadTally tally) throws IOException {
+        tally.add(StoreCounters.GETS);
         Map.Entry<InternalKey, byte[]> e = v.mem().get(key, snapshot);
         for (int i = v.immutables().size() - 1; e == null && i >= 0; i--) {
             e = v.immutables().get(i).get(key, snapshot);
@@ -70,10 +73,11 @@ final class DbRead {
         VersionRef tables = v.tables();
         // One hash of the key serves every table's filter.
         long hash = Filters.hash(key);
-        List<FileMetaData> level0 = version.files(0);
-        for (int i = 0; i < level0.size(); i++) {
-            if (level0.get(i).covers(key)) {
-                TableLookup r = lookup(0, tables.handle(0, i), key, hash, snapshot);
+        int level0 = version.files(0).size();
+        long head = level0 == 0 ? 0 : Version.head(key);
+        for (int i = 0; i < level0; i++) {
+            if (version.level0Covers(i, key, head)) {
+                TableLookup r = lookup(0, tables.handle(0, i), key, hash, snapshot, tally);
                 if (r != null) {
                     return r.type() == ValueType.VALUE ? r.value() : null;
                 }
@@ -82,7 +86,7 @@ final class DbRead {
         for (int level = 1; level < Version.NUM_LEVELS; level++) {
             int i = version.candidateIndex(level, key);
             if (i >= 0) {
-                TableLookup r = lookup(level, tables.handle(level, i), key, hash, snapshot);
+                TableLookup r = lookup(level, tables.handle(level, i), key, hash, snapshot, tally);
                 if (r != null) {
                     return r.type() == ValueType.VALUE ? r.value() : null;
                 }
@@ -91,14 +95,16 @@ final class DbRead {
         return null;
     }
 
-    /** Looks in one table, counting the probe and its outcome for the level's hit ratio. */
-    private TableLookup lookup(int level, TableHandle table, byte[] key, long hash, long snapshot)
-            throws IOException {
-        LevelCounters lc = db.counters.level(level);
-        lc.probes().increment();
-        TableLookup r = table.reader().get(key, hash, snapshot);
+    /**
+     * Looks in one table, counting the probe and its outcome for the level's hit ratio, and the
+     * table's filter answers, in the calling thread's tally.
+     */
+    private static TableLookup lookup(int level, TableHandle table, byte[] key, long hash, long snapshot,
+                                      ThreadTally tally) throws IOException {
+        tally.add(StoreCounters.levelSlot(level, LevelCounters.PROBES));
+        TableLookup r = table.reader().get(key, hash, snapshot, tally, level);
         if (r != null) {
-            lc.hits().increment();
+            tally.add(StoreCounters.levelSlot(level, LevelCounters.HITS));
         }
         return r;
     }

@@ -5,6 +5,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.bloomstore.core.stats.ThreadTally;
+
 /**
  * Each reading thread's reference on the current {@link ReadView}, kept between gets so that a
  * get takes no shared reference count (RocksDB's thread-local super-version). Retaining and
@@ -30,9 +32,15 @@ final class ViewCache {
     private final Set<Slot> slots = ConcurrentHashMap.newKeySet();
     private final ThreadLocal<Slot> local = ThreadLocal.withInitial(this::newSlot);
 
-    private static final class Slot {
+    static final class Slot {
         final AtomicReference<Object> state = new AtomicReference<>(EMPTY);
         final WeakReference<Thread> owner = new WeakReference<>(Thread.currentThread());
+        /** The thread's row of the lookup counters (created with the slot, on the thread). */
+        final ThreadTally tally;
+
+        Slot(ThreadTally tally) {
+            this.tally = tally;
+        }
     }
 
     ViewCache(DbState db) {
@@ -40,14 +48,23 @@ final class ViewCache {
     }
 
     private Slot newSlot() {
-        Slot s = new Slot();
+        Slot s = new Slot(db.counters.newTally());
         slots.add(s);
         return s;
     }
 
     /** The current view, its tables held for this thread until {@link #release}. */
     ReadView acquire() {
-        Slot s = local.get();
+        return acquire(local.get());
+    }
+
+    /** The calling thread's slot, for {@link #acquire(Slot)} and {@link #release(Slot, ReadView)}. */
+    Slot slot() {
+        return local.get();
+    }
+
+    /** As {@link #acquire()}, with the calling thread's {@link #slot()} already looked up. */
+    ReadView acquire(Slot s) {
         Object held = s.state.getAndSet(IN_USE);
         if (held == IN_USE) {
             throw new IllegalStateException("nested read on one thread");
@@ -69,7 +86,11 @@ final class ViewCache {
 
     /** Ends a read begun by {@link #acquire()} on this thread: the slot keeps the reference for the next. */
     void release(ReadView v) {
-        Slot s = local.get();
+        release(local.get(), v);
+    }
+
+    /** As {@link #release(ReadView)}, with the calling thread's {@link #slot()}. */
+    void release(Slot s, ReadView v) {
         if (db.closed) {
             // Closing: keep nothing for later (the close's own scrape may have run already).
             s.state.set(EMPTY);

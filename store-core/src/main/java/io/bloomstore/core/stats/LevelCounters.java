@@ -17,15 +17,37 @@ package io.bloomstore.core.stats;
  * <p>Thread safety: all counters may be incremented from any thread.
  */
 public final class LevelCounters {
-    private final Counter filterNegatives = new Counter();
-    private final Counter filterPositives = new Counter();
-    private final Counter filterTruePositives = new Counter();
-    private final Counter probes = new Counter();
-    private final Counter hits = new Counter();
+    /** This level's {@link ThreadTally} slots, relative to {@link StoreCounters#levelSlot}(level, 0). */
+    public static final int PROBES = 0;
+    public static final int HITS = 1;
+    public static final int FILTER_NEGATIVES = 2;
+    public static final int FILTER_POSITIVES = 3;
+    public static final int FILTER_TRUE_POSITIVES = 4;
+    static final int TALLIED = 5;
+
+    private final Counter filterNegatives;
+    private final Counter filterPositives;
+    private final Counter filterTruePositives;
+    private final Counter probes;
+    private final Counter hits;
     private final Counter prefixChecked = new Counter();
     private final Counter prefixUseful = new Counter();
     private final Counter rangeChecked = new Counter();
     private final Counter rangeUseful = new Counter();
+
+    /** Counters with no per-thread share (a lone table's). */
+    public LevelCounters() {
+        this(k -> new Counter());
+    }
+
+    /** Counters whose lookup counts also sum the per-thread rows: {@code tallied} gives slot k's counter. */
+    LevelCounters(java.util.function.IntFunction<Counter> tallied) {
+        probes = tallied.apply(PROBES);
+        hits = tallied.apply(HITS);
+        filterNegatives = tallied.apply(FILTER_NEGATIVES);
+        filterPositives = tallied.apply(FILTER_POSITIVES);
+        filterTruePositives = tallied.apply(FILTER_TRUE_POSITIVES);
+    }
 
     public Counter filterNegatives() {
         return filterNegatives;

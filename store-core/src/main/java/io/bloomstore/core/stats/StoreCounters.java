@@ -42,11 +42,11 @@ package io.bloomstore.core.stats;
  * <p>Thread safety: all counters may be incremented from any thread.
  */
 public final class StoreCounters {
-    private final Counter gets = new Counter();
-    private final Counter tableLookups = new Counter();
-    private final Counter filterNegatives = new Counter();
-    private final Counter filterPositives = new Counter();
-    private final Counter filterTruePositives = new Counter();
+    private final Counter gets;
+    private final Counter tableLookups;
+    private final Counter filterNegatives;
+    private final Counter filterPositives;
+    private final Counter filterTruePositives;
     private final Counter dataBlockReads = new Counter();
     private final Counter bytesRead = new Counter();
     private final Counter blockCacheHits = new Counter();
@@ -93,13 +93,50 @@ public final class StoreCounters {
         return rangeUseful;
     }
     private final LevelCounters[] levels;
+    private final TallyRegistry tallies;
+
+    /** {@link ThreadTally} slots of the store-wide lookup counters; each level's follow from {@link #levelSlot}. */
+    public static final int GETS = 0;
+    public static final int TABLE_LOOKUPS = 1;
+    public static final int FILTER_NEGATIVES = 2;
+    public static final int FILTER_POSITIVES = 3;
+    public static final int FILTER_TRUE_POSITIVES = 4;
+    private static final int STORE_SLOTS = 5;
 
     /** Counters for a store of {@code numLevels} levels. */
     public StoreCounters(int numLevels) {
+        tallies = new TallyRegistry(STORE_SLOTS + numLevels * LevelCounters.TALLIED);
+        gets = tallied(GETS);
+        tableLookups = tallied(TABLE_LOOKUPS);
+        filterNegatives = tallied(FILTER_NEGATIVES);
+        filterPositives = tallied(FILTER_POSITIVES);
+        filterTruePositives = tallied(FILTER_TRUE_POSITIVES);
         levels = new LevelCounters[numLevels];
         for (int i = 0; i < numLevels; i++) {
-            levels[i] = new LevelCounters();
+            final int level = i;
+            levels[i] = new LevelCounters(k -> tallied(levelSlot(level, k)));
         }
+    }
+
+    private Counter tallied(int slot) {
+        return new Counter(() -> tallies.sum(slot));
+    }
+
+    /**
+     * The {@link ThreadTally} slot of level {@code level}'s counter {@code which} (one of
+     * {@link LevelCounters#PROBES}, {@code HITS}, {@code FILTER_NEGATIVES}, {@code FILTER_POSITIVES},
+     * {@code FILTER_TRUE_POSITIVES}).
+     */
+    public static int levelSlot(int level, int which) {
+        return STORE_SLOTS + level * LevelCounters.TALLIED + which;
+    }
+
+    /**
+     * A new per-thread row of the lookup counters, owned by the calling thread, which alone may
+     * count in it; its counts show in this store's sums at once and after the thread ends.
+     */
+    public ThreadTally newTally() {
+        return tallies.register();
     }
 
     /** Counters for a lone table outside any store (tests, tools): one level. */

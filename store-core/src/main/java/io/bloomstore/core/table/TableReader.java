@@ -23,6 +23,7 @@ import io.bloomstore.core.io.CountingReader;
 import io.bloomstore.core.io.TableFileCache;
 import io.bloomstore.core.stats.LevelCounters;
 import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.stats.ThreadTally;
 
 /**
  * An open SSTable: footer, properties and index read and checked on open, the index kept on
@@ -192,7 +193,7 @@ public final class TableReader implements Closeable {
      * when the table holds none (a tombstone is returned, not hidden).
      */
     public TableLookup get(byte[] userKey, long snapshotSeq) throws IOException {
-        return lookup(userKey, 0, false, snapshotSeq);
+        return lookup(userKey, 0, false, snapshotSeq, null, 0);
     }
 
     /**
@@ -200,27 +201,52 @@ public final class TableReader implements Closeable {
      * lookup that consults many tables hashes the key once.
      */
     public TableLookup get(byte[] userKey, long keyHash, long snapshotSeq) throws IOException {
-        return lookup(userKey, keyHash, true, snapshotSeq);
+        return lookup(userKey, keyHash, true, snapshotSeq, null, 0);
     }
 
-    private TableLookup lookup(byte[] userKey, long keyHash, boolean hashKnown, long snapshotSeq) throws IOException {
+    /**
+     * As {@link #get(byte[], long, long)}, counting the lookup's events in the calling thread's
+     * {@code tally} (store-wide and at {@code level}, the level the table is in) instead of in
+     * the shared counters: no atomic instruction per event.
+     */
+    public TableLookup get(byte[] userKey, long keyHash, long snapshotSeq, ThreadTally tally, int level)
+            throws IOException {
+        return lookup(userKey, keyHash, true, snapshotSeq, tally, level);
+    }
+
+    private TableLookup lookup(byte[] userKey, long keyHash, boolean hashKnown, long snapshotSeq, ThreadTally tally,
+                               int level) throws IOException {
         checkOpen();
         if (Arrays.compareUnsigned(userKey, props.smallestUserKey()) < 0
                 || Arrays.compareUnsigned(userKey, props.largestUserKey()) > 0) {
             return null;
         }
-        counters.tableLookups().increment();
+        if (tally != null) {
+            tally.add(StoreCounters.TABLE_LOOKUPS);
+        } else {
+            counters.tableLookups().increment();
+        }
         if (filter != null) {
             boolean maybe = filterTakesKeyHash
                     ? filter.mightContainHash(hashKnown ? keyHash : Filters.hash(userKey))
                     : filter.mightContain(userKey);
             if (!maybe && (filterPayloadChecked || checkFilterPayload())) {
-                counters.filterNegatives().increment();
-                levelCounters.filterNegatives().increment();
+                if (tally != null) {
+                    tally.add(StoreCounters.FILTER_NEGATIVES);
+                    tally.add(StoreCounters.levelSlot(level, LevelCounters.FILTER_NEGATIVES));
+                } else {
+                    counters.filterNegatives().increment();
+                    levelCounters.filterNegatives().increment();
+                }
                 return null;
             }
-            counters.filterPositives().increment();
-            levelCounters.filterPositives().increment();
+            if (tally != null) {
+                tally.add(StoreCounters.FILTER_POSITIVES);
+                tally.add(StoreCounters.levelSlot(level, LevelCounters.FILTER_POSITIVES));
+            } else {
+                counters.filterPositives().increment();
+                levelCounters.filterPositives().increment();
+            }
         }
         byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
         boolean found = false;
@@ -235,7 +261,10 @@ public final class TableReader implements Closeable {
                 }
                 if (!found) {
                     found = true;
-                    if (filter != null) {
+                    if (filter != null && tally != null) {
+                        tally.add(StoreCounters.FILTER_TRUE_POSITIVES);
+                        tally.add(StoreCounters.levelSlot(level, LevelCounters.FILTER_TRUE_POSITIVES));
+                    } else if (filter != null) {
                         counters.filterTruePositives().increment();
                         levelCounters.filterTruePositives().increment();
                     }

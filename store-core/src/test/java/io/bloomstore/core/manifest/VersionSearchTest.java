@@ -89,6 +89,41 @@ class VersionSearchTest {
     }
 
     /** 16 bytes: the ordinal big-endian (unsigned order follows the signed value for ordinals ≥ 0; -1 sorts last), then noise. */
+    /**
+     * Level 0's range check on key heads agrees with {@link FileMetaData#covers} for every table,
+     * with overlapping ranges whose bounds share heads with the keys asked (ties) or not.
+     */
+    @Test
+    void level0HeadCheckAgreesWithFullKeyRanges() {
+        Random random = new Random(20261124);
+        for (int round = 0; round < 200; round++) {
+            VersionEdit edit = new VersionEdit();
+            int tables = 1 + random.nextInt(12);
+            List<byte[]> bounds = new ArrayList<>();
+            for (int t = 0; t < tables; t++) {
+                byte[] a = randomKey(random);
+                byte[] b = randomKey(random);
+                boolean ordered = Arrays.compareUnsigned(a, b) <= 0;
+                edit.addFile(0, new FileMetaData(t + 1, 100, 10, ordered ? a : b, ordered ? b : a, 2, t * 10L + 1, t * 10L + 2));
+                bounds.add(a);
+                bounds.add(b);
+            }
+            Version v = Version.empty().apply(edit);
+            List<FileMetaData> level0 = v.files(0);
+            for (int q = 0; q < 300; q++) {
+                byte[] key = q % 2 == 0 ? bounds.get(random.nextInt(bounds.size())).clone() : randomKey(random);
+                if (q % 4 == 0 && key.length > 0) {
+                    key[key.length - 1] += (byte) (random.nextBoolean() ? 1 : -1); // a neighbour of a bound
+                }
+                long head = Version.head(key);
+                for (int i = 0; i < level0.size(); i++) {
+                    assertEquals(level0.get(i).covers(key), v.level0Covers(i, key, head),
+                            "table " + i + ", key " + Arrays.toString(key));
+                }
+            }
+        }
+    }
+
     private static byte[] ordinalKey(long ordinal, Random random) {
         byte[] k = new byte[16];
         for (int b = 0; b < 8; b++) {
