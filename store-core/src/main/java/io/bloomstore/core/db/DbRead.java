@@ -74,7 +74,8 @@ final class DbRead {
         // One hash of the key serves every table's filter.
         long hash = Filters.hash(key);
         int level0 = version.files(0).size();
-        long head = level0 == 0 ? 0 : Version.head(key);
+        // The key's first 8 bytes decide every range check but ties.
+        long head = Version.head(key);
         for (int i = 0; i < level0; i++) {
             if (version.level0Covers(i, key, head)) {
                 TableLookup r = lookup(0, tables.handle(0, i), key, hash, snapshot, tally);
@@ -84,7 +85,7 @@ final class DbRead {
             }
         }
         for (int level = 1; level < Version.NUM_LEVELS; level++) {
-            int i = version.candidateIndex(level, key);
+            int i = version.candidateIndex(level, key, head);
             if (i >= 0) {
                 TableLookup r = lookup(level, tables.handle(level, i), key, hash, snapshot, tally);
                 if (r != null) {

@@ -37,6 +37,8 @@ public final class Version {
      * table's metadata and key arrays cost as much as the filters.
      */
     private final long[][] largestHeads;
+    /** Heads of each level's smallest keys (level 0's: {@link #level0SmallestHeads}). */
+    private final long[][] smallestHeads;
     /**
      * The heads of level 0's smallest and largest keys, in {@link #files(int)} order: a lookup
      * checks every level-0 table's range, and with many tables comparing full keys (two per table)
@@ -55,13 +57,17 @@ public final class Version {
             level0LargestHeads[i] = head(level0.get(i).largestKey());
         }
         this.largestHeads = new long[NUM_LEVELS][];
+        this.smallestHeads = new long[NUM_LEVELS][];
         for (int level = 0; level < NUM_LEVELS; level++) {
             List<FileMetaData> files = levels.get(level);
             long[] heads = new long[level == 0 ? 0 : files.size()];
+            long[] smallest = new long[heads.length];
             for (int i = 0; i < heads.length; i++) {
                 heads[i] = head(files.get(i).largestKey());
+                smallest[i] = head(files.get(i).smallestKey());
             }
             largestHeads[level] = heads;
+            smallestHeads[level] = smallest;
         }
     }
 
@@ -124,11 +130,38 @@ public final class Version {
 
     /** As {@link #candidate}, the table's index in {@link #files(int) files(level)}, or -1. */
     public int candidateIndex(int level, byte[] userKey) {
+        return candidateIndex(level, userKey, head(userKey));
+    }
+
+    /**
+     * As {@link #candidateIndex(int, byte[])} with {@code keyHead} = {@link #head}({@code userKey})
+     * computed once for every level; a level ≥ 1 that is empty costs one array length, and the
+     * found table's smallest key is compared in full only when its head ties the key's.
+     */
+    public int candidateIndex(int level, byte[] userKey, long keyHead) {
+        long[] heads = largestHeads[level];
+        int n = heads.length;
+        if (n == 0) {
+            return level == 0 ? candidateIndexSlow(level, userKey) : -1;
+        }
+        int i = firstEndingAtOrAfter(level, userKey, keyHead);
+        if (i >= n) {
+            return -1;
+        }
+        long smallest = smallestHeads[level][i];
+        if (keyHead != smallest) {
+            return Long.compareUnsigned(keyHead, smallest) > 0 ? i : -1;
+        }
+        return Arrays.compareUnsigned(userKey, levels.get(level).get(i).smallestKey()) >= 0 ? i : -1;
+    }
+
+    /** Level 0 has no head arrays of sorted ranges: search its list as given. */
+    private int candidateIndexSlow(int level, byte[] userKey) {
         List<FileMetaData> files = levels.get(level);
         if (files.isEmpty()) {
             return -1;
         }
-        int i = firstEndingAtOrAfter(level, userKey);
+        int i = firstEndingAtOrAfter(files, userKey);
         return i < files.size() && Arrays.compareUnsigned(userKey, files.get(i).smallestKey()) >= 0 ? i : -1;
     }
 
@@ -140,13 +173,20 @@ public final class Version {
      * keys share the target's head.
      */
     public int firstEndingAtOrAfter(int level, byte[] userKey) {
+        if (level == 0) {
+            return firstEndingAtOrAfter(levels.get(0), userKey);
+        }
+        return firstEndingAtOrAfter(level, userKey, head(userKey));
+    }
+
+    private int firstEndingAtOrAfter(int level, byte[] userKey, long keyHead) {
         List<FileMetaData> files = levels.get(level);
         long[] heads = largestHeads[level];
-        int n = files.size();
+        int n = heads.length;
         if (n == 0) {
             return 0;
         }
-        long target = head(userKey) ^ Long.MIN_VALUE; // unsigned order as signed order
+        long target = keyHead ^ Long.MIN_VALUE; // unsigned order as signed order
         int base = 0;
         for (int len = n; len > 1; ) {
             int half = len >>> 1;
