@@ -207,7 +207,9 @@ public final class TableReader implements Closeable {
     /**
      * As {@link #get(byte[], long, long)}, counting the lookup's events in the calling thread's
      * {@code tally} (store-wide and at {@code level}, the level the table is in) instead of in
-     * the shared counters: no atomic instruction per event.
+     * the shared counters: no atomic instruction per event. The store calls it only for a table
+     * whose key range (its manifest entry's) holds the key, so the table's own range is not
+     * checked again: were it narrower, the filter or the block search would still answer absent.
      */
     public TableLookup get(byte[] userKey, long keyHash, long snapshotSeq, ThreadTally tally, int level)
             throws IOException {
@@ -217,8 +219,8 @@ public final class TableReader implements Closeable {
     private TableLookup lookup(byte[] userKey, long keyHash, boolean hashKnown, long snapshotSeq, ThreadTally tally,
                                int level) throws IOException {
         checkOpen();
-        if (Arrays.compareUnsigned(userKey, props.smallestUserKey()) < 0
-                || Arrays.compareUnsigned(userKey, props.largestUserKey()) > 0) {
+        if (tally == null && (Arrays.compareUnsigned(userKey, props.smallestUserKey()) < 0
+                || Arrays.compareUnsigned(userKey, props.largestUserKey()) > 0)) {
             return null;
         }
         if (tally != null) {
