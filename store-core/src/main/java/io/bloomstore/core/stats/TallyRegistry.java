@@ -6,9 +6,9 @@ import java.util.List;
 
 /**
  * The {@link ThreadTally} rows of one store's threads, and the sums of their slots. A row whose
- * thread has ended is folded into a running total and dropped when a sum or a new row next
- * looks, so a service that starts a thread per request keeps one row per live reader, and no
- * count is lost or counted twice.
+ * thread has ended is folded into a running total and dropped when a sum next looks (or a
+ * registration, once the rows have doubled since the last fold), so a service that starts a
+ * thread per request keeps about one row per live reader, and no count is lost or counted twice.
  *
  * <p>Thread safety: safe for concurrent use; registering and summing take this registry's lock,
  * counting ({@link ThreadTally#add}) takes nothing.
@@ -17,6 +17,8 @@ public final class TallyRegistry {
     private final int slots;
     private final long[] ended;
     private final List<ThreadTally> rows = new ArrayList<>();
+    /** Rows held after the last fold: a registration folds again only once they have doubled. */
+    private int rowsAfterFold;
 
     public TallyRegistry(int slots) {
         this.slots = slots;
@@ -25,7 +27,11 @@ public final class TallyRegistry {
 
     /** A new row owned by the calling thread. */
     public synchronized ThreadTally register() {
-        foldEnded();
+        // Folding walks every row: done at each registration, threads started per request (or
+        // virtual threads) would make registering quadratic; at each doubling it stays amortised O(1).
+        if (rows.size() >= 2 * rowsAfterFold + 16) {
+            foldEnded();
+        }
         ThreadTally t = new ThreadTally(slots, Thread.currentThread());
         rows.add(t);
         return t;
@@ -56,5 +62,6 @@ public final class TallyRegistry {
                 it.remove();
             }
         }
+        rowsAfterFold = rows.size();
     }
 }

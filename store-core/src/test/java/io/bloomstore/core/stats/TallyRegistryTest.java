@@ -1,6 +1,7 @@
 package io.bloomstore.core.stats;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +47,19 @@ class TallyRegistryTest {
         // Summing again neither loses nor repeats the folded counts.
         assertEquals(expected, registry.sum(0));
         assertEquals(evens, registry.sum(2));
+    }
+
+    @Test
+    void registrationsFromShortLivedThreadsDoNotPileUpRows() throws Exception {
+        TallyRegistry registry = new TallyRegistry(1);
+        for (int t = 0; t < 500; t++) {
+            Thread thread = new Thread(() -> registry.register().add(0));
+            thread.start();
+            thread.join();
+        }
+        assertTrue(registry.rows() <= 2 * 16 + 16, "rows held: " + registry.rows());
+        assertEquals(500, registry.sum(0));
+        assertEquals(0, registry.rows());
     }
 
     @Test
