@@ -3,10 +3,8 @@ package io.bloomstore.cli.jmh;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -89,11 +87,7 @@ public class MissingLookupBenchmark {
                 shape, st.gets(), st.tableLookups(), st.filterNegatives(), st.filterPositives(), st.filterTruePositives(),
                 st.dataBlockReads());
         store.close();
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
+        BenchDirs.delete(dir);
     }
 
     @Benchmark

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -86,11 +85,7 @@ public class OpenFilesBenchmark {
         System.out.printf("%nmaxOpenFiles %d: %d tables, %d .sst descriptors, %d descriptors in all%n",
                 maxOpenFiles, stats.totalFiles(), sst, all);
         store.close();
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
+        BenchDirs.delete(dir);
     }
 
     @Benchmark
