@@ -19,7 +19,7 @@ import io.bloomstore.core.stats.ThreadTally;
  * thread releases its reference itself when done. So a thread that stops reading pins old tables
  * only until the next version change, and {@link #scrape()} at close lets every table go.
  *
- * <p>Thread safety: safe for concurrent use; {@link #acquire()} and {@link #release(ReadView)}
+ * <p>Thread safety: safe for concurrent use; {@link #acquire(Slot)} and {@link #release(Slot, ReadView)}
  * pair up on one thread, without nesting.
  */
 final class ViewCache {
@@ -53,17 +53,12 @@ final class ViewCache {
         return s;
     }
 
-    /** The current view, its tables held for this thread until {@link #release}. */
-    ReadView acquire() {
-        return acquire(local.get());
-    }
-
     /** The calling thread's slot, for {@link #acquire(Slot)} and {@link #release(Slot, ReadView)}. */
     Slot slot() {
         return local.get();
     }
 
-    /** As {@link #acquire()}, with the calling thread's {@link #slot()} already looked up. */
+    /** The current view, its tables held until {@link #release}; {@code s} is the calling thread's {@link #slot()}. */
     ReadView acquire(Slot s) {
         Object held = s.state.getAndSet(IN_USE);
         if (held == IN_USE) {
@@ -84,12 +79,7 @@ final class ViewCache {
         }
     }
 
-    /** Ends a read begun by {@link #acquire()} on this thread: the slot keeps the reference for the next. */
-    void release(ReadView v) {
-        release(local.get(), v);
-    }
-
-    /** As {@link #release(ReadView)}, with the calling thread's {@link #slot()}. */
+    /** Ends a read begun by {@link #acquire(Slot)} on this thread: the slot keeps the reference for the next. */
     void release(Slot s, ReadView v) {
         if (db.closed) {
             // Closing: keep nothing for later (the close's own scrape may have run already).
