@@ -21,6 +21,7 @@ import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.io.CountingReader;
 import io.bloomstore.core.io.TableFileCache;
+import io.bloomstore.core.stats.Counter;
 import io.bloomstore.core.stats.LevelCounters;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.stats.ThreadTally;
@@ -233,22 +234,12 @@ public final class TableReader implements Closeable {
                     ? filter.mightContainHash(hashKnown ? keyHash : Filters.hash(userKey))
                     : filter.mightContain(userKey);
             if (!maybe && (filterPayloadChecked || checkFilterPayload())) {
-                if (tally != null) {
-                    tally.add(StoreCounters.FILTER_NEGATIVES);
-                    tally.add(StoreCounters.levelSlot(level, LevelCounters.FILTER_NEGATIVES));
-                } else {
-                    counters.filterNegatives().increment();
-                    levelCounters.filterNegatives().increment();
-                }
+                countFilterAnswer(tally, level, StoreCounters.FILTER_NEGATIVES, LevelCounters.FILTER_NEGATIVES,
+                        counters.filterNegatives(), levelCounters.filterNegatives());
                 return null;
             }
-            if (tally != null) {
-                tally.add(StoreCounters.FILTER_POSITIVES);
-                tally.add(StoreCounters.levelSlot(level, LevelCounters.FILTER_POSITIVES));
-            } else {
-                counters.filterPositives().increment();
-                levelCounters.filterPositives().increment();
-            }
+            countFilterAnswer(tally, level, StoreCounters.FILTER_POSITIVES, LevelCounters.FILTER_POSITIVES,
+                    counters.filterPositives(), levelCounters.filterPositives());
         }
         byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
         boolean found = false;
@@ -263,12 +254,10 @@ public final class TableReader implements Closeable {
                 }
                 if (!found) {
                     found = true;
-                    if (filter != null && tally != null) {
-                        tally.add(StoreCounters.FILTER_TRUE_POSITIVES);
-                        tally.add(StoreCounters.levelSlot(level, LevelCounters.FILTER_TRUE_POSITIVES));
-                    } else if (filter != null) {
-                        counters.filterTruePositives().increment();
-                        levelCounters.filterTruePositives().increment();
+                    if (filter != null) {
+                        countFilterAnswer(tally, level, StoreCounters.FILTER_TRUE_POSITIVES,
+                                LevelCounters.FILTER_TRUE_POSITIVES, counters.filterTruePositives(),
+                                levelCounters.filterTruePositives());
                     }
                 }
                 long trailer = InternalKeys.trailer(key);
@@ -280,6 +269,22 @@ public final class TableReader implements Closeable {
             }
         }
         return null;
+    }
+
+    /**
+     * Counts a filter answer store-wide and at the table's level: in the calling thread's
+     * {@code tally} (slots {@code storeSlot} and {@code levelWhich} of {@code level}) when the store
+     * passed one, else in the shared counters.
+     */
+    private static void countFilterAnswer(ThreadTally tally, int level, int storeSlot, int levelWhich, Counter shared,
+                                          Counter sharedLevel) {
+        if (tally != null) {
+            tally.add(storeSlot);
+            tally.add(StoreCounters.levelSlot(level, levelWhich));
+        } else {
+            shared.increment();
+            sharedLevel.increment();
+        }
     }
 
     /**
