@@ -2,7 +2,6 @@ package io.bloomstore.core.table;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -43,12 +42,6 @@ import io.bloomstore.core.stats.ThreadTally;
  */
 public final class TableReader implements Closeable {
     private static final byte[] EMPTY = new byte[0];
-    /** Large enough for a default block; grown for larger ones. */
-    private static final int INITIAL_READ_BUFFER = 16 * 1024;
-    /** The largest read buffer a thread keeps; a larger block is read into a one-off buffer. */
-    static final int MAX_KEPT_READ_BUFFER = 1 << 20;
-    private static final ThreadLocal<ByteBuffer> READ_BUFFER =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(INITIAL_READ_BUFFER));
 
     private final long fileNumber;
     private final Path path;
@@ -59,6 +52,8 @@ public final class TableReader implements Closeable {
     private volatile LevelCounters levelCounters;
     private final TableProperties props;
     private final TableIndex index;
+    /** Reads the data blocks, through the block cache. */
+    private final TableBlocks blocks;
     private final FilterSet filters;
     private final MembershipFilter filter;
     private final MembershipFilter prefixFilter;
@@ -87,6 +82,7 @@ public final class TableReader implements Closeable {
         this.levelCounters = levelCounters;
         this.props = props;
         this.index = index;
+        this.blocks = new TableBlocks(fileNumber, reader, cache, counters, index, props.dataSize());
         this.filters = filters;
         this.filter = filters == null ? null : filters.section(FilterSet.Role.KEY).filter();
         FilterSet.Section prefixes = filters == null ? null : filters.section(FilterSet.Role.PREFIX);
@@ -389,32 +385,13 @@ public final class TableReader implements Closeable {
         return ValueType.byCode(code);
     }
 
-    /** The decoded data block {@code b}: from the block cache, else one counted read. */
-    Block dataBlock(int b) throws IOException {
-        return dataBlock(b, true);
-    }
-
-    /**
-     * The decoded data block {@code b}: from the block cache, else one read. With
-     * {@code fillCache} false (compaction, which reads each block once) the block is not put in
-     * the cache, as RocksDB's fill_cache=false, so a large compaction does not evict the blocks
-     * lookups use; and the read is not counted with the lookups' block reads and cache hits and
-     * misses, so those stay the disk accesses of reads (compactions count their own bytes).
-     */
-    Block dataBlock(int b, boolean fillCache) throws IOException {
-        if (!fillCache) {
-            return backgroundBlock(b, null);
-        }
-        return readerBlock(b, null);
-    }
-
     /**
      * Data block {@code b} for an iterator: from the block cache, else one counted read, decoded
      * into the cache when its doorkeeper admits it, else into the iterator's {@code scratch},
      * valid until the iterator's next block.
      */
     Block iteratorBlock(int b, ScratchBlock scratch) throws IOException {
-        return readerBlock(b, scratch);
+        return blocks.readerBlock(b, scratch);
     }
 
     /**
@@ -424,95 +401,16 @@ public final class TableReader implements Closeable {
      * thread's next lookup.
      */
     private Block lookupBlock(int b) throws IOException {
-        return readerBlock(b, ScratchBlock.forThisThread());
+        return blocks.readerBlock(b, ScratchBlock.forThisThread());
     }
 
     /**
-     * Data block {@code b} for a reader: from the block cache (a counted hit), else one counted
-     * read, decoded into a new array and cached — or, with a {@code scratch} and a block the
-     * doorkeeper does not admit, decoded into {@code scratch}.
-     */
-    private Block readerBlock(int b, ScratchBlock scratch) throws IOException {
-        BlockHandle h = index.handle(b);
-        Block block = (Block) cache.get(fileNumber, h.offset());
-        if (block != null) {
-            counters.blockCacheHits().increment();
-            return block;
-        }
-        if (cache.enabled()) {
-            counters.blockCacheMisses().increment();
-        }
-        ByteBuffer stored = readBuffer((int) h.storedSize());
-        reader.readDataBlock(h.offset(), stored);
-        stored.flip();
-        if (scratch != null && !cache.admit(fileNumber, h.offset())) {
-            byte[] data = BlockCodec.decode(stored, path, h.offset(), scratch);
-            return new Block(data, scratch.length(), path, h.offset());
-        }
-        block = new Block(BlockCodec.decode(stored, path, h.offset()), path, h.offset());
-        cache.put(fileNumber, h.offset(), block);
-        return block;
-    }
-
-    /**
-     * Data block {@code b} for a sequential background pass (compaction): from the block cache
-     * if it is there (not filling it, not counted with lookups' reads), else read through
-     * {@code readahead} (or, when null or the block is larger than its window, read alone).
-     */
-    Block backgroundBlock(int b, Readahead readahead) throws IOException {
-        return backgroundBlock(b, readahead, null);
-    }
-
-    /**
-     * As {@link #backgroundBlock(int, Readahead)}, also keeping a block read from the file in its
-     * stored form in {@code whole} (when not null; cleared when the block came from the cache).
+     * Data block {@code b} for a sequential background pass (compaction), read through
+     * {@code readahead}, its stored form kept in {@code whole} when not null: see
+     * {@link TableBlocks#backgroundBlock}.
      */
     Block backgroundBlock(int b, Readahead readahead, WholeBlock whole) throws IOException {
-        BlockHandle h = index.handle(b);
-        Block block = (Block) cache.get(fileNumber, h.offset());
-        if (block != null) {
-            if (whole != null) {
-                whole.clear();
-            }
-            return block;
-        }
-        int size = (int) h.storedSize();
-        ByteBuffer stored = readahead == null ? null : readahead.block(reader, h.offset(), size, props.dataSize());
-        if (stored == null) {
-            stored = readBuffer(size);
-            reader.readBackgroundBlock(h.offset(), stored);
-            stored.flip();
-        }
-        if (whole != null) {
-            whole.clear();
-            whole.capture(stored);
-        }
-        return new Block(BlockCodec.decode(stored, path, h.offset()), path, h.offset());
-    }
-
-    /**
-     * This thread's read buffer, cleared and limited to {@code length} bytes. Direct, so the
-     * file system reads into it without copying through a temporary buffer of its own, and
-     * reused, so a cache miss allocates only the decoded block. It is capped at
-     * {@link #MAX_KEPT_READ_BUFFER}: a block larger than that (a huge value) is read into a one-off
-     * heap buffer, freed by the next collection, so a thread that once read a 32 MiB value does not
-     * hold 64 MiB of native memory for its life.
-     */
-    private static ByteBuffer readBuffer(int length) {
-        if (length > MAX_KEPT_READ_BUFFER) {
-            return ByteBuffer.allocate(length);
-        }
-        ByteBuffer b = READ_BUFFER.get();
-        if (b.capacity() < length) {
-            b = ByteBuffer.allocateDirect(Math.min(MAX_KEPT_READ_BUFFER, Math.max(length, 2 * b.capacity())));
-            READ_BUFFER.set(b);
-        }
-        return b.clear().limit(length);
-    }
-
-    /** The capacity of the read buffer this thread keeps (for tests of the cap). */
-    static int keptReadBufferCapacity() {
-        return READ_BUFFER.get().capacity();
+        return blocks.backgroundBlock(b, readahead, whole);
     }
 
     TableIndex index() {

@@ -41,7 +41,7 @@ class ReadBufferCapTest {
                 try {
                     assertArrayEquals(huge, store.get(new byte[] {1}));
                     assertArrayEquals(new byte[] {2}, store.get(new byte[] {2}));
-                    kept.set(TableReader.keptReadBufferCapacity());
+                    kept.set(TableBlocks.keptReadBufferCapacity());
                 } catch (Throwable t) {
                     failure.set(t);
                 }
@@ -51,7 +51,7 @@ class ReadBufferCapTest {
             if (failure.get() != null) {
                 throw new AssertionError(failure.get());
             }
-            assertTrue(kept.get() <= TableReader.MAX_KEPT_READ_BUFFER, "kept a buffer of " + kept.get() + " bytes");
+            assertTrue(kept.get() <= TableBlocks.MAX_KEPT_READ_BUFFER, "kept a buffer of " + kept.get() + " bytes");
         }
     }
 
