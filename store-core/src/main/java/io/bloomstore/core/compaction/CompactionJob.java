@@ -142,16 +142,7 @@ public final class CompactionJob {
             n++;
         }
         if (all && n > 0) {
-            WholeBlock.Cursor first = whole.cursor();
-            byte[] firstKey = first.userKey();
-            boolean newKey = lastKey == null || !Arrays.equals(lastKey, firstKey);
-            if (builder != null && newKey && builder.fileSize() >= targetFileBytes) {
-                finish(builder, output);
-                builder = null;
-            }
-            if (builder == null) {
-                builder = output.newTable();
-            }
+            startEntry(whole.cursor().userKey(), output);
             if (builder.canTakeWholeBlock(whole)) {
                 builder.addWholeBlock(whole);
                 blocksCopied++;
@@ -167,8 +158,12 @@ public final class CompactionJob {
         }
     }
 
-    /** Adds a kept entry, first finishing the output table if it is full and the entry starts a new user key. */
-    private void emit(byte[] key, long sequence, ValueType type, byte[] value, Output output) throws IOException {
+    /**
+     * Readies {@link #builder} for entries starting at user key {@code key}: finishes the output
+     * table if it is full and {@code key} starts a new user key (one key's versions never span two
+     * tables), and opens a new one if none is open. Returns whether {@code key} starts a new user key.
+     */
+    private boolean startEntry(byte[] key, Output output) throws IOException {
         boolean newKey = lastKey == null || !Arrays.equals(lastKey, key);
         if (builder != null && newKey && builder.fileSize() >= targetFileBytes) {
             finish(builder, output);
@@ -177,6 +172,12 @@ public final class CompactionJob {
         if (builder == null) {
             builder = output.newTable();
         }
+        return newKey;
+    }
+
+    /** Adds a kept entry, first finishing the output table if it is full and the entry starts a new user key. */
+    private void emit(byte[] key, long sequence, ValueType type, byte[] value, Output output) throws IOException {
+        boolean newKey = startEntry(key, output);
         builder.add(key, sequence, type, value);
         if (newKey) {
             lastKey = key.clone();
