@@ -35,7 +35,7 @@ class FilterPolicyStoreTest {
 
     @Test
     void monkeyReadsNoMoreThanUniformPerMissingLookupAtTheSameMemory() throws IOException {
-        StoreStats uniform = loadAndMiss("uniform", levels().build());
+        StoreStats uniform = loadAndMiss("uniform", levels().filterKind(FilterKind.BLOCKED_BLOOM).build());
         StoreStats monkey = loadAndMiss("monkey", levels().filterPolicy(FilterPolicy.monkey(FilterKind.BLOOM, 10))
                 .build());
         System.out.println("policy   level  entries  bits/key  expected FPR  measured FPR  filter bytes");

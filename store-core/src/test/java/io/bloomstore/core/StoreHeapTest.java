@@ -2,6 +2,7 @@ package io.bloomstore.core;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bloomstore.bloom.FilterKind;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ class StoreHeapTest {
     }
 
     private void check(int keys) throws IOException {
-        StoreOptions options = StoreOptions.builder().bitsPerKey(64).memtableBytes(256L << 20)
+        StoreOptions options = StoreOptions.builder().filterKind(FilterKind.BLOCKED_BLOOM).bitsPerKey(64).memtableBytes(256L << 20)
                 .compression(Compression.NONE).build();
         Path dir = tmp.resolve("heap");
         load(dir, options, keys, "%010d", 0);

@@ -3,6 +3,7 @@ package io.bloomstore.cli.bench;
 import io.bloomstore.bloom.BlockedBloomFilter;
 import io.bloomstore.bloom.BloomMath;
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.bloom.Filters;
 
 /**
  * Immutable settings of one benchmark run, the same for every engine so that the engines do
@@ -64,6 +65,9 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
         if (filterKind == null || compression == null || distribution == null) {
             throw new IllegalArgumentException("filter kind, compression and distribution are required");
         }
+        if (filterKind != FilterKind.BLOOM && filterKind != FilterKind.BLOCKED_BLOOM && filterKind != FilterKind.BINARY_FUSE) {
+            throw new IllegalArgumentException("a table filter is bloom, blocked or fuse, not " + filterKind.cliName());
+        }
     }
 
     /** Settings reading through the page cache (no direct reads). */
@@ -77,7 +81,7 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
 
     /** The defaults of {@code bloomstore bench}. */
     public static BenchConfig defaults() {
-        return new BenchConfig(1_000_000, 16, 100, 1, 200_000, 0, 10, FilterKind.BLOCKED_BLOOM,
+        return new BenchConfig(1_000_000, 16, 100, 1, 200_000, 0, 10, FilterKind.BINARY_FUSE,
                 8L << 20, 4L << 20, Compression.LZ4, 0.5, 10, 42, Distribution.UNIFORM);
     }
 
@@ -118,7 +122,11 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
 
     /** Theoretical rate of the configured filter kind at the configured bits per key. */
     public double theoreticalFpr() {
-        return filterKind == FilterKind.BLOCKED_BLOOM ? blockedBloomFpr(bitsPerKey) : bloomFpr(bitsPerKey);
+        return switch (filterKind) {
+            case BLOCKED_BLOOM -> blockedBloomFpr(bitsPerKey);
+            case BINARY_FUSE -> Math.pow(2, -Filters.fuseFingerprintBits(bitsPerKey));
+            default -> bloomFpr(bitsPerKey);
+        };
     }
 
     /** Key count the theory is evaluated at: large enough that rounding of m does not matter. */

@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
@@ -48,6 +49,10 @@ public class MissingLookupBenchmark {
     @Param({"compacted", "level0x4"})
     public String shape;
 
+    /** The tables' filter kind ({@code FilterKind} CLI name): blocked Bloom (the default) or binary fuse. */
+    @Param({"blocked"})
+    public String filter;
+
     private Path dir;
     private Store store;
     private final SplittableRandom random = new SplittableRandom(42);
@@ -57,7 +62,8 @@ public class MissingLookupBenchmark {
     public void setUp() throws IOException {
         dir = Files.createTempDirectory("bloomstore-jmh-missing");
         boolean overlapping = shape.equals("level0x4");
-        StoreOptions options = StoreOptions.builder().autoCompaction(!overlapping).build();
+        StoreOptions options = StoreOptions.builder().autoCompaction(!overlapping)
+                .filterKind(FilterKind.byCliName(filter)).build();
         byte[] value = new byte[100];
         try (Store s = Store.open(dir, options)) {
             if (overlapping) {

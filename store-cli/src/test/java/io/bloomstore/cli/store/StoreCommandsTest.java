@@ -16,8 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.bloomstore.bloom.BlockedBloomFilter;
-import io.bloomstore.bloom.BloomMath;
 import io.bloomstore.cli.CliRunner;
 import io.bloomstore.cli.CliRunner.Result;
 import io.bloomstore.cli.ExitCodes;
@@ -196,7 +194,7 @@ class StoreCommandsTest {
         assertEquals(7, j.get("levels").size());
         assertTrue(j.get("levels").get(0).get("files").asInt() >= 1, j.toString());
         assertTrue(j.get("filterBytes").asLong() > 0);
-        assertEquals("blocked", j.get("filterKind").asText());
+        assertEquals("fuse", j.get("filterKind").asText());
     }
 
     @Test
@@ -263,16 +261,16 @@ class StoreCommandsTest {
         assertEquals(2000, bottom.get("entries").asLong(), bottom.toString());
         double spent = bottom.get("filterBitsPerKey").asDouble();
         assertEquals(bottom.get("filterFileBytes").asLong() * 8.0 / 2000, spent, 1e-9);
-        assertTrue(spent >= 10 && spent < 11, "10 bits/key plus the sidecar's header: " + spent);
+        // A binary fuse filter of 2,000 keys: 8-bit fingerprints in 11 segments of 256 slots (the
+        // array is 1.33 times the keys at this size), plus the sidecar's header.
+        assertTrue(spent >= 11.26 && spent < 12, "2,816 fingerprint bytes plus the sidecar's header: " + spent);
         JsonNode policy = bottom.get("policy");
-        assertEquals("blocked", policy.get("kind").asText());
+        assertEquals("fuse", policy.get("kind").asText());
         assertEquals(10.0, policy.get("bitsPerKey").asDouble());
         assertEquals(false, policy.get("skipped").asBoolean());
-        // the live table's rate from its actual bits: 20,000 rounded up to 40 whole 512-bit blocks, k = 7,
-        // so a little below the configured theory (10 bits per key exactly)
-        double live = BloomMath.blockedFpr(20_480, 2000, 7, BlockedBloomFilter.BLOCK_BITS);
-        assertEquals(live, bottom.get("expectedFpr").asDouble(), 1e-9);
-        assertTrue(live < j.get("configuredFpr").asDouble() && live > 0.85 * j.get("configuredFpr").asDouble(), j.toString());
+        // the live table's rate is its fingerprints' 2^-8, the configured rate itself
+        assertEquals(1.0 / 256, bottom.get("expectedFpr").asDouble(), 1e-12);
+        assertEquals(1.0 / 256, j.get("configuredFpr").asDouble(), 1e-12);
         assertTrue(bottom.get("hitRatio").isNull(), "no lookups yet: " + bottom);
         for (String name : List.of("filterNegatives", "filterPositives", "filterTruePositives", "measuredFpr",
                 "probes", "filterBytesSaved")) {
@@ -281,7 +279,7 @@ class StoreCommandsTest {
         assertTrue(j.get("levels").get(6).get("filterBitsPerKey").isNull(), "an empty level spends nothing");
 
         String text = cli("stats").out();
-        for (String part : List.of("bits/key", "blocked 10.00 bits/key (uniform)", "expected FPR", "hit ratio",
+        for (String part : List.of("bits/key", "fuse 10.00 bits/key (uniform)", "expected FPR", "hit ratio",
                 "compactions", "write amplification", "L" + bottom.get("level").asInt(),
                 String.format(java.util.Locale.ROOT, "%.2f", spent))) {
             assertTrue(text.contains(part), part + " in\n" + text);
