@@ -4,7 +4,8 @@ import io.bloomstore.bloom.storage.BitStore;
 import io.bloomstore.bloom.storage.Storage;
 
 /**
- * Constructs a {@link BinaryFuseFilter} from distinct key hashes: sizes the segments, then
+ * Constructs a {@link BinaryFuseFilter} from key hashes (equal hashes never peel: the caller
+ * removes duplicates when a first seed fails): sizes the segments, then
  * peels the 3-hypergraph (repeatedly removing a key that is alone in one of its slots) and
  * assigns fingerprints in reverse peeling order. A peeling that gets stuck retries with the next
  * seed from a fixed SplitMix64 sequence, so the same keys always give the same filter.
@@ -15,7 +16,7 @@ import io.bloomstore.bloom.storage.Storage;
  * <p>Thread safety: single use, one thread.
  */
 final class BinaryFuseBuilder {
-    private static final int MAX_ATTEMPTS = 100;
+    static final int MAX_ATTEMPTS = 100;
     private static final int MAX_SEGMENT_LENGTH = 1 << 18;
 
     private final long[] keys;
@@ -41,7 +42,8 @@ final class BinaryFuseBuilder {
         }
     }
 
-    BinaryFuseFilter build(Storage storage) {
+    /** The filter, or null when none of the first {@code attempts} seeds peels every key. */
+    BinaryFuseFilter build(Storage storage, int attempts) {
         int cells = (int) arrayLength;
         int[] t2count = new int[cells];
         long[] t2hash = new long[cells];
@@ -49,7 +51,7 @@ final class BinaryFuseBuilder {
         long[] order = new long[size];
         byte[] orderSlot = new byte[size];
         long rng = 0x726B2B9D438B9D4DL;
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        for (int attempt = 0; attempt < attempts; attempt++) {
             rng += 0x9E3779B97F4A7C15L;
             long seed = splitMix(rng);
             if (attempt > 0) {
@@ -96,7 +98,7 @@ final class BinaryFuseBuilder {
                 return assign(storage, order, orderSlot, seed);
             }
         }
-        throw new IllegalStateException("binary fuse construction failed after " + MAX_ATTEMPTS + " seeds");
+        return null;
     }
 
     private BinaryFuseFilter assign(Storage storage, long[] order, byte[] orderSlot, long seed) {

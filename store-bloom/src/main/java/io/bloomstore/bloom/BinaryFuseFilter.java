@@ -16,8 +16,8 @@ import io.bloomstore.bloom.storage.Storage;
  * False-positive rate 2^−f, memory about 1.125·f bits per key for large sets (more below a
  * million keys), against the lower bound log2(1/ε) = f.
  *
- * <p>Keys are the 64-bit hashes of {@link Filters#hash}; duplicates are removed before
- * construction, and a construction that fails to peel retries with the next seed.
+ * <p>Keys are the 64-bit hashes of {@link Filters#hash}; duplicates are removed (when the first
+ * seed fails to peel), and a construction that fails to peel retries with the next seed.
  * {@link #addHash} is unsupported: build with {@link #build} (or {@link Filters#build}).
  *
  * <p>Header use (docs/format/filter.md): {@code k} = segment length (a power of two),
@@ -68,6 +68,14 @@ public final class BinaryFuseFilter implements MembershipFilter {
             throw new IllegalArgumentException("count " + count + " outside 0.." + hashes.length);
         }
         long[] keys = Arrays.copyOf(hashes, count);
+        // A table's keys are distinct, so their hashes nearly always are: the first seed is tried
+        // unsorted. Equal hashes share all three slots and never peel, so when it fails the keys
+        // are sorted, duplicates dropped, and the seeds tried again from the first (the same keys
+        // give the same filter either way: peeling does not depend on the keys' order).
+        BinaryFuseFilter filter = new BinaryFuseBuilder(keys, count, fingerprintBits).build(storage, 1);
+        if (filter != null) {
+            return filter;
+        }
         Arrays.sort(keys);
         int distinct = 0;
         for (int i = 0; i < keys.length; i++) {
@@ -75,7 +83,12 @@ public final class BinaryFuseFilter implements MembershipFilter {
                 keys[distinct++] = keys[i];
             }
         }
-        return new BinaryFuseBuilder(keys, distinct, fingerprintBits).build(storage);
+        filter = new BinaryFuseBuilder(keys, distinct, fingerprintBits).build(storage, BinaryFuseBuilder.MAX_ATTEMPTS);
+        if (filter == null) {
+            throw new IllegalStateException("binary fuse construction failed after " + BinaryFuseBuilder.MAX_ATTEMPTS
+                    + " seeds for " + distinct + " keys");
+        }
+        return filter;
     }
 
     static BinaryFuseFilter open(FilterHeader h, FilterPayload payload) throws IOException {

@@ -62,6 +62,26 @@ class BinaryFuseFilterTest {
         }
     }
 
+    /** Keys are tried unsorted first; the filter must not depend on their order. */
+    @Test
+    void theSameKeysInAnyOrderGiveTheSameFilter() {
+        Random rnd = new Random(SEED);
+        long[] keys = new long[50_000];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = rnd.nextLong();
+        }
+        long[] sorted = keys.clone();
+        java.util.Arrays.sort(sorted);
+        try (BinaryFuseFilter a = BinaryFuseFilter.build(keys, keys.length, 8, Storage.HEAP);
+             BinaryFuseFilter b = BinaryFuseFilter.build(sorted, sorted.length, 8, Storage.HEAP)) {
+            assertEquals(a.header(), b.header());
+            for (int i = 0; i < 200_000; i++) {
+                long probe = rnd.nextLong();
+                assertEquals(a.mightContainHash(probe), b.mightContainHash(probe), "probe " + probe);
+            }
+        }
+    }
+
     @Test
     void filtersBuildMakesAStaticFilterAndItRejectsAdds() {
         long[] keys = {1, 2, 3, 4, 5};
