@@ -6,11 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
@@ -31,18 +29,21 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * {@link BenchEngine#prepareForReads} moves everything into tables. Every engine does the
  * same operations on the same keys: all random choices come from the configured seed.
  *
- * <p>Fairness between engines run one after another in one JVM: before an engine's first
- * measured workload it gets an untimed warm-up in a scratch directory (a random fill of
- * {@code warmUpKeys} keys, {@link BenchEngine#prepareForReads}, lookups of present and
- * absent keys and short scans), so that the JIT has compiled its code paths and the heap has
- * grown — otherwise whichever engine runs first pays for both in its first workloads. Before
- * each measured workload the heap is collected ({@link System#gc()}), so no workload pays for
- * the garbage of the one before, or of another engine.
+ * <p>Fairness between engines run one after another in one JVM: before the first round every
+ * engine gets an untimed warm-up in a scratch directory — a random fill of {@code warmUpKeys}
+ * keys, {@link BenchEngine#prepareForReads}, then every workload of the run for up to
+ * {@code warmUpKeys} operations or {@link #WARM_UP_NANOS_PER_WORKLOAD}, each through the same
+ * worker loop that measures it — so that the JIT has compiled that loop and the engine's code
+ * under it, for every engine, before anything is timed, and the heap has grown. Otherwise the
+ * first round measured each workload while the compiler was still working on it (BloomStore's
+ * first-round missing lookups ran at about half the later rounds' speed), and an engine's
+ * later rounds ran code recompiled once the other engines had run. Before each measured
+ * workload the heap is collected ({@link System#gc()}), so no workload pays for the garbage
+ * of the one before, or of another engine.
  *
  * <p>Rounds ({@link #run(List, List, Path, int)}): every engine runs every workload once per
  * round, and the order of the engines is rotated by one each round, so that no engine always
- * runs first (or last) on a machine whose speed drifts. The warm-up is done once per engine,
- * before its first round.
+ * runs first (or last) on a machine whose speed drifts.
  *
  * <p>Child JVMs: for engines a fresh JVM can create ({@link EngineFactory#standard()}), each
  * round also measures a cold start ({@link ColdProbe}, unless {@code coldOps} is 0) and, when
@@ -53,6 +54,8 @@ import me.tongfei.progressbar.ProgressBarStyle;
 public final class BenchRunner {
     private static final int PROGRESS_STEP = 1024;
     private static final int CLOCK_CHECK_MASK = 255;
+    /** The longest an engine's warm-up runs one workload. */
+    static final long WARM_UP_NANOS_PER_WORKLOAD = 1_500_000_000L;
     /** Suffix of the scratch directory of an engine's warm-up, next to its own directory. */
     public static final String WARM_UP_SUFFIX = "-warmup";
     /** Suffix of the scratch directory of an engine's cold-start probe. */
@@ -134,10 +137,16 @@ public final class BenchRunner {
         List<ColdResult> cold = new ArrayList<>();
         List<OpenResult> opened = new ArrayList<>();
         List<CloseResult> closes = new ArrayList<>();
-        Set<String> warmed = new HashSet<>();
         Map<String, TimeSpent> time = new LinkedHashMap<>();
         for (String name : engines) {
             time.put(name, new TimeSpent(name));
+        }
+        if (warmUpKeys > 0) {
+            for (String name : engines) {
+                long t0 = System.nanoTime();
+                warmUp(name, dataRoot.resolve(name + WARM_UP_SUFFIX), inProcess);
+                time.get(name).add(TimeSpent.Phase.WARM_UP, System.nanoTime() - t0);
+            }
         }
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < engines.size(); i++) {
@@ -147,12 +156,7 @@ public final class BenchRunner {
                 if (coldOps > 0 && ChildJvm.canCreate(name)) {
                     cold.add(ColdProbe.run(name, dataRoot.resolve(name + COLD_SUFFIX), config, coldOps, round));
                 }
-                long t1 = System.nanoTime();
-                spent.add(TimeSpent.Phase.COLD_PROBE, t1 - t0);
-                if (warmed.add(name) && warmUpKeys > 0) {
-                    warmUp(name, dataRoot.resolve(name + WARM_UP_SUFFIX));
-                }
-                spent.add(TimeSpent.Phase.WARM_UP, System.nanoTime() - t1);
+                spent.add(TimeSpent.Phase.COLD_PROBE, System.nanoTime() - t0);
                 Path dir = dataRoot.resolve(name);
                 results.addAll(runEngine(name, inProcess, dir, open, round, spent, closes));
                 if (open) {
@@ -252,38 +256,22 @@ public final class BenchRunner {
     }
 
     /**
-     * Untimed: a random fill of the first {@link #warmUpKeys} keys, then present and absent
-     * lookups and scans, in a scratch directory deleted afterwards. Nothing is recorded.
+     * Untimed, in a scratch directory deleted afterwards: a random fill of {@link #warmUpKeys}
+     * keys, then each of {@code workloads} for up to {@link #warmUpKeys} operations or
+     * {@link #WARM_UP_NANOS_PER_WORKLOAD}, through the measured worker loop. Nothing is recorded.
      */
-    private void warmUp(String name, Path dir) throws IOException {
+    private void warmUp(String name, Path dir, List<Workload> workloads) throws IOException {
         deleteRecursively(dir);
         Files.createDirectories(dir);
         BenchEngine engine = factory.create(name);
-        try {
+        try (ProgressBar quiet = progressBar(null, name + " warm-up", warmUpKeys)) {
             engine.configureScans(scans);
             engine.open(dir, config);
-            SplittableRandom random = new SplittableRandom(config.seed() ^ 0x3A93L);
-            byte[] key = keySpace.newKeyBuffer();
-            byte[] scanKey = keySpace.newKeyBuffer();
-            byte[] value = values.newValueBuffer();
-            for (int i = 0; i < warmUpKeys; i++) {
-                keySpace.present(random.nextInt(warmUpKeys), key);
-                values.fill(random, value);
-                engine.put(key, value);
-            }
+            new Worker(engine, Workload.FILLRANDOM, 0, 0, warmUpKeys, Long.MAX_VALUE, quiet).run();
             engine.prepareForReads();
-            for (int i = 0; i < warmUpKeys; i++) {
-                int index = random.nextInt(warmUpKeys);
-                if ((i & 1) == 0) {
-                    keySpace.present(index, key);
-                } else {
-                    keySpace.missing(index, key);
-                }
-                engine.get(key, value);
-            }
-            for (int i = 0; i < warmUpKeys / 20; i++) {
-                keySpace.present(random.nextInt(warmUpKeys), key);
-                engine.seekScan(key, config.scanLength(), scanKey, value);
+            for (Workload w : workloads) {
+                long deadline = System.nanoTime() + WARM_UP_NANOS_PER_WORKLOAD;
+                new Worker(engine, w, 0, 0, warmUpKeys, deadline, quiet).run();
             }
         } finally {
             engine.close();
@@ -380,10 +368,15 @@ public final class BenchRunner {
     }
 
     private ProgressBar progressBar(String task, long total) {
+        return progressBar(progressOut, task, total);
+    }
+
+    /** A progress bar printing to {@code out}, or a silent one when {@code out} is null. */
+    private static ProgressBar progressBar(PrintStream out, String task, long total) {
         ProgressBarBuilder builder = new ProgressBarBuilder().setTaskName(task).setInitialMax(total)
                 .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).showSpeed();
-        if (progressOut != null) {
-            builder.setConsumer(new ConsoleProgressBarConsumer(progressOut));
+        if (out != null) {
+            builder.setConsumer(new ConsoleProgressBarConsumer(out));
         } else {
             builder.setConsumer(new SilentConsumer());
         }
