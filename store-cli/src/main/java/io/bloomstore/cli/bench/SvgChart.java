@@ -1,5 +1,6 @@
 package io.bloomstore.cli.bench;
 
+import io.bloomstore.bloom.Filters;
 import java.util.List;
 import java.util.Locale;
 
@@ -73,7 +74,7 @@ final class SvgChart {
         return s.append("</svg>\n").toString();
     }
 
-    /** FPR against bits per key, log scale: standard and blocked Bloom theory, and measured points. */
+    /** FPR against bits per key, log scale: standard and blocked Bloom and binary fuse theory, and measured points. */
     static String fprCurve(String title, List<Point> points) {
         double minBits = 1;
         double maxBits = 20;
@@ -90,19 +91,24 @@ final class SvgChart {
             double x = LEFT + plotW * (b - minBits) / (maxBits - minBits);
             text(s, x, TOP + plotH + 18, "middle", 11, Integer.toString(b));
         }
-        String[] curveColours = {"#444444", "#999999"};
-        String[] curveNames = {"Bloom theory (optimal k)", "blocked Bloom theory (512-bit blocks)"};
-        for (int c = 0; c < 2; c++) {
+        String[] curveColours = {"#444444", "#999999", "#6a8caf"};
+        String[] curveNames = {"Bloom theory (optimal k)", "blocked Bloom theory (512-bit blocks)",
+            "binary fuse theory"};
+        for (int c = 0; c < curveNames.length; c++) {
             StringBuilder path = new StringBuilder();
             for (double b = minBits; b <= maxBits + 1e-9; b += 0.25) {
-                double fpr = c == 0 ? BenchConfig.bloomFpr(b) : BenchConfig.blockedBloomFpr(b);
+                double fpr = switch (c) {
+                    case 0 -> BenchConfig.bloomFpr(b);
+                    case 1 -> BenchConfig.blockedBloomFpr(b);
+                    default -> Math.pow(2, -Filters.fuseFingerprintBits(b));
+                };
                 double x = LEFT + plotW * (b - minBits) / (maxBits - minBits);
                 double y = TOP + plotH * Math.min(1, Math.log10(fpr) / minExp);
                 path.append(path.length() == 0 ? "M" : " L").append(String.format(Locale.ROOT, "%.1f %.1f", x, y));
             }
             s.append(String.format(Locale.ROOT,
                     "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>%n", path, curveColours[c],
-                    c == 1 ? " stroke-dasharray=\"6 4\"" : ""));
+                    c == 1 ? " stroke-dasharray=\"6 4\"" : c == 2 ? " stroke-dasharray=\"2 3\"" : ""));
         }
         for (int i = 0; i < points.size(); i++) {
             Point p = points.get(i);
