@@ -46,6 +46,46 @@ class LevelScanTest {
         return v;
     }
 
+    /**
+     * A scan reads the blocks of the entries its caller takes and no further: a seek to any key
+     * followed by one {@code next} reads exactly one data block (the cache is off, so every block
+     * used is a read), also for the last key of a block. An iterator that stayed one entry ahead
+     * read the following block for those keys. Nothing is read before the first {@code hasNext}
+     * beyond the seek's own block.
+     */
+    @Test
+    void aScanReadsNoBlockPastTheLastEntryTaken() throws IOException {
+        StoreOptions noCache = options().toBuilder().blockCacheBytes(0).build();
+        int keys = 2_000;
+        try (Store store = Store.open(UnsyncedFileSystem.INSTANCE, dir, noCache)) {
+            for (int i = 0; i < keys; i++) {
+                store.put(key(i), value(i, 0));
+            }
+            store.compact();
+            int lastInBlock = 0;
+            for (int i = 0; i < keys; i++) {
+                long before = store.stats().dataBlockReads();
+                try (StoreIterator it = store.iterator(key(i), null)) {
+                    assertEquals(1, store.stats().dataBlockReads() - before, "the seek to key " + i);
+                    assertArrayEquals(key(i), it.next().key());
+                }
+                long reads = store.stats().dataBlockReads() - before;
+                assertEquals(1, reads, "a seek to key " + i + " and one next");
+                // Count the keys that end a block: reading two entries from there takes two blocks.
+                before = store.stats().dataBlockReads();
+                try (StoreIterator it = store.iterator(key(i), null)) {
+                    it.next();
+                    if (i + 1 < keys) {
+                        it.next();
+                    }
+                }
+                lastInBlock += store.stats().dataBlockReads() - before - 1;
+            }
+            // 112-byte entries in 4 KiB blocks: about 1 in 36 keys ends a block.
+            assertTrue(lastInBlock >= keys / 40 && lastInBlock <= keys / 30, "keys ending a block: " + lastInBlock);
+        }
+    }
+
     @Test
     void aSeekReadsOneTablePerLevelNotEveryTablePastTheStartKey() throws IOException {
         try (Store store = Store.open(UnsyncedFileSystem.INSTANCE, dir, options())) {

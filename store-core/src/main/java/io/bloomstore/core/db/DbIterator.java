@@ -13,8 +13,12 @@ import java.util.NoSuchElementException;
 /**
  * The user-facing iterator: walks a {@link MergingIterator} over all sources and, for each user key
  * in [{@code from}, {@code to}), yields the newest version visible at the snapshot, skipping keys
- * whose newest visible version is a tombstone. Always one entry ahead, so {@link #hasNext()} is
- * cheap. Holds the read view's tables (a {@link VersionRef}) until {@link #close()}.
+ * whose newest visible version is a tombstone. Lazy: the next entry is found when
+ * {@link #hasNext()} (or {@link #next()}) asks for it, and going forwards the sources stay on
+ * the entry returned until then, so a scan of n entries reads the blocks of those n entries and
+ * no further (an iterator that stayed one entry ahead read the block after the last entry a
+ * caller wanted whenever that entry ended its block). Holds the read view's tables (a
+ * {@link VersionRef}) until {@link #close()}.
  *
  * <p>Thread safety: not thread-safe.
  */
@@ -28,6 +32,13 @@ final class DbIterator implements StoreIterator {
     private final long snapshot;
     private final boolean reverse;
     private KeyValue next;
+    /** Whether {@link #next} is the entry at the current position (else it is still to be found). */
+    private boolean found;
+    /**
+     * Going forwards: the user key last returned, whose older versions the sources still have to
+     * pass before the next entry is found (null when there are none).
+     */
+    private byte[] returnedKey;
     private boolean closed;
     /** The read that failed; once set, the position is lost and every call rethrows it. */
     private IOException failure;
@@ -41,7 +52,6 @@ final class DbIterator implements StoreIterator {
         this.snapshot = snapshot;
         this.reverse = reverse;
         this.merged = reverse ? MergingIterator.reverse(sources, to) : MergingIterator.forward(sources, from);
-        this.next = reverse ? findPrevious() : findNext();
     }
 
     @Override
@@ -52,6 +62,15 @@ final class DbIterator implements StoreIterator {
         if (failure != null) {
             throw new UncheckedIOException(failure);
         }
+        if (!found) {
+            try {
+                next = reverse ? findPrevious() : findNext();
+            } catch (IOException e) {
+                failure = e;
+                throw new UncheckedIOException(e);
+            }
+            found = true;
+        }
         return next != null;
     }
 
@@ -60,38 +79,37 @@ final class DbIterator implements StoreIterator {
         if (!hasNext()) {
             throw new NoSuchElementException();
         }
-        KeyValue out = next;
-        try {
-            next = reverse ? findPrevious() : findNext();
-        } catch (IOException e) {
-            failure = e;
-            throw new UncheckedIOException(e);
-        }
-        return out;
+        found = false;
+        return next;
     }
 
     private KeyValue findNext() throws IOException {
+        if (returnedKey != null) {
+            while (merged.valid() && Arrays.equals(merged.current().key(), returnedKey)) {
+                merged.advance();
+            }
+            returnedKey = null;
+        }
         while (merged.valid()) {
-            InternalIterator top = merged.current();
-            byte[] key = top.key();
+            byte[] key = merged.current().key();
             if (to != null && Arrays.compareUnsigned(key, to) >= 0) {
                 return null;
             }
-            // The first visible entry of a key is its newest version at the snapshot.
-            KeyValue found = null;
-            boolean decided = false;
+            // The first visible entry of a key is its newest version at the snapshot: returned with
+            // the sources left on it; a tombstone, or no visible version, passes the key whole.
             while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
                 InternalIterator e = merged.current();
-                if (!decided && e.sequence() <= snapshot) {
-                    decided = true;
+                if (e.sequence() <= snapshot) {
                     if (e.type() == ValueType.VALUE) {
-                        found = new KeyValue(key.clone(), e.value().clone());
+                        returnedKey = key;
+                        return new KeyValue(key.clone(), e.value().clone());
                     }
+                    while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
+                        merged.advance();
+                    }
+                    break;
                 }
                 merged.advance();
-            }
-            if (found != null) {
-                return found;
             }
         }
         return null;
