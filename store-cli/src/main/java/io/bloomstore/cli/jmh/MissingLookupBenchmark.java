@@ -49,8 +49,8 @@ public class MissingLookupBenchmark {
     @Param({"compacted", "level0x4"})
     public String shape;
 
-    /** The tables' filter kind ({@code FilterKind} CLI name): blocked Bloom (the default) or binary fuse. */
-    @Param({"blocked"})
+    /** The tables' filter kind ({@code FilterKind} CLI name): binary fuse (the store's default) or blocked Bloom. */
+    @Param({"fuse"})
     public String filter;
 
     private Path dir;
