@@ -36,8 +36,11 @@ public interface BenchEngine extends AutoCloseable {
     int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) throws IOException;
 
     /**
-     * Moves everything written so far out of the memtable into tables and waits for the
-     * background work this triggers, so the read workloads that follow measure table reads.
+     * Moves everything written so far out of the memtable into tables, waits for the background
+     * work this triggers and compacts the tables into one level when level 0 still holds tables
+     * or several levels do, so the read workloads that follow measure table reads on the same
+     * shape in every engine and round (how many level-0 tables a fill leaves below the
+     * compaction trigger is chance, and each is one more source for every seek).
      */
     void prepareForReads() throws IOException;
 

@@ -136,11 +136,18 @@ public final class BloomStoreEngine implements BenchEngine {
         return read;
     }
 
-    /** Flushes the memtable and lets background compaction settle, as the RocksDB engine does. */
+    /**
+     * Flushes the memtable, lets background compaction settle and, when level 0 still holds tables
+     * or more than one level does, compacts the store into one level, as the RocksDB engine does.
+     */
     @Override
     public void prepareForReads() throws IOException {
         store.flush();
         store.awaitCompactions();
+        long levels = store.stats().levels().stream().filter(l -> l.files() > 0).count();
+        if (store.stats().levels().get(0).files() > 0 || levels > 1) {
+            store.compact();
+        }
     }
 
     @Override

@@ -63,6 +63,8 @@ public final class RocksDbEngine implements BenchEngine {
     public static final String STATS_LEVEL = "tickers only: EXCEPT_DETAILED_TIMERS with all histograms ignored";
     /** How long {@link #prepareForReads} waits for background compactions before going on. */
     private static final long SETTLE_TIMEOUT_MILLIS = 10 * 60 * 1000;
+    /** RocksDB's default number of levels. */
+    private static final int NUM_LEVELS = 7;
 
     private final List<RocksObject> resources = new ArrayList<>();
     private Statistics statistics;
@@ -187,6 +189,10 @@ public final class RocksDbEngine implements BenchEngine {
         }
     }
 
+    /**
+     * Flushes, waits for background work and, when level 0 still holds files or more than one
+     * level does, compacts everything into one level ({@code compactRange}).
+     */
     @Override
     public void prepareForReads() throws IOException {
         try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
@@ -195,12 +201,24 @@ public final class RocksDbEngine implements BenchEngine {
             while (busy() && System.currentTimeMillis() < deadline) {
                 Thread.sleep(50);
             }
+            int levels = 0;
+            for (int level = 0; level < NUM_LEVELS; level++) {
+                levels += filesAtLevel(level) > 0 ? 1 : 0;
+            }
+            if (filesAtLevel(0) > 0 || levels > 1) {
+                db.compactRange();
+            }
         } catch (RocksDBException e) {
             throw new IOException(e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for compactions", e);
         }
+    }
+
+    /** Files at {@code level} (a string property: RocksDB has no integer form of it). */
+    private long filesAtLevel(int level) throws RocksDBException {
+        return Long.parseLong(db.getProperty("rocksdb.num-files-at-level" + level).trim());
     }
 
     private boolean busy() throws RocksDBException {
