@@ -2,6 +2,7 @@ package io.bloomstore.cli.bench;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 
 import io.bloomstore.core.KeyValue;
 import io.bloomstore.core.PrefixExtractor;
@@ -144,8 +145,8 @@ public final class BloomStoreEngine implements BenchEngine {
     public void prepareForReads() throws IOException {
         store.flush();
         store.awaitCompactions();
-        long levels = store.stats().levels().stream().filter(l -> l.files() > 0).count();
-        if (store.stats().levels().get(0).files() > 0 || levels > 1) {
+        List<StoreStats.LevelStats> shape = store.stats().levels();
+        if (shape.get(0).files() > 0 || shape.stream().filter(l -> l.files() > 0).count() > 1) {
             store.compact();
         }
     }
