@@ -82,6 +82,27 @@ class BinaryFuseFilterTest {
         }
     }
 
+    /** A bits-per-key budget is memory: the fingerprints are the widest the budget holds. */
+    @Test
+    void theFingerprintWidthStaysWithinTheBudget() {
+        assertEquals(8, Filters.fuseFingerprintBits(10));
+        assertEquals(8, Filters.fuseFingerprintBits(12));
+        assertEquals(8, Filters.fuseFingerprintBits(17.9));
+        assertEquals(16, Filters.fuseFingerprintBits(18));
+        assertEquals(16, Filters.fuseFingerprintBits(24));
+        Random rnd = new Random(SEED);
+        long[] keys = new long[100_000];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = rnd.nextLong();
+        }
+        for (double budget : new double[] {10, 12, 16, 20}) {
+            try (MembershipFilter f = Filters.build(FilterKind.BINARY_FUSE, budget, keys, keys.length, Storage.HEAP)) {
+                double spent = (double) f.bitSize() / keys.length;
+                assertTrue(spent <= budget, "budget " + budget + " bits per key, spent " + spent);
+            }
+        }
+    }
+
     @Test
     void filtersBuildMakesAStaticFilterAndItRejectsAdds() {
         long[] keys = {1, 2, 3, 4, 5};
