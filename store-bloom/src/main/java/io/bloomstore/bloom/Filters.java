@@ -111,6 +111,11 @@ public final class Filters {
         return bitsPerKey >= 16 * 1.125 ? 16 : 8;
     }
 
+    /** The false-positive rate of a binary fuse filter built for {@code bitsPerKey}: 2^−{@link #fuseFingerprintBits}. */
+    public static double fuseFpr(double bitsPerKey) {
+        return Math.pow(2, -fuseFingerprintBits(bitsPerKey));
+    }
+
     /** Builds a cuckoo filter; if an insert fails the table grows by an eighth and is rebuilt, so no key is lost. */
     private static MembershipFilter buildCuckoo(long n, double fpr, long[] hashes, int count, Storage storage) {
         CuckooFilter f = CuckooFilter.create(n, fpr, storage);

@@ -72,7 +72,7 @@ public record FilterChoice(FilterKind kind, double bitsPerKey, boolean skipped, 
         return switch (kind) {
             case BLOCKED_BLOOM -> BloomMath.blockedFpr((long) Math.ceil(bitsPerKey * 1_000_000), 1_000_000,
                     BlockedBloomFilter.optimalK(bitsPerKey), BlockedBloomFilter.BLOCK_BITS);
-            case BINARY_FUSE -> Math.pow(2, -Filters.fuseFingerprintBits(bitsPerKey));
+            case BINARY_FUSE -> Filters.fuseFpr(bitsPerKey);
             default -> BloomMath.fprAtOptimalK(bitsPerKey);
         };
     }

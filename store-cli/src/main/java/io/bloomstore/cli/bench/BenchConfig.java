@@ -124,7 +124,7 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
     public double theoreticalFpr() {
         return switch (filterKind) {
             case BLOCKED_BLOOM -> blockedBloomFpr(bitsPerKey);
-            case BINARY_FUSE -> Math.pow(2, -Filters.fuseFingerprintBits(bitsPerKey));
+            case BINARY_FUSE -> Filters.fuseFpr(bitsPerKey);
             default -> bloomFpr(bitsPerKey);
         };
     }

@@ -100,7 +100,7 @@ final class SvgChart {
                 double fpr = switch (c) {
                     case 0 -> BenchConfig.bloomFpr(b);
                     case 1 -> BenchConfig.blockedBloomFpr(b);
-                    default -> Math.pow(2, -Filters.fuseFingerprintBits(b));
+                    default -> Filters.fuseFpr(b);
                 };
                 double x = LEFT + plotW * (b - minBits) / (maxBits - minBits);
                 double y = TOP + plotH * Math.min(1, Math.log10(fpr) / minExp);
