@@ -121,7 +121,6 @@ public final class LogWriter implements Closeable {
         }
     }
 
-    /** Writes what is buffered, then forces the file to the device. */
     /**
      * Syncs the bytes already handed to the file, leaving the buffer alone: unlike every other
      * method this one may run on another thread while the writer appends and flushes (the file
@@ -131,6 +130,7 @@ public final class LogWriter implements Closeable {
         file.sync();
     }
 
+    /** Writes what is buffered, then forces the file to the device. */
     public void sync() throws IOException {
         flush();
         file.sync();
