@@ -125,7 +125,8 @@ public final class CompactionJob {
 
     /**
      * A block no other input reaches into: its entries come next in the merged order. When every
-     * one of them is kept and the output takes the input's block format, its stored bytes are
+     * one of them is kept, the output takes the input's block format and the block being built is
+     * empty or at least half full ({@link TableBuilder#copyKeepsBlocksFull}), its stored bytes are
      * copied (no decompression, no recompression; LevelDB's and RocksDB's compactions re-encode
      * every block); otherwise its kept entries are added one by one. Either way each entry passes
      * {@link ShadowedVersions#keep} exactly once, in order, as in the entry-by-entry merge.
@@ -143,7 +144,7 @@ public final class CompactionJob {
         }
         if (all && n > 0) {
             startEntry(whole.cursor().userKey(), output);
-            if (builder.canTakeWholeBlock(whole)) {
+            if (builder.canTakeWholeBlock(whole) && builder.copyKeepsBlocksFull()) {
                 builder.addWholeBlock(whole);
                 blocksCopied++;
                 lastKey = whole.lastUserKey();
