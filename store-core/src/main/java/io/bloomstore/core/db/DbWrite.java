@@ -308,7 +308,7 @@ final class DbWrite {
         db.checkOpen();
         db.queue.submitBarrier(group -> {
             makeRoomForWrite(true, 0);
-            while (!db.view.immutables().isEmpty() && db.backgroundError == null) {
+            while ((!db.view.immutables().isEmpty() || background.flushFinishing()) && db.backgroundError == null) {
                 db.queue.awaitChange();
             }
             IOException bg = db.backgroundError;
