@@ -39,7 +39,8 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * first-round missing lookups ran at about half the later rounds' speed), and an engine's
  * later rounds ran code recompiled once the other engines had run. Before each measured
  * workload the heap is collected ({@link System#gc()}), so no workload pays for the garbage
- * of the one before, or of another engine.
+ * of the one before, or of another engine; {@link HeapSizing} keeps that collection from
+ * shrinking the heap, which the next workload would pay for in page faults.
  *
  * <p>Rounds ({@link #run(List, List, Path, int)}): every engine runs every workload once per
  * round, and the order of the engines is rotated by one each round, so that no engine always
@@ -124,6 +125,7 @@ public final class BenchRunner {
         if (rounds <= 0) {
             throw new IllegalArgumentException("rounds must be positive: " + rounds);
         }
+        HeapSizing.keepCommitted();
         List<Workload> ordered = workloads.stream().distinct().sorted(Comparator.naturalOrder()).toList();
         boolean open = ordered.contains(Workload.OPEN);
         for (String name : engines) {

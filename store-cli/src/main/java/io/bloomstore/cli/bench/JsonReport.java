@@ -17,7 +17,7 @@ import java.util.Locale;
  * Rates that are undefined (no filter checks, no OS counters) are written as {@code null}.
  *
  * <pre>
- * { "config": {..., repeat, coldOps, rocksdbStatistics}, "machine": {cores, jvm, os, arch, maxHeapBytes},
+ * { "config": {..., repeat, coldOps, rocksdbStatistics}, "machine": {cores, jvm, os, arch, maxHeapBytes, heapSizing},
  *   "timestamp": ISO-8601,
  *   "results": [ { engine, workload, round, ops, seconds, opsPerSec, writerOpsPerSec, p50Micros, p99Micros,
  *                  p999Micros, found, dataBlockReadsPerOp, filterFileReads, filterFileReadsPerOp,

@@ -6,18 +6,19 @@ package io.bloomstore.cli.bench;
  *
  * <p>Thread safety: immutable.
  */
-public record MachineInfo(int cores, String jvm, String os, String arch, long maxHeapBytes) {
+public record MachineInfo(int cores, String jvm, String os, String arch, long maxHeapBytes, String heapSizing) {
 
     public static MachineInfo current() {
         return new MachineInfo(Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
                 System.getProperty("os.name") + " " + System.getProperty("os.version"),
                 System.getProperty("os.arch"),
-                Runtime.getRuntime().maxMemory());
+                Runtime.getRuntime().maxMemory(), HeapSizing.state());
     }
 
     /** One line for console and report headers. */
     public String describe() {
-        return String.format("%d cores, %s, %s (%s), max heap %d MiB", cores, jvm, os, arch, maxHeapBytes >> 20);
+        return String.format("%d cores, %s, %s (%s), max heap %d MiB, %s", cores, jvm, os, arch, maxHeapBytes >> 20,
+                heapSizing);
     }
 }

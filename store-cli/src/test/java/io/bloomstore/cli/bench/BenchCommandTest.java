@@ -75,6 +75,9 @@ class BenchCommandTest {
         assertEquals(5000, root.at("/config/keys").asInt());
         assertTrue(root.at("/machine/cores").asInt() > 0 && root.at("/machine/jvm").isTextual()
                 && root.at("/machine/os").isTextual());
+        // The bench's collections before each workload must not shrink the heap (HeapSizing).
+        assertEquals("heap kept committed across the bench's collections (MaxHeapFreeRatio 100)",
+                root.at("/machine/heapSizing").asText());
         assertTrue(root.at("/headline/opsPerSecRatioToRocksdb/sim/readmissing").isNumber());
         assertTrue(root.at("/headline/readsPerMissingLookup/sim-nofilter").asDouble() >= 1);
         JsonNode closes = root.get("closeSummary");
