@@ -98,7 +98,10 @@ class WalWritebackTest {
         fs.onlyFiles(p -> p.getFileName().toString().endsWith(".log")).failSyncsAfter(0);
         int written = 0;
         IOException refused = null;
-        for (; written < KEYS; written++) {
+        // The failing sync runs on the store's sync thread: on a loaded machine it may come after
+        // the first KEYS puts, so write on (up to ten times as many, far below the memtable) until
+        // a put is refused.
+        for (; written < 10 * KEYS; written++) {
             try {
                 store.put(key(written), value(written));
             } catch (IOException e) {
