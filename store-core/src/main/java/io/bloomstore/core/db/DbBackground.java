@@ -81,11 +81,6 @@ final class DbBackground {
         this.compactor = daemon("bloomstore-compact-" + db.dir.getFileName());
     }
 
-    /** Background flushes save the cumulative counters at most this often. */
-    private static final long COUNTERS_SAVE_INTERVAL_NANOS = 1_000_000_000L;
-    /** When the counters were last saved (flush thread, explicit flushes and close). */
-    private volatile long lastCountersSave = System.nanoTime() - COUNTERS_SAVE_INTERVAL_NANOS;
-
     private static ExecutorService daemon(String name) {
         return Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, name);
@@ -176,7 +171,7 @@ final class DbBackground {
             // milliseconds: not with writers locked out.
             ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, logNumber, false));
             logFlush(m, meta, started);
-            maybeSaveCumulativeCounters();
+            db.cumulative.saveOrWarnAtMostEverySecond();
             mutex.lock();
             try {
                 flushesFinishing--;
@@ -555,31 +550,6 @@ final class DbBackground {
 
     private static long millisSince(long nanos) {
         return (System.nanoTime() - nanos) / 1_000_000;
-    }
-
-    /**
-     * Writes the counters since creation to COUNTERS (see {@link #maybeSaveCumulativeCounters()}). A failure
-     * loses statistics, not data: it is logged and the flush or close goes on.
-     */
-    void saveCumulativeCounters() {
-        try {
-            lastCountersSave = System.nanoTime();
-            db.cumulative.save();
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("Cannot save the cumulative counters in {}: {}", db.dir, e.toString());
-        }
-    }
-
-    /**
-     * After a background flush: saves the counters unless they were saved less than
-     * {@link #COUNTERS_SAVE_INTERVAL_NANOS} ago. Saving is a write, an fsync and a rename; after
-     * every flush of a write-heavy load it was a tenth of the flush thread's time, for statistics.
-     * Explicit flushes ({@code Store.flush()}) and close always save.
-     */
-    private void maybeSaveCumulativeCounters() {
-        if (System.nanoTime() - lastCountersSave >= COUNTERS_SAVE_INTERVAL_NANOS) {
-            saveCumulativeCounters();
-        }
     }
 
     private static void closeAll(List<InternalIterator> sources) throws IOException {

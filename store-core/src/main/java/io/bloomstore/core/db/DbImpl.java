@@ -214,7 +214,7 @@ public final class DbImpl implements Store {
         if (jmx != null) {
             jmx.close();
         }
-        background.saveCumulativeCounters();
+        db.cumulative.saveOrWarn();
         db.mutex().lock();
         try {
             try {

@@ -318,7 +318,7 @@ final class DbWrite {
         });
         // Background flushes save the counters at most once a second; a flush the caller asked for
         // saves them, so a flush that returned has saved them.
-        background.saveCumulativeCounters();
+        db.cumulative.saveOrWarn();
     }
 
     /** With the mutex held, at close: syncs the WAL unless the store already failed, then closes it. */
