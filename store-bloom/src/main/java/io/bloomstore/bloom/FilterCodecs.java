@@ -24,6 +24,8 @@ final class FilterCodecs {
                 return CuckooFilter.open(h, payload);
             case BINARY_FUSE:
                 return BinaryFuseFilter.open(h, payload);
+            case RIBBON:
+                return RibbonFilter.open(h, payload);
             case RANGE:
                 return RangeFilter.open(h, payload);
             case ROSETTA:

@@ -16,7 +16,9 @@ public enum FilterKind {
     /** {@link RangeFilter}: ranges of 64-bit key values, built by the store for its tables. */
     RANGE(7, "range"),
     /** {@link RosettaFilter}: ranges of 64-bit values by a Bloom filter per prefix length. */
-    ROSETTA(8, "rosetta");
+    ROSETTA(8, "rosetta"),
+    /** {@link RibbonFilter}: a static Standard Ribbon filter, built from all of a table's keys at once. */
+    RIBBON(9, "ribbon");
 
     private final int id;
     private final String cliName;

@@ -29,7 +29,7 @@ public final class Filters {
 
     /** Whether the kind can be built one key at a time (static kinds need every key at once). */
     public static boolean isIncremental(FilterKind kind) {
-        return kind != FilterKind.BINARY_FUSE && kind != FilterKind.RANGE
+        return kind != FilterKind.BINARY_FUSE && kind != FilterKind.RIBBON && kind != FilterKind.RANGE
                 && kind != FilterKind.ROSETTA;
     }
 
@@ -91,6 +91,8 @@ public final class Filters {
                 return buildCuckoo(n, BloomMath.fprAtOptimalK(bitsPerKey), hashes, count, storage);
             case BINARY_FUSE:
                 return BinaryFuseFilter.build(hashes, count, fuseFingerprintBits(bitsPerKey), storage);
+            case RIBBON:
+                return RibbonFilter.buildWithin(hashes, count, bitsPerKey, storage);
             case RANGE:
             case ROSETTA:
                 throw new IllegalArgumentException("a " + kind.cliName() + " filter is built from key values ("
@@ -114,6 +116,15 @@ public final class Filters {
     /** The false-positive rate of a binary fuse filter built for {@code bitsPerKey}: 2^−{@link #fuseFingerprintBits}. */
     public static double fuseFpr(double bitsPerKey) {
         return Math.pow(2, -fuseFingerprintBits(bitsPerKey));
+    }
+
+    /**
+     * The false-positive rate of a ribbon filter built for {@code bitsPerKey}: 2^−r with r
+     * {@link RibbonFilter#resultBitsFor} (a table too large for r-bit fingerprints within the
+     * budget gets fewer bits; its filter's {@link MembershipFilter#expectedFpp} says so).
+     */
+    public static double ribbonFpr(double bitsPerKey) {
+        return Math.pow(2, -RibbonFilter.resultBitsFor(bitsPerKey));
     }
 
     /** Builds a cuckoo filter; if an insert fails the table grows by an eighth and is rebuilt, so no key is lost. */

@@ -39,6 +39,8 @@ class FilterFamilyRoundTripTest {
                 Filters.build(FilterKind.CUCKOO, 10, keys, n, storage),
                 Filters.build(FilterKind.BINARY_FUSE, 10, keys, n, storage),
                 Filters.build(FilterKind.BINARY_FUSE, 16, keys, n, storage),
+                Filters.build(FilterKind.RIBBON, 10, keys, n, storage),
+                Filters.build(FilterKind.RIBBON, 20, keys, n, storage),
             };
             for (MembershipFilter f : filters) {
                 try (f) {

@@ -25,6 +25,7 @@ class PinnedIdsTest {
         pinned.put(FilterKind.BINARY_FUSE, 6);
         pinned.put(FilterKind.RANGE, 7);
         pinned.put(FilterKind.ROSETTA, 8);
+        pinned.put(FilterKind.RIBBON, 9);
         for (FilterKind kind : FilterKind.values()) {
             assertEquals(pinned.get(kind), kind.id(), kind + " must keep its on-disk id (add new kinds to this test)");
             assertEquals(kind, FilterKind.byId(kind.id()));

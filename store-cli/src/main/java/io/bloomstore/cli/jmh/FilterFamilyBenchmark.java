@@ -23,20 +23,21 @@ import io.bloomstore.bloom.BloomMath;
 import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.MembershipFilter;
+import io.bloomstore.bloom.RibbonFilter;
 import io.bloomstore.bloom.ScalableBloomFilter;
 import io.bloomstore.bloom.storage.Storage;
 
 /**
  * Every filter kind at about 1% false positives over 2^20 keys, off-heap: ns per query of a
  * present and of an absent key, ns per insert (a whole build divided by the keys; for the static
- * binary fuse filter that is its construction), and, printed once per trial, the measured bits
+ * binary fuse and ribbon filters that is their construction), and, printed once per trial, the measured bits
  * per key and false-positive rate beside the lower bound log2(1/ε) = 6.64 bits per key.
  *
  * <p>Keys are random 64-bit hashes, so the figures are the filters' cost without hashing the
  * key bytes. Sizing: Bloom, blocked and counting from {@code Filters.create(kind, n, 0.01)};
  * cuckoo with 10-bit fingerprints (bound 8/2^10 = 0.78%); the scalable filter starts at n/8 keys
  * so it runs as a chain of four stages; binary fuse with 8-bit fingerprints (0.39%, the nearest
- * width it offers).
+ * width it offers); ribbon with 7-bit fingerprints (0.78%).
  *
  * <p>Run: {@code java -jar store-cli/target/bloomstore.jar jmh FilterFamilyBenchmark -f 1 -wi 1 -i 2 -w 1s -r 1s}.
  */
@@ -55,7 +56,7 @@ public class FilterFamilyBenchmark {
     static final int KEYS = 1 << 20;
     static final double FPR = 0.01;
 
-    @Param({"bloom", "blocked", "counting", "scalable", "cuckoo", "fuse"})
+    @Param({"bloom", "blocked", "counting", "scalable", "cuckoo", "fuse", "ribbon"})
     public String kind;
 
     private long[] present;
@@ -88,6 +89,8 @@ public class FilterFamilyBenchmark {
         switch (kind) {
             case BINARY_FUSE:
                 return BinaryFuseFilter.build(keys, keys.length, 8, Storage.NATIVE);
+            case RIBBON:
+                return RibbonFilter.build(keys, keys.length, 7, Storage.NATIVE);
             case SCALABLE_BLOOM: {
                 MembershipFilter f = ScalableBloomFilter.create(keys.length / 8, FPR, Storage.NATIVE);
                 insertAll(f, keys);

@@ -1,0 +1,182 @@
+package io.bloomstore.bloom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+import io.bloomstore.bloom.storage.Storage;
+
+class RibbonFilterTest {
+    private static final long SEED = 4242L;
+
+    private static long[] randomKeys(Random rnd, int n) {
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = rnd.nextLong();
+        }
+        return keys;
+    }
+
+    private static double measuredFpr(MembershipFilter f, Random rnd, int trials) {
+        int fp = 0;
+        for (int i = 0; i < trials; i++) {
+            if (f.mightContainHash(rnd.nextLong())) {
+                fp++;
+            }
+        }
+        return (double) fp / trials;
+    }
+
+    /**
+     * Ten bits per key give 9-bit fingerprints, 2^−9, within the budget, at a table's sizes.
+     * Tolerance ±10% of 2^−9 over 10^6 probes (the standard error is 4.4%); seed {@value #SEED}.
+     */
+    @Test
+    void tenBitsPerKeyGiveTwoToTheMinusNineWithinTheBudget() {
+        System.out.println("RibbonFilterTest seed " + SEED);
+        Random rnd = new Random(SEED);
+        for (int n : new int[] {8_000, 70_000, 300_000}) {
+            long[] keys = randomKeys(rnd, n);
+            try (MembershipFilter f = Filters.build(FilterKind.RIBBON, 10, keys, n, Storage.NATIVE)) {
+                assertEquals(FilterKind.RIBBON, f.kind());
+                assertTrue(f.isOffHeap());
+                for (long k : keys) {
+                    assertTrue(f.mightContainHash(k), "false negative at n=" + n);
+                }
+                double rate = measuredFpr(f, rnd, 1_000_000);
+                double bitsPerKey = (double) f.bitSize() / n;
+                System.out.printf("ribbon n=%d: %s, FPR %.5f (design 2^-9 = 0.00195)%n", n, f, rate);
+                assertEquals(9, ((RibbonFilter) f).resultBits());
+                assertEquals(Math.pow(2, -9), f.expectedFpp());
+                assertEquals(Math.pow(2, -9), rate, 0.1 * Math.pow(2, -9), "n=" + n);
+                assertTrue(bitsPerKey <= 10, "budget 10 bits per key, spent " + bitsPerKey);
+                // DESIGN: a static filter within 1.15x of log2(1/eps) = 9 bits per key.
+                assertTrue(bitsPerKey <= 1.15 * 9, "bits per key " + bitsPerKey);
+            }
+        }
+    }
+
+    /** Where a binary fuse filter of 8-bit fingerprints overspends a 10-bit budget (small tables), ribbon does not. */
+    @Test
+    void aSmallTableGetsAHalvedRateInNoMoreMemoryThanBinaryFuse() {
+        Random rnd = new Random(SEED);
+        int n = 8_000;
+        long[] keys = randomKeys(rnd, n);
+        try (MembershipFilter ribbon = Filters.build(FilterKind.RIBBON, 10, keys, n, Storage.HEAP);
+             MembershipFilter fuse = Filters.build(FilterKind.BINARY_FUSE, 10, keys, n, Storage.HEAP)) {
+            assertTrue(ribbon.bitSize() <= fuse.bitSize(), ribbon + " against " + fuse);
+            assertEquals(fuse.expectedFpp() / 2, ribbon.expectedFpp());
+        }
+    }
+
+    @Test
+    void fingerprintWidthFollowsTheBudget() {
+        assertEquals(9, RibbonFilter.resultBitsFor(10));
+        assertEquals(7, RibbonFilter.resultBitsFor(8));
+        assertEquals(10, RibbonFilter.resultBitsFor(11));
+        assertEquals(14, RibbonFilter.resultBitsFor(16));
+        assertEquals(1, RibbonFilter.resultBitsFor(0.5));
+        assertEquals(32, RibbonFilter.resultBitsFor(64));
+        Random rnd = new Random(SEED);
+        long[] keys = randomKeys(rnd, 50_000);
+        for (double budget : new double[] {4, 8, 10, 12.5, 16, 24, 36}) {
+            try (MembershipFilter f = Filters.build(FilterKind.RIBBON, budget, keys, keys.length, Storage.HEAP)) {
+                double spent = (double) f.bitSize() / keys.length;
+                assertTrue(spent <= budget, "budget " + budget + " bits per key, spent " + spent);
+                assertEquals(Filters.ribbonFpr(budget), f.expectedFpp(), "budget " + budget);
+                for (long k : keys) {
+                    assertTrue(f.mightContainHash(k), "false negative at budget " + budget);
+                }
+            }
+        }
+    }
+
+    /** A budget too small for the slots the keys need gets narrower fingerprints, never more memory. */
+    @Test
+    void aTightBudgetNarrowsTheFingerprintsInsteadOfOverspending() {
+        Random rnd = new Random(SEED);
+        int n = 200_000;
+        long[] keys = randomKeys(rnd, n);
+        // 9.2 bits: 9-bit fingerprints would need at most 1.022 slots per key, which no seed solves.
+        try (RibbonFilter f = RibbonFilter.buildWithin(keys, n, 9.2, Storage.HEAP)) {
+            assertEquals(8, f.resultBits());
+            assertTrue((double) f.bitSize() / n <= 9.2, f.toString());
+            for (long k : keys) {
+                assertTrue(f.mightContainHash(k));
+            }
+        }
+    }
+
+    @Test
+    void smallSetsDuplicatesAndWideFingerprints() {
+        Random rnd = new Random(SEED);
+        for (int bits : new int[] {1, 7, 16, 32}) {
+            for (int n : new int[] {0, 1, 2, 3, 10, 63, 64, 65, 100, 5_000}) {
+                long[] keys = new long[2 * n];
+                for (int i = 0; i < n; i++) {
+                    keys[i] = rnd.nextLong();
+                    keys[n + i] = keys[i];
+                }
+                try (RibbonFilter f = RibbonFilter.build(keys, keys.length, bits, Storage.HEAP)) {
+                    assertEquals(bits, f.resultBits());
+                    assertEquals(0, f.slots() % RibbonFilter.WIDTH);
+                    for (long k : keys) {
+                        assertTrue(f.mightContainHash(k), "false negative at n=" + n + ", " + bits + " bits");
+                    }
+                }
+            }
+        }
+        try (RibbonFilter f = RibbonFilter.build(randomKeys(rnd, 20_000), 20_000, 16, Storage.HEAP)) {
+            double rate = measuredFpr(f, rnd, 2_000_000);
+            // 2^-16 = 1.5e-5: about 31 false positives expected in 2·10^6 probes; allow 0..80.
+            assertTrue(rate <= 80 / 2e6, "16-bit FPR " + rate);
+        }
+    }
+
+    @Test
+    void theSameKeysInAnyOrderAnswerTheSame() {
+        Random rnd = new Random(SEED);
+        long[] keys = randomKeys(rnd, 50_000);
+        long[] sorted = keys.clone();
+        Arrays.sort(sorted);
+        try (RibbonFilter a = RibbonFilter.build(keys, keys.length, 9, Storage.HEAP);
+             RibbonFilter b = RibbonFilter.build(sorted, sorted.length, 9, Storage.HEAP)) {
+            assertEquals(a.header(), b.header());
+            for (int i = 0; i < 200_000; i++) {
+                long probe = rnd.nextLong();
+                assertEquals(a.mightContainHash(probe), b.mightContainHash(probe), "probe " + probe);
+            }
+        }
+    }
+
+    /** Two rows that reduce to the same coefficients with different fingerprints have no solution. */
+    @Test
+    void anUnsolvableSeedIsReportedAndTheNextOneIsTried() {
+        Random rnd = new Random(SEED);
+        int n = 30_000;
+        long[] keys = randomKeys(rnd, n);
+        // As many rows as slots: no seed can solve 30,000 random equations in 30,016 unknowns
+        // banded 64 wide.
+        assertNull(RibbonFilter.tryBuild(keys, n, 9, 30_016, 1L, Storage.HEAP));
+        try (RibbonFilter f = RibbonFilter.build(keys, n, 9, Storage.HEAP)) {
+            assertTrue(f.slots() > 30_016);
+        }
+    }
+
+    @Test
+    void itIsStaticAndRefusesBadWidths() {
+        long[] keys = {1, 2, 3, 4, 5};
+        try (MembershipFilter f = Filters.build(FilterKind.RIBBON, 10, keys, keys.length, Storage.HEAP)) {
+            assertThrows(UnsupportedOperationException.class, () -> f.addHash(6));
+        }
+        assertThrows(IllegalArgumentException.class, () -> RibbonFilter.build(keys, keys.length, 0, Storage.HEAP));
+        assertThrows(IllegalArgumentException.class, () -> RibbonFilter.build(keys, keys.length, 33, Storage.HEAP));
+        assertThrows(IllegalArgumentException.class, () -> RibbonFilter.build(keys, 6, 9, Storage.HEAP));
+    }
+}
