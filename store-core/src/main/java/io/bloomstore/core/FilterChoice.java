@@ -73,6 +73,7 @@ public record FilterChoice(FilterKind kind, double bitsPerKey, boolean skipped, 
             case BLOCKED_BLOOM -> BloomMath.blockedFpr((long) Math.ceil(bitsPerKey * 1_000_000), 1_000_000,
                     BlockedBloomFilter.optimalK(bitsPerKey), BlockedBloomFilter.BLOCK_BITS);
             case BINARY_FUSE -> Filters.fuseFpr(bitsPerKey);
+            case RIBBON -> Filters.ribbonFpr(bitsPerKey);
             default -> BloomMath.fprAtOptimalK(bitsPerKey);
         };
     }

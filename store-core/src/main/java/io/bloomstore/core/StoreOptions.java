@@ -12,14 +12,15 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code blockSize} 4 KiB of uncompressed data per block;
  *   <li>{@code blockCacheBytes} 32 MiB (0 disables the cache);
  *   <li>{@code compression} LZ4;
- *   <li>{@code filterKind} {@link FilterKind#BINARY_FUSE} at {@code bitsPerKey} 10: a table's key
- *       set never changes, so it gets a static binary fuse filter of 8-bit fingerprints (0.39% FPR
- *       in 9.0–10.3 bits per key, the most for the smallest tables), where a Bloom filter needs
- *       11.5 bits for that rate; a query is three independent reads that the processor overlaps,
- *       so an absent key costs less than one blocked-Bloom probe (MissingLookupBenchmark).
+ *   <li>{@code filterKind} {@link FilterKind#RIBBON} at {@code bitsPerKey} 10: a table's key set
+ *       never changes, so it gets a static ribbon filter of 9-bit fingerprints (0.20% FPR in
+ *       9.6–10 bits per key, whatever the table's size), where a Bloom filter needs 13 bits for
+ *       that rate; a query reads r words from each of two adjacent 64-slot blocks.
+ *       {@link FilterKind#BINARY_FUSE} (8-bit fingerprints, 0.39% in 9.0–10.3 bits per key, the
+ *       most for the smallest tables; three reads per query, the cheapest in processor time),
  *       {@link FilterKind#BLOCKED_BLOOM} (0.95% at 10 bits per key, every probe in one 64-byte
- *       cache line) and {@link FilterKind#BLOOM} (0.82%) are built key by key at a fixed size;
- *       null writes tables without filters;
+ *       cache line) and {@link FilterKind#BLOOM} (0.82%) are the alternatives, the Bloom kinds
+ *       built key by key at a fixed size; null writes tables without filters;
  *   <li>{@code maxKeyBytes} 64 KiB and {@code maxValueBytes} 32 MiB: larger keys or values are
  *       refused with {@link IllegalArgumentException};
  *   <li>{@code filterPolicy} null: {@link FilterPolicy#uniform} of {@code filterKind} and
@@ -342,7 +343,7 @@ public final class StoreOptions {
     /**
      * The false-positive rate the configured filter kind promises in theory: 0.6185^bitsPerKey for
      * a standard Bloom filter at its optimal k, the Poisson block formula for a blocked one
-     * (512-bit blocks), 2^−fingerprint bits for binary fuse, 1 without filter. A non-uniform
+     * (512-bit blocks), 2^−fingerprint bits for ribbon and binary fuse, 1 without filter. A non-uniform
      * {@link #filterPolicy()} states its rates per level in {@link StoreStats.LevelStats}.
      */
     public double configuredFpr() {
@@ -389,7 +390,7 @@ public final class StoreOptions {
         private int blockSize = TableOptions.DEFAULT_BLOCK_SIZE;
         private long blockCacheBytes = 32L << 20;
         private Compression compression = Compression.LZ4;
-        private FilterKind filterKind = FilterKind.BINARY_FUSE;
+        private FilterKind filterKind = FilterKind.RIBBON;
         private double bitsPerKey = TableOptions.DEFAULT_BITS_PER_KEY;
         private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
         private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
@@ -546,7 +547,7 @@ public final class StoreOptions {
             return this;
         }
 
-        /** The filter kind of new tables (BLOOM, BLOCKED_BLOOM or BINARY_FUSE), or null for no filters. */
+        /** The filter kind of new tables (RIBBON, BINARY_FUSE, BLOOM or BLOCKED_BLOOM), or null for no filters. */
         public Builder filterKind(FilterKind v) {
             filterKind = v;
             return this;

@@ -65,8 +65,10 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
         if (filterKind == null || compression == null || distribution == null) {
             throw new IllegalArgumentException("filter kind, compression and distribution are required");
         }
-        if (filterKind != FilterKind.BLOOM && filterKind != FilterKind.BLOCKED_BLOOM && filterKind != FilterKind.BINARY_FUSE) {
-            throw new IllegalArgumentException("a table filter is bloom, blocked or fuse, not " + filterKind.cliName());
+        if (filterKind != FilterKind.BLOOM && filterKind != FilterKind.BLOCKED_BLOOM && filterKind != FilterKind.BINARY_FUSE
+                && filterKind != FilterKind.RIBBON) {
+            throw new IllegalArgumentException("a table filter is bloom, blocked, fuse or ribbon, not "
+                    + filterKind.cliName());
         }
     }
 
@@ -81,7 +83,7 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
 
     /** The defaults of {@code bloomstore bench}. */
     public static BenchConfig defaults() {
-        return new BenchConfig(1_000_000, 16, 100, 1, 200_000, 0, 10, FilterKind.BINARY_FUSE,
+        return new BenchConfig(1_000_000, 16, 100, 1, 200_000, 0, 10, FilterKind.RIBBON,
                 8L << 20, 4L << 20, Compression.LZ4, 0.5, 10, 42, Distribution.UNIFORM);
     }
 
@@ -125,6 +127,7 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
         return switch (filterKind) {
             case BLOCKED_BLOOM -> blockedBloomFpr(bitsPerKey);
             case BINARY_FUSE -> Filters.fuseFpr(bitsPerKey);
+            case RIBBON -> Filters.ribbonFpr(bitsPerKey);
             default -> bloomFpr(bitsPerKey);
         };
     }

@@ -74,7 +74,7 @@ final class SvgChart {
         return s.append("</svg>\n").toString();
     }
 
-    /** FPR against bits per key, log scale: standard and blocked Bloom and binary fuse theory, and measured points. */
+    /** FPR against bits per key, log scale: standard and blocked Bloom, binary fuse and ribbon theory, and measured points. */
     static String fprCurve(String title, List<Point> points) {
         double minBits = 1;
         double maxBits = 20;
@@ -91,16 +91,17 @@ final class SvgChart {
             double x = LEFT + plotW * (b - minBits) / (maxBits - minBits);
             text(s, x, TOP + plotH + 18, "middle", 11, Integer.toString(b));
         }
-        String[] curveColours = {"#444444", "#999999", "#6a8caf"};
+        String[] curveColours = {"#444444", "#999999", "#6a8caf", "#b5651d"};
         String[] curveNames = {"Bloom theory (optimal k)", "blocked Bloom theory (512-bit blocks)",
-            "binary fuse theory"};
+            "binary fuse theory", "ribbon theory"};
         for (int c = 0; c < curveNames.length; c++) {
             StringBuilder path = new StringBuilder();
             for (double b = minBits; b <= maxBits + 1e-9; b += 0.25) {
                 double fpr = switch (c) {
                     case 0 -> BenchConfig.bloomFpr(b);
                     case 1 -> BenchConfig.blockedBloomFpr(b);
-                    default -> Filters.fuseFpr(b);
+                    case 2 -> Filters.fuseFpr(b);
+                    default -> Filters.ribbonFpr(b);
                 };
                 double x = LEFT + plotW * (b - minBits) / (maxBits - minBits);
                 double y = TOP + plotH * Math.min(1, Math.log10(fpr) / minExp);

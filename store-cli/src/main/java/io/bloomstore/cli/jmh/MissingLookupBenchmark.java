@@ -49,8 +49,8 @@ public class MissingLookupBenchmark {
     @Param({"compacted", "level0x4"})
     public String shape;
 
-    /** The tables' filter kind ({@code FilterKind} CLI name): binary fuse (the store's default) or blocked Bloom. */
-    @Param({"fuse"})
+    /** The tables' filter kind ({@code FilterKind} CLI name): ribbon (the store's default), fuse, blocked or bloom. */
+    @Param({"ribbon"})
     public String filter;
 
     private Path dir;

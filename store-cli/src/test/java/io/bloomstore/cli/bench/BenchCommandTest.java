@@ -184,7 +184,7 @@ class BenchCommandTest {
         }
         JsonNode bloom = open.get(0);
         assertEquals("bloomstore", bloom.get("engine").asText());
-        // binary fuse, 8-bit fingerprints: at least 1.125 slots per key, so 9 bits per key or more
+        // ribbon, 9-bit fingerprints: at least one slot per key, so 9 bits per key or more
         assertTrue(bloom.get("filterBytesMapped").asLong() >= 20000L * 9 / 8, "about 9 bits per key mapped");
         assertTrue(bloom.get("indexHeapBytes").asLong() > 0);
         assertTrue(open.get(1).get("nativeTableBytes").asLong() > 0, "RocksDB's table readers hold native memory");

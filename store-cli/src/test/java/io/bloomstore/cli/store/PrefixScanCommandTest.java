@@ -57,7 +57,7 @@ class PrefixScanCommandTest {
         JsonNode table = stats.get("tables").get(0);
         assertEquals("upto:2f", table.get("prefixExtractor").asText());
         assertTrue(table.get("prefixFilterBytes").asLong() > 0);
-        // 9 keys and 3 prefixes: the default binary fuse filters have 48 and 24 one-byte slots
+        // 9 keys and 3 prefixes: the default ribbon filters have one 64-slot block each, of 9-bit fingerprints
         assertTrue(table.get("keyFilterBytes").asLong() >= table.get("prefixFilterBytes").asLong());
         assertEquals("upto:2f", stats.get("prefixExtractor").asText());
 

@@ -194,7 +194,7 @@ class StoreCommandsTest {
         assertEquals(7, j.get("levels").size());
         assertTrue(j.get("levels").get(0).get("files").asInt() >= 1, j.toString());
         assertTrue(j.get("filterBytes").asLong() > 0);
-        assertEquals("fuse", j.get("filterKind").asText());
+        assertEquals("ribbon", j.get("filterKind").asText());
     }
 
     @Test
@@ -261,16 +261,17 @@ class StoreCommandsTest {
         assertEquals(2000, bottom.get("entries").asLong(), bottom.toString());
         double spent = bottom.get("filterBitsPerKey").asDouble();
         assertEquals(bottom.get("filterFileBytes").asLong() * 8.0 / 2000, spent, 1e-9);
-        // A binary fuse filter of 2,000 keys: 8-bit fingerprints in 11 segments of 256 slots (the
-        // array is 1.33 times the keys at this size), plus the sidecar's header.
-        assertTrue(spent >= 11.26 && spent < 12, "2,816 fingerprint bytes plus the sidecar's header: " + spent);
+        // A ribbon filter of 2,000 keys: 9-bit fingerprints in 33 blocks of 64 slots (1.056 slots
+        // per key: 2,376 bytes), at most the 10-bit budget, plus the sidecar's 72 bytes of header.
+        assertTrue(spent >= 9.5 && spent <= 10 + 72 * 8 / 2000.0, "2,376 fingerprint bytes plus the sidecar's header: "
+                + spent);
         JsonNode policy = bottom.get("policy");
-        assertEquals("fuse", policy.get("kind").asText());
+        assertEquals("ribbon", policy.get("kind").asText());
         assertEquals(10.0, policy.get("bitsPerKey").asDouble());
         assertEquals(false, policy.get("skipped").asBoolean());
-        // the live table's rate is its fingerprints' 2^-8, the configured rate itself
-        assertEquals(1.0 / 256, bottom.get("expectedFpr").asDouble(), 1e-12);
-        assertEquals(1.0 / 256, j.get("configuredFpr").asDouble(), 1e-12);
+        // the live table's rate is its fingerprints' 2^-9, the configured rate itself
+        assertEquals(1.0 / 512, bottom.get("expectedFpr").asDouble(), 1e-12);
+        assertEquals(1.0 / 512, j.get("configuredFpr").asDouble(), 1e-12);
         assertTrue(bottom.get("hitRatio").isNull(), "no lookups yet: " + bottom);
         for (String name : List.of("filterNegatives", "filterPositives", "filterTruePositives", "measuredFpr",
                 "probes", "filterBytesSaved")) {
@@ -279,7 +280,7 @@ class StoreCommandsTest {
         assertTrue(j.get("levels").get(6).get("filterBitsPerKey").isNull(), "an empty level spends nothing");
 
         String text = cli("stats").out();
-        for (String part : List.of("bits/key", "fuse 10.00 bits/key (uniform)", "expected FPR", "hit ratio",
+        for (String part : List.of("bits/key", "ribbon 10.00 bits/key (uniform)", "expected FPR", "hit ratio",
                 "compactions", "write amplification", "L" + bottom.get("level").asInt(),
                 String.format(java.util.Locale.ROOT, "%.2f", spent))) {
             assertTrue(text.contains(part), part + " in\n" + text);

@@ -48,13 +48,13 @@ public record TableOptions(int blockSize, int restartInterval, Compression compr
     /** Bits per key above this are a mistake (a static filter needs ~1.15 · log2(1/ε)). */
     public static final double MAX_BITS_PER_KEY = 64.0;
     /**
-     * Kinds a table may carry: the Bloom kinds, and the static binary fuse filter (a table's key
-     * set never changes, so a filter built once from all its key hashes fits it; at the bits a
-     * Bloom filter would get it spends fewer bits for the same rate, see
+     * Kinds a table may carry: the Bloom kinds, and the static ribbon and binary fuse filters (a
+     * table's key set never changes, so a filter built once from all its key hashes fits it; at
+     * the bits a Bloom filter would get it reaches a lower rate, see
      * {@link io.bloomstore.bloom.Filters#build}).
      */
     public static final Set<FilterKind> TABLE_FILTER_KINDS = Collections.unmodifiableSet(
-            EnumSet.of(FilterKind.BLOOM, FilterKind.BLOCKED_BLOOM, FilterKind.BINARY_FUSE));
+            EnumSet.of(FilterKind.BLOOM, FilterKind.BLOCKED_BLOOM, FilterKind.BINARY_FUSE, FilterKind.RIBBON));
 
     public TableOptions {
         if (blockSize < 64 || blockSize > (64 << 20)) {
