@@ -53,7 +53,7 @@ final class BinaryFuseBuilder {
         long rng = 0x726B2B9D438B9D4DL;
         for (int attempt = 0; attempt < attempts; attempt++) {
             rng += 0x9E3779B97F4A7C15L;
-            long seed = splitMix(rng);
+            long seed = Probes.mix(rng);
             if (attempt > 0) {
                 java.util.Arrays.fill(t2count, 0);
                 java.util.Arrays.fill(t2hash, 0);
@@ -129,11 +129,5 @@ final class BinaryFuseBuilder {
         long w = bit >>> 6;
         int shift = (int) (bit & 63);
         store.setWord(w, (store.getWord(w) & ~(mask << shift)) | (value << shift));
-    }
-
-    private static long splitMix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 }

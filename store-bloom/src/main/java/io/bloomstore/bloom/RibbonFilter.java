@@ -128,7 +128,7 @@ public final class RibbonFilter implements MembershipFilter {
                 slots = grown;
             }
             rng += 0x9E3779B97F4A7C15L;
-            long constructionSeed = splitMix(rng);
+            long constructionSeed = Probes.mix(rng);
             RibbonFilter f = tryBuild(hashes, count, resultBits, slots, constructionSeed, storage);
             if (f != null) {
                 return f;
@@ -240,20 +240,14 @@ public final class RibbonFilter implements MembershipFilter {
         return bits == 64 ? -1L : (1L << bits) - 1;
     }
 
-    /** The remixed hash the start, the coefficients and the fingerprint derive from (a bijection of key + seed). */
+    /** The remixed hash the start, the coefficients and the fingerprint derive from: binary fuse's. */
     static long mix(long keyHash, long constructionSeed) {
-        long h = keyHash + constructionSeed;
-        h ^= h >>> 33;
-        h *= 0xFF51AFD7ED558CCDL;
-        h ^= h >>> 33;
-        h *= 0xC4CEB9FE1A85EC53L;
-        h ^= h >>> 33;
-        return h;
+        return BinaryFuseFilter.mix(keyHash, constructionSeed);
     }
 
     /** The start slot, in [0, startRange): the unsigned high word of mixed · startRange. */
     static long start(long mixed, long startRange) {
-        return Math.multiplyHigh(mixed, startRange) + ((mixed >> 63) & startRange);
+        return Probes.reduce(mixed, startRange);
     }
 
     /** The coefficient row: a second mix of the hash, lowest bit set. */
@@ -356,11 +350,5 @@ public final class RibbonFilter implements MembershipFilter {
     public String toString() {
         return String.format("RibbonFilter[r=%d, n=%d, slots=%d, bits/key=%.2f]", resultBits, count, slots,
                 count == 0 ? 0.0 : (double) bitSize() / count);
-    }
-
-    private static long splitMix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 }
