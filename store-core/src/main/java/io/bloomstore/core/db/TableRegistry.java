@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * blocks are invalidated and, if a compaction made it obsolete, its {@code .sst} and
  * {@code .filter} files are deleted — on the registry's own background thread, never on the
  * reader's (a {@code get} or iterator close must not pay for an unmap or a delete, nor see its
- * failure, which is logged). Once the store is closed, a table still held by an iterator is
+ * failure, which is logged). The same thread checks each newly opened table's filter sidecar
+ * (its payload CRC) ahead of the table's first "absent" answer, which would otherwise wait for
+ * that whole-file read. Once the store is closed, a table still held by an iterator is
  * reclaimed on the thread that closes the iterator. The tables' {@code .sst} descriptors are held
  * by a {@link TableFileCache}, which bounds how many are open at once
  * ({@code StoreOptions.maxOpenFiles}).
@@ -45,6 +47,7 @@ final class TableRegistry {
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
     private final ExecutorService reclaimer;
+    private volatile boolean closing;
 
     TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters,
                   TableFileCache files) {
@@ -65,7 +68,35 @@ final class TableRegistry {
     void open(long fileNumber, int level) throws IOException {
         TableReader reader = TableReader.open(fs, dir, fileNumber, options, cache, counters, counters.level(level),
                 files);
-        open.put(fileNumber, new TableHandle(fileNumber, level, reader, this::closed));
+        TableHandle h = new TableHandle(fileNumber, level, reader, this::closed);
+        open.put(fileNumber, h);
+        if (reader.filterUnchecked()) {
+            try {
+                reclaimer.execute(() -> checkFilter(h));
+            } catch (RejectedExecutionException e) {
+                // Closing: the first "absent" answer checks the filter, as it would have anyway.
+            }
+        }
+    }
+
+    /**
+     * On the background thread: checks a new table's filter sidecar (its payload CRC), which
+     * otherwise the table's first "absent" answer would wait for. Skipped once the store is closing
+     * (close must not wait for reads) or the table is gone. A failure is logged and left to the
+     * lookups, which check again and report it.
+     */
+    private void checkFilter(TableHandle h) {
+        if (closing || !h.retain()) {
+            return;
+        }
+        try {
+            h.reader().checkFilter();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("checking the filter sidecar of table {} failed; its lookups check it again and report what they find",
+                    h.fileNumber(), e);
+        } finally {
+            h.release();
+        }
     }
 
     /** A trivial move took a live table to {@code level}: its filter answers count there from now on. */
@@ -186,6 +217,7 @@ final class TableRegistry {
      * those no iterator holds.
      */
     void closeAll() {
+        closing = true;
         for (Long n : open.keySet()) {
             drop(n, false);
         }

@@ -362,6 +362,24 @@ public final class TableReader implements Closeable {
         }
     }
 
+    /** Whether the table has a filter whose payload no one has checked yet ({@link #checkFilter}). */
+    public boolean filterUnchecked() {
+        return filter != null && !filterPayloadChecked;
+    }
+
+    /**
+     * Checks the filter sidecar's payload CRC now, unless it was checked already: the check a
+     * lookup makes before the filter's first "absent" answer, done ahead of it. The store calls it
+     * on a background thread for every table it opens, so that first answer does not wait for a
+     * whole-file read. A damaged sidecar throws here and stays unchecked, so the lookup that
+     * would have believed it still reports the damage.
+     */
+    public void checkFilter() throws IOException {
+        if (filterUnchecked() && !closed) {
+            checkFilterPayload();
+        }
+    }
+
     private static void countFilterFileRead(StoreCounters counters, TableProperties props) {
         counters.filterFileReads().increment();
         counters.filterFileBytesRead().add(props.filterFileSize());
