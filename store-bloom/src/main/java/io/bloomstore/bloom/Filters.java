@@ -119,12 +119,17 @@ public final class Filters {
     }
 
     /**
-     * The false-positive rate of a ribbon filter built for {@code bitsPerKey}: 2^−r with r
-     * {@link RibbonFilter#resultBitsFor} (a table too large for r-bit fingerprints within the
-     * budget gets fewer bits; its filter's {@link MembershipFilter#expectedFpp} says so).
+     * The false-positive rate of a ribbon filter built for {@code bitsPerKey} at
+     * {@value RibbonFilter#NOMINAL_SLOTS_PER_KEY} slots per key: v = bitsPerKey / 1.1 bits per
+     * slot, r = ⌊v⌋ bits for a share 1 − (v − r) of the keys and r + 1 for the rest, so
+     * 2^−r · (1 − (v − r)/2); r is 1..32. A filter's own {@link MembershipFilter#expectedFpp}
+     * follows the slots its keys needed: lower for small tables, which need fewer.
      */
     public static double ribbonFpr(double bitsPerKey) {
-        return Math.pow(2, -RibbonFilter.resultBitsFor(bitsPerKey));
+        double v = bitsPerKey / RibbonFilter.NOMINAL_SLOTS_PER_KEY;
+        int r = RibbonFilter.resultBitsFor(bitsPerKey);
+        double upperShare = r >= 32 ? 0 : Math.max(0, Math.min(1, v - r));
+        return Math.pow(2, -r) * (1 - upperShare / 2);
     }
 
     /** Builds a cuckoo filter; if an insert fails the table grows by an eighth and is rebuilt, so no key is lost. */

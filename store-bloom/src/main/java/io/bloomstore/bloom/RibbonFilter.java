@@ -17,8 +17,16 @@ import io.bloomstore.bloom.storage.Storage;
  * elimination (each row is banded within 64 slots of its start) and back-substitution; a query
  * recomputes that XOR and compares it with f. A key that was added always matches; any other
  * key matches with probability 2^−r. The solution is stored column-major in blocks of 64 slots
- * (block i holds r words, word b = bit b of slots 64i..64i+63), so a query reads at most two
- * adjacent blocks, r words each, usually stopping after the first two words that disagree.
+ * (block i holds r words, word b = bit b of slots 64i..64i+63), so a query reads two adjacent
+ * blocks, r words each.
+ *
+ * <p>Fractional widths (the interleaved layout of RocksDB's ribbon filters): the last U blocks
+ * hold r + 1 words, so keys whose start slot lies in them get (r + 1)-bit fingerprints. A budget
+ * of bits per key is then spent whole, not rounded down to whole bits per slot: at 10 bits per
+ * key and 6% slack, 9.4 bits per slot give 2^−9.4 ≈ 0.15% instead of 2^−9 ≈ 0.20%. Construction
+ * solves every column for every key (a key of the lower blocks takes 0 as its extra fingerprint
+ * bit) and stores the extra column only in the upper blocks, which the windows of the upper
+ * blocks' keys never leave, since the upper blocks come last.
  *
  * <p>Space is r·m bits for m slots, m about n·(1 + ε) with ε a few percent whatever n is: a
  * band 64 slots wide needs little slack even for small tables, where a binary fuse filter needs
@@ -28,7 +36,8 @@ import io.bloomstore.bloom.storage.Storage;
  *
  * <p>Header use (docs/format/filter.md): {@code k} = fingerprint bits r (1..32), {@code aux} =
  * coefficient width (64), {@code m} = slots (a multiple of 64), {@code n} = keys it was built
- * from, {@code aux2} = construction seed; payload = m/64 · r words.
+ * from, {@code aux2} = construction seed; payload = m/64 · r + U words, U (the blocks with r + 1
+ * bits, 0 when r = 32) following from the payload length.
  *
  * <p>Thread safety: immutable once built; any number of concurrent queries.
  */
@@ -38,13 +47,18 @@ public final class RibbonFilter implements MembershipFilter {
     static final int ATTEMPTS_PER_SIZE = 2;
     static final int GROWTH_PERCENT = 2;
     static final int MAX_ATTEMPTS = 200;
+    private static final double MAX_FIRST_OVERHEAD = 0.10;
+    /** The construction seeds are Probes.mix of SEED_START + i · SEED_STEP, i = 1, 2, ... */
+    private static final long SEED_START = 0x3C6EF372FE94F82BL;
+    private static final long SEED_STEP = 0x9E3779B97F4A7C15L;
     /** Slots per key {@link #resultBitsFor} assumes. */
     public static final double NOMINAL_SLOTS_PER_KEY = 1.1;
 
     private final BitStore words;
     private final int resultBits;
     private final long slots;
-    private final long resultMask;
+    /** First block whose keys get resultBits + 1 bits: the block count when there is none. */
+    private final long upperStart;
     private final long lastBlock;
     private final long startRange;
     private final long constructionSeed;
@@ -53,12 +67,12 @@ public final class RibbonFilter implements MembershipFilter {
     private final net.openhft.hashing.LongHashFunction hasher;
     private final long count;
 
-    private RibbonFilter(BitStore words, int resultBits, long slots, long constructionSeed, HashStrategy strategy,
-                         long seed, long count) {
+    private RibbonFilter(BitStore words, int resultBits, long upperBlocks, long slots, long constructionSeed,
+                         HashStrategy strategy, long seed, long count) {
         this.words = words;
         this.resultBits = resultBits;
         this.slots = slots;
-        this.resultMask = resultMask(resultBits);
+        this.upperStart = slots / WIDTH - upperBlocks;
         this.lastBlock = slots / WIDTH - 1;
         this.startRange = slots - WIDTH + 1;
         this.constructionSeed = constructionSeed;
@@ -83,28 +97,50 @@ public final class RibbonFilter implements MembershipFilter {
     }
 
     /**
-     * Builds a filter that spends at most {@code bitsPerKey} bits per key: fingerprints of
-     * {@link #resultBitsFor} bits, or fewer when the slots the keys need would overspend. A set
-     * smaller than one 64-slot block gets one block whatever the budget.
+     * Builds a filter that spends at most {@code bitsPerKey} bits per key, all of it that whole
+     * words allow: the slots the keys need, then ⌊budget / 64⌋ words shared out over the blocks,
+     * r = ⌊words / blocks⌋ bits to every block and one more to the last (words mod blocks)
+     * blocks. A set that fits one 64-slot block gets one block of {@link #resultBitsFor} bits
+     * whatever the budget, and no block gets fewer than 1 bit or more than 32.
      */
     public static RibbonFilter buildWithin(long[] hashes, int count, double bitsPerKey, Storage storage) {
         if (!(bitsPerKey > 0)) {
             throw new IllegalArgumentException("bits per key must be positive: " + bitsPerKey);
         }
-        for (int r = resultBitsFor(bitsPerKey); r >= 1; r--) {
-            long maxSlots = Math.max(WIDTH, (long) Math.floor(bitsPerKey * count / r));
-            RibbonFilter f = build(hashes, count, r, maxSlots, storage);
+        checkCount(hashes, count);
+        long budgetWords = (long) Math.floor(bitsPerKey * count / WIDTH);
+        long slots = firstSlots(count);
+        long rng = SEED_START;
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            if (attempt > 0 && attempt % ATTEMPTS_PER_SIZE == 0) {
+                slots = grow(slots);
+            }
+            long blocks = slots / WIDTH;
+            int r;
+            long upper;
+            if (blocks == 1) {
+                r = resultBitsFor(bitsPerKey);
+                upper = 0;
+            } else {
+                long perBlock = budgetWords / blocks;
+                r = (int) Math.max(1, Math.min(32, perBlock));
+                upper = perBlock >= 1 && perBlock < 32 ? budgetWords - perBlock * blocks : 0;
+            }
+            rng += SEED_STEP;
+            RibbonFilter f = tryBuild(hashes, count, r, upper, slots, Probes.mix(rng), storage);
             if (f != null) {
                 return f;
             }
         }
-        return build(hashes, count, 1, storage);
+        throw new IllegalStateException("ribbon construction failed after " + MAX_ATTEMPTS + " seeds for "
+                + count + " keys");
     }
 
     /**
-     * Fingerprint bits for a budget of {@code bitsPerKey}: the most that fit at
+     * Whole fingerprint bits for a budget of {@code bitsPerKey}: the most that fit at
      * {@value #NOMINAL_SLOTS_PER_KEY} slots per key (the slack a 64-wide band needs for tables up
-     * to about 200,000 keys), 1..32. Ten bits per key give 9-bit fingerprints, 2^−9 = 0.20%.
+     * to about 300,000 keys), 1..32; what a filter of one block gets, and the lower width of
+     * larger ones at that slack ({@link Filters#ribbonFpr}). Ten bits per key give 9.
      */
     public static int resultBitsFor(double bitsPerKey) {
         return (int) Math.max(1, Math.min(32, Math.floor(bitsPerKey / NOMINAL_SLOTS_PER_KEY + 1e-9)));
@@ -112,13 +148,10 @@ public final class RibbonFilter implements MembershipFilter {
 
     /** The filter, or null when no seed solves the system within {@code maxSlots} slots. */
     private static RibbonFilter build(long[] hashes, int count, int resultBits, long maxSlots, Storage storage) {
-        Objects.requireNonNull(storage, "storage");
         checkBits(resultBits);
-        if (count < 0 || count > hashes.length) {
-            throw new IllegalArgumentException("count " + count + " outside 0.." + hashes.length);
-        }
+        checkCount(hashes, count);
         long slots = Math.min(firstSlots(count), Math.max(WIDTH, maxSlots / WIDTH * WIDTH));
-        long rng = 0x3C6EF372FE94F82BL;
+        long rng = SEED_START;
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             if (attempt > 0 && attempt % ATTEMPTS_PER_SIZE == 0) {
                 long grown = grow(slots);
@@ -127,9 +160,9 @@ public final class RibbonFilter implements MembershipFilter {
                 }
                 slots = grown;
             }
-            rng += 0x9E3779B97F4A7C15L;
+            rng += SEED_STEP;
             long constructionSeed = Probes.mix(rng);
-            RibbonFilter f = tryBuild(hashes, count, resultBits, slots, constructionSeed, storage);
+            RibbonFilter f = tryBuild(hashes, count, resultBits, 0, slots, constructionSeed, storage);
             if (f != null) {
                 return f;
             }
@@ -140,12 +173,19 @@ public final class RibbonFilter implements MembershipFilter {
     /**
      * The first attempt's slot count for {@code n} keys, whole blocks: n·(1 + ε) with ε the
      * slack at which about nine constructions in ten succeed with a 64-wide band, 3% at a
-     * thousand keys growing by 1.1 points each time n doubles (6% at 8,000, 10% at 70,000).
+     * thousand keys growing by 1.1 points each time n doubles (6% at 8,000) up to 10% (from
+     * 70,000 keys, where 19 seeds in 20 succeed up to 300,000). Larger sets that need more grow.
      */
     static long firstSlots(long n) {
-        double overhead = 0.03 + 0.011 * Math.max(0, Math.log(n / 1000.0) / Math.log(2));
+        double overhead = Math.min(MAX_FIRST_OVERHEAD, 0.03 + 0.011 * Math.max(0, Math.log(n / 1000.0) / Math.log(2)));
         long want = (long) Math.ceil(n * (1 + overhead));
         return Math.max(WIDTH, roundUp(want));
+    }
+
+    private static void checkCount(long[] hashes, int count) {
+        if (count < 0 || count > hashes.length) {
+            throw new IllegalArgumentException("count " + count + " outside 0.." + hashes.length);
+        }
     }
 
     static long grow(long slots) {
@@ -156,22 +196,33 @@ public final class RibbonFilter implements MembershipFilter {
         return (slots + WIDTH - 1) / WIDTH * WIDTH;
     }
 
-    /** One construction at {@code slots} slots and one seed: the filter, or null if the system has no solution. */
-    static RibbonFilter tryBuild(long[] hashes, int count, int resultBits, long slots, long constructionSeed,
-                                 Storage storage) {
+    /**
+     * One construction at {@code slots} slots and one seed, the last {@code upperBlocks} blocks
+     * with {@code resultBits} + 1 bits: the filter, or null if the system has no solution.
+     */
+    static RibbonFilter tryBuild(long[] hashes, int count, int resultBits, long upperBlocks, long slots,
+                                 long constructionSeed, Storage storage) {
+        Objects.requireNonNull(storage, "storage");
         if (slots > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("too many keys for one ribbon filter: " + count);
         }
+        long blocks = slots / WIDTH;
+        checkShape(resultBits, upperBlocks, blocks);
         int m = (int) slots;
         long startRange = slots - WIDTH + 1;
         long[] coeff = new long[m];
         int[] result = new int[m];
-        long mask = resultMask(resultBits);
+        int columns = upperBlocks == 0 ? resultBits : resultBits + 1;
+        long upperSlot = (blocks - upperBlocks) * WIDTH;
+        long lowerMask = resultMask(resultBits);
+        long upperMask = resultMask(columns);
         for (int i = 0; i < count; i++) {
             long x = mix(hashes[i], constructionSeed);
             int s = (int) start(x, startRange);
             long c = coefficients(x);
-            int r = (int) (x & mask);
+            // A key of the lower blocks is never asked for bit r; 0 keeps rows of such keys that
+            // cancel out consistent in that column.
+            int r = (int) (x & (s >= upperSlot ? upperMask : lowerMask));
             while (true) {
                 long existing = coeff[s];
                 if (existing == 0) {
@@ -192,16 +243,17 @@ public final class RibbonFilter implements MembershipFilter {
                 c >>>= tz;
             }
         }
-        BitStore store = storage.allocate((slots / WIDTH) * resultBits);
-        long[] state = new long[resultBits];
-        long[] out = new long[resultBits];
-        for (long block = slots / WIDTH - 1; block >= 0; block--) {
+        BitStore store = storage.allocate(blocks * resultBits + upperBlocks);
+        long[] state = new long[columns];
+        long[] out = new long[columns];
+        long upperStart = blocks - upperBlocks;
+        for (long block = blocks - 1; block >= 0; block--) {
             java.util.Arrays.fill(out, 0);
             for (int i = WIDTH - 1; i >= 0; i--) {
                 int slot = (int) (block * WIDTH + i);
                 long c = coeff[slot];
                 int r = result[slot];
-                for (int b = 0; b < resultBits; b++) {
+                for (int b = 0; b < columns; b++) {
                     long st = state[b] << 1;
                     // A slot no row was banded into is a free variable: 0 will do, since a key
                     // that is not in the set matches only when its independent fingerprint does.
@@ -210,12 +262,34 @@ public final class RibbonFilter implements MembershipFilter {
                     out[b] |= bit << i;
                 }
             }
-            for (int b = 0; b < resultBits; b++) {
-                store.setWord(block * resultBits + b, out[b]);
+            // The lower blocks' column r is solved (the upper blocks' windows do not reach it)
+            // and dropped.
+            long offset = offset(block, resultBits, upperStart);
+            for (int b = 0, w = width(block, resultBits, upperStart); b < w; b++) {
+                store.setWord(offset + b, out[b]);
             }
         }
-        return new RibbonFilter(store, resultBits, slots, constructionSeed, Filters.DEFAULT_STRATEGY,
+        return new RibbonFilter(store, resultBits, upperBlocks, slots, constructionSeed, Filters.DEFAULT_STRATEGY,
                 Filters.DEFAULT_SEED, count);
+    }
+
+    /** Word offset of block {@code block}: r words per block, one more per upper block before it. */
+    private static long offset(long block, int resultBits, long upperStart) {
+        long past = block - upperStart;
+        return block * resultBits + (past & ~(past >> 63));
+    }
+
+    /** Fingerprint bits of keys starting in {@code block}. */
+    private static int width(long block, int resultBits, long upperStart) {
+        return resultBits + (int) ((upperStart - 1 - block) >>> 63);
+    }
+
+    private static void checkShape(int resultBits, long upperBlocks, long blocks) {
+        checkBits(resultBits);
+        if (upperBlocks < 0 || upperBlocks > blocks || (upperBlocks > 0 && resultBits == 32)) {
+            throw new IllegalArgumentException("bad ribbon shape: " + upperBlocks + " of " + blocks
+                    + " blocks with " + resultBits + " + 1 bits");
+        }
     }
 
     static RibbonFilter open(FilterHeader h, FilterPayload payload) throws IOException {
@@ -226,8 +300,11 @@ public final class RibbonFilter implements MembershipFilter {
         if (h.m() < WIDTH || h.m() % WIDTH != 0 || h.n() < 0) {
             throw new IllegalArgumentException("bad ribbon shape: " + h.m() + " slots, " + h.n() + " keys");
         }
-        BitStore store = payload.words(0, h.m() / WIDTH * h.k());
-        return new RibbonFilter(store, h.k(), h.m(), h.aux2(), h.hashStrategy(), h.seed(), h.n());
+        long blocks = h.m() / WIDTH;
+        long upperBlocks = h.payloadLength() / Long.BYTES - blocks * h.k();
+        checkShape(h.k(), upperBlocks, blocks);
+        BitStore store = payload.words(0, blocks * h.k() + upperBlocks);
+        return new RibbonFilter(store, h.k(), upperBlocks, h.m(), h.aux2(), h.hashStrategy(), h.seed(), h.n());
     }
 
     static void checkBits(int resultBits) {
@@ -282,25 +359,32 @@ public final class RibbonFilter implements MembershipFilter {
         long c = coefficients(x);
         long block = s >>> 6;
         int offset = (int) (s & 63);
-        long lo = block * resultBits;
-        long hi = Math.min(block + 1, lastBlock) * resultBits;
+        long lo = offset(block, resultBits, upperStart);
+        long hi = offset(Math.min(block + 1, lastBlock), resultBits, upperStart);
+        int bits = width(block, resultBits, upperStart);
         // The window of slots s..s+63 is the rest of block ⌊s/64⌋ then the start of the next; its
         // parity against c equals the parity of (this block AND c << offset) XOR (next block AND
         // c >>> (64 − offset)), so c is shifted once, not once per bit (cHigh is 0 at offset 0).
         long cLow = c << offset;
         long cHigh = (c >>> (63 - offset)) >>> 1;
         long computed = 0;
-        for (int b = 0; b < resultBits; b++) {
+        for (int b = 0; b < bits; b++) {
             // All r bits are computed without branching: an early exit would mispredict on half
             // of all absent keys.
             long both = (words.getWord(lo + b) & cLow) ^ (words.getWord(hi + b) & cHigh);
             computed |= (long) (Long.bitCount(both) & 1) << b;
         }
-        return computed == (x & resultMask);
+        return computed == (x & ((1L << bits) - 1));
     }
 
+    /** Fingerprint bits of the lower blocks' keys (the upper blocks' get one more). */
     public int resultBits() {
         return resultBits;
+    }
+
+    /** Blocks, the last ones, whose keys get {@link #resultBits} + 1 bits. */
+    public long upperBlocks() {
+        return slots / WIDTH - upperStart;
     }
 
     /** Number of solution slots (a multiple of 64). */
@@ -315,12 +399,14 @@ public final class RibbonFilter implements MembershipFilter {
 
     @Override
     public long bitSize() {
-        return slots * resultBits;
+        return slots * resultBits + upperBlocks() * WIDTH;
     }
 
+    /** 2^−r over the start slots in the lower blocks, 2^−(r+1) over those in the upper ones. */
     @Override
     public double expectedFpp() {
-        return Math.pow(2, -resultBits);
+        double lower = Math.min(upperStart * WIDTH, startRange) / (double) startRange;
+        return lower * Math.pow(2, -resultBits) + (1 - lower) * Math.pow(2, -resultBits - 1);
     }
 
     @Override
@@ -348,7 +434,8 @@ public final class RibbonFilter implements MembershipFilter {
 
     @Override
     public String toString() {
-        return String.format("RibbonFilter[r=%d, n=%d, slots=%d, bits/key=%.2f]", resultBits, count, slots,
+        return String.format("RibbonFilter[r=%d, upper blocks=%d, n=%d, slots=%d, bits/key=%.2f]", resultBits,
+                upperBlocks(), count, slots,
                 count == 0 ? 0.0 : (double) bitSize() / count);
     }
 }

@@ -34,11 +34,13 @@ class RibbonFilterTest {
     }
 
     /**
-     * Ten bits per key give 9-bit fingerprints, 2^−9, within the budget, at a table's sizes.
-     * Tolerance ±10% of 2^−9 over 10^6 probes (the standard error is 4.4%); seed {@value #SEED}.
+     * Ten bits per key, spent whole, give 9-bit fingerprints and 10-bit ones in the last blocks:
+     * a rate between 2^−10 and 2^−9, the lower the fewer slots the keys need (small tables), as
+     * {@link MembershipFilter#expectedFpp} says. Tolerance ±10% of that rate over 10^6 probes (the
+     * standard error is at most 4.4%); seed {@value #SEED}.
      */
     @Test
-    void tenBitsPerKeyGiveTwoToTheMinusNineWithinTheBudget() {
+    void tenBitsPerKeyAreSpentWholeOnNineAndTenBitFingerprints() {
         System.out.println("RibbonFilterTest seed " + SEED);
         Random rnd = new Random(SEED);
         for (int n : new int[] {8_000, 70_000, 300_000}) {
@@ -51,13 +53,16 @@ class RibbonFilterTest {
                 }
                 double rate = measuredFpr(f, rnd, 1_000_000);
                 double bitsPerKey = (double) f.bitSize() / n;
-                System.out.printf("ribbon n=%d: %s, FPR %.5f (design 2^-9 = 0.00195)%n", n, f, rate);
+                double expected = f.expectedFpp();
+                System.out.printf("ribbon n=%d: %s, FPR %.5f (expected %.5f)%n", n, f, rate, expected);
                 assertEquals(9, ((RibbonFilter) f).resultBits());
-                assertEquals(Math.pow(2, -9), f.expectedFpp());
-                assertEquals(Math.pow(2, -9), rate, 0.1 * Math.pow(2, -9), "n=" + n);
+                assertTrue(((RibbonFilter) f).upperBlocks() > 0, f.toString());
+                assertTrue(expected < Math.pow(2, -9) && expected > Math.pow(2, -10), "expected " + expected);
+                assertEquals(expected, rate, 0.1 * expected, "n=" + n);
                 assertTrue(bitsPerKey <= 10, "budget 10 bits per key, spent " + bitsPerKey);
-                // DESIGN: a static filter within 1.15x of log2(1/eps) = 9 bits per key.
-                assertTrue(bitsPerKey <= 1.15 * 9, "bits per key " + bitsPerKey);
+                assertTrue(bitsPerKey > 10 - 64.0 / n, "the budget is spent but for part of a word: " + bitsPerKey);
+                // DESIGN: a static filter within 1.15x of log2(1/eps) bits per key.
+                assertTrue(bitsPerKey <= 1.15 * -Math.log(expected) / Math.log(2), "bits per key " + bitsPerKey);
             }
         }
     }
@@ -71,7 +76,7 @@ class RibbonFilterTest {
         try (MembershipFilter ribbon = Filters.build(FilterKind.RIBBON, 10, keys, n, Storage.HEAP);
              MembershipFilter fuse = Filters.build(FilterKind.BINARY_FUSE, 10, keys, n, Storage.HEAP)) {
             assertTrue(ribbon.bitSize() <= fuse.bitSize(), ribbon + " against " + fuse);
-            assertEquals(fuse.expectedFpp() / 2, ribbon.expectedFpp());
+            assertTrue(ribbon.expectedFpp() < fuse.expectedFpp() / 2, ribbon.expectedFpp() + " against " + fuse.expectedFpp());
         }
     }
 
@@ -89,7 +94,10 @@ class RibbonFilterTest {
             try (MembershipFilter f = Filters.build(FilterKind.RIBBON, budget, keys, keys.length, Storage.HEAP)) {
                 double spent = (double) f.bitSize() / keys.length;
                 assertTrue(spent <= budget, "budget " + budget + " bits per key, spent " + spent);
-                assertEquals(Filters.ribbonFpr(budget), f.expectedFpp(), "budget " + budget);
+                // The theory assumes 1.1 slots per key; 50,000 keys need 1.09 to 1.11: within a
+                // fifth of a bit per slot at 36 bits per key.
+                assertEquals(Math.log(Filters.ribbonFpr(budget)) / Math.log(2),
+                        Math.log(f.expectedFpp()) / Math.log(2), 0.2 * budget / 36 + 0.05, "budget " + budget);
                 for (long k : keys) {
                     assertTrue(f.mightContainHash(k), "false negative at budget " + budget);
                 }
@@ -106,6 +114,7 @@ class RibbonFilterTest {
         // 9.2 bits: 9-bit fingerprints would need at most 1.022 slots per key, which no seed solves.
         try (RibbonFilter f = RibbonFilter.buildWithin(keys, n, 9.2, Storage.HEAP)) {
             assertEquals(8, f.resultBits());
+            assertTrue(f.upperBlocks() > 0, f.toString());
             assertTrue((double) f.bitSize() / n <= 9.2, f.toString());
             for (long k : keys) {
                 assertTrue(f.mightContainHash(k));
@@ -139,6 +148,42 @@ class RibbonFilterTest {
         }
     }
 
+    /**
+     * The widths split at any block: all lower (r bits), all upper (r + 1) and halves answer every
+     * key and reach 2^−r, 2^−(r+1) and their mean. Tolerance ±10% over 10^6 probes; seed {@value #SEED}.
+     */
+    @Test
+    void upperBlocksAddOneFingerprintBit() {
+        Random rnd = new Random(SEED);
+        int n = 20_000;
+        long[] keys = randomKeys(rnd, n);
+        long slots = 22_016;
+        long blocks = slots / RibbonFilter.WIDTH;
+        double[] rates = {Math.pow(2, -7), (Math.pow(2, -7) + Math.pow(2, -8)) / 2, Math.pow(2, -8)};
+        long[] uppers = {0, blocks / 2, blocks};
+        for (int i = 0; i < uppers.length; i++) {
+            RibbonFilter f = null;
+            for (long seed = 1; f == null && seed < 20; seed++) {
+                f = RibbonFilter.tryBuild(keys, n, 7, uppers[i], slots, seed, Storage.HEAP);
+            }
+            assertTrue(f != null, "a seed solves " + n + " keys in " + slots + " slots");
+            try (RibbonFilter filter = f) {
+                assertEquals(uppers[i], filter.upperBlocks());
+                assertEquals(slots * 7 + uppers[i] * 64, filter.bitSize());
+                for (long k : keys) {
+                    assertTrue(filter.mightContainHash(k), "false negative with " + uppers[i] + " upper blocks");
+                }
+                double rate = measuredFpr(filter, rnd, 1_000_000);
+                assertEquals(rates[i], filter.expectedFpp(), 0.01 * rates[i]);
+                assertEquals(rates[i], rate, 0.1 * rates[i], uppers[i] + " upper blocks: " + rate);
+            }
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> RibbonFilter.tryBuild(keys, n, 7, blocks + 1, slots, 1L, Storage.HEAP));
+        assertThrows(IllegalArgumentException.class,
+                () -> RibbonFilter.tryBuild(keys, n, 32, 1, slots, 1L, Storage.HEAP));
+    }
+
     @Test
     void theSameKeysInAnyOrderAnswerTheSame() {
         Random rnd = new Random(SEED);
@@ -163,7 +208,7 @@ class RibbonFilterTest {
         long[] keys = randomKeys(rnd, n);
         // As many rows as slots: no seed can solve 30,000 random equations in 30,016 unknowns
         // banded 64 wide.
-        assertNull(RibbonFilter.tryBuild(keys, n, 9, 30_016, 1L, Storage.HEAP));
+        assertNull(RibbonFilter.tryBuild(keys, n, 9, 0, 30_016, 1L, Storage.HEAP));
         try (RibbonFilter f = RibbonFilter.build(keys, n, 9, Storage.HEAP)) {
             assertTrue(f.slots() > 30_016);
         }

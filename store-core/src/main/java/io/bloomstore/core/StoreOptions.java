@@ -13,9 +13,10 @@ import io.bloomstore.core.table.TableOptions;
  *   <li>{@code blockCacheBytes} 32 MiB (0 disables the cache);
  *   <li>{@code compression} LZ4;
  *   <li>{@code filterKind} {@link FilterKind#RIBBON} at {@code bitsPerKey} 10: a table's key set
- *       never changes, so it gets a static ribbon filter of 9-bit fingerprints (0.20% FPR in
- *       9.6–10 bits per key, whatever the table's size), where a Bloom filter needs 13 bits for
- *       that rate; a query reads r words from each of two adjacent 64-slot blocks.
+ *       never changes, so it gets a static ribbon filter that spends the whole budget on 9- and
+ *       10-bit fingerprints (0.15–0.19% FPR, the lower for smaller tables, which need fewer
+ *       slots per key), where a Bloom filter needs 13–14 bits for that rate; a query reads 9 or
+ *       10 words from each of two adjacent 64-slot blocks.
  *       {@link FilterKind#BINARY_FUSE} (8-bit fingerprints, 0.39% in 9.0–10.3 bits per key, the
  *       most for the smallest tables; three reads per query, the cheapest in processor time),
  *       {@link FilterKind#BLOCKED_BLOOM} (0.95% at 10 bits per key, every probe in one 64-byte
