@@ -13,8 +13,9 @@ import java.util.Locale;
  *   writer/s     readwhilewriting's writer: puts per second beside the readers
  *   p50..p99.9   latency percentiles of single operations, microseconds
  *   blk/op       data blocks read from table files per operation (block-cache misses)
- *   flt/op       filters read from table files per operation (sidecar checksum checks,
- *                RocksDB filter-block misses): with blk/op, every table-file read a lookup made
+ *   flt/op       filters read from table files per operation (sidecar checksum checks, mostly on
+ *                the store's background thread as tables open; RocksDB filter-block misses):
+ *                with blk/op, every table-file read of the workload
  *   tbl/op       tables whose key range held the key, per operation
  *   saved        filter negatives: table reads the filters avoided; saved/op per operation
  *   fpr          measured false-positive rate / the configured (theoretical) one
