@@ -78,7 +78,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--bits-per-key", description = "Filter bits per key (default: ${DEFAULT-VALUE}).")
     double bitsPerKey = BenchConfig.defaults().bitsPerKey();
 
-    @Option(names = "--filter-kind", description = "BloomStore filter kind: bloom, blocked, fuse (binary fuse: FPR 2^-8 at 10 bits/key) or ribbon (FPR 0.15-0.19% at 10 bits/key) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--filter-kind", description = "BloomStore filter kind: bloom, blocked, fuse (binary fuse: FPR 2^-8 at 10 bits/key) or ribbon (FPR 0.15-0.19%% at 10 bits/key) (default: ${DEFAULT-VALUE}).")
     String filterKind = BenchConfig.defaults().filterKind().cliName();
 
     @Option(names = "--block-cache-mb", description = "Block cache MiB per engine (default: ${DEFAULT-VALUE}).")
