@@ -35,7 +35,7 @@ import io.bloomstore.bloom.storage.Storage;
  * {@value #GROWTH_PERCENT}%. The seed sequence is fixed, so the same keys give the same filter.
  *
  * <p>Header use (docs/format/filter.md): {@code k} = fingerprint bits r (1..32), {@code aux} =
- * coefficient width (64), {@code m} = slots (a multiple of 64), {@code n} = keys it was built
+ * coefficient width (64), plus {@link #UPPER_BLOCKS_FLAG} when there are upper blocks, {@code m} = slots (a multiple of 64), {@code n} = keys it was built
  * from, {@code aux2} = construction seed; payload = m/64 · r + U words, U (the blocks with r + 1
  * bits, 0 when r = 32) following from the payload length.
  *
@@ -44,6 +44,12 @@ import io.bloomstore.bloom.storage.Storage;
 public final class RibbonFilter implements MembershipFilter {
     /** Coefficient row width in bits. */
     public static final int WIDTH = 64;
+    /**
+     * Set in the header's {@code aux} (beside the width) when the filter has upper blocks: a
+     * reader that predates them checks {@code aux} = 64 and so refuses such a filter as damaged
+     * instead of misreading it (the upper blocks' keys would come out absent).
+     */
+    static final int UPPER_BLOCKS_FLAG = 1 << 8;
     static final int ATTEMPTS_PER_SIZE = 2;
     static final int GROWTH_PERCENT = 2;
     static final int MAX_ATTEMPTS = 200;
@@ -294,14 +300,20 @@ public final class RibbonFilter implements MembershipFilter {
 
     static RibbonFilter open(FilterHeader h, FilterPayload payload) throws IOException {
         checkBits(h.k());
-        if (h.aux() != WIDTH) {
-            throw new IllegalArgumentException("ribbon coefficient width " + h.aux() + ", this build reads " + WIDTH);
+        int width = h.aux() & ~UPPER_BLOCKS_FLAG;
+        boolean hasUpper = (h.aux() & UPPER_BLOCKS_FLAG) != 0;
+        if (width != WIDTH) {
+            throw new IllegalArgumentException("ribbon coefficient width " + width + ", this build reads " + WIDTH);
         }
         if (h.m() < WIDTH || h.m() % WIDTH != 0 || h.n() < 0) {
             throw new IllegalArgumentException("bad ribbon shape: " + h.m() + " slots, " + h.n() + " keys");
         }
         long blocks = h.m() / WIDTH;
         long upperBlocks = h.payloadLength() / Long.BYTES - blocks * h.k();
+        if (h.payloadLength() % Long.BYTES != 0 || (hasUpper ? upperBlocks < 1 : upperBlocks != 0)) {
+            throw new IllegalArgumentException("ribbon payload of " + h.payloadLength() + " bytes does not fit "
+                    + blocks + " blocks of " + h.k() + " words" + (hasUpper ? " and some upper blocks" : ""));
+        }
         checkShape(h.k(), upperBlocks, blocks);
         BitStore store = payload.words(0, blocks * h.k() + upperBlocks);
         return new RibbonFilter(store, h.k(), upperBlocks, h.m(), h.aux2(), h.hashStrategy(), h.seed(), h.n());
@@ -416,7 +428,8 @@ public final class RibbonFilter implements MembershipFilter {
 
     @Override
     public FilterHeader header() {
-        return new FilterHeader(FilterKind.RIBBON, strategy, resultBits, WIDTH, slots, count, seed,
+        int aux = upperBlocks() > 0 ? WIDTH | UPPER_BLOCKS_FLAG : WIDTH;
+        return new FilterHeader(FilterKind.RIBBON, strategy, resultBits, aux, slots, count, seed,
                 words.byteSize(), constructionSeed);
     }
 

@@ -5,10 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.bloomstore.bloom.storage.Storage;
 
@@ -182,6 +187,46 @@ class RibbonFilterTest {
                 () -> RibbonFilter.tryBuild(keys, n, 7, blocks + 1, slots, 1L, Storage.HEAP));
         assertThrows(IllegalArgumentException.class,
                 () -> RibbonFilter.tryBuild(keys, n, 32, 1, slots, 1L, Storage.HEAP));
+    }
+
+    /**
+     * A filter with upper blocks says so in its header (Aux bit 8), which a reader that predates
+     * them refuses; a header that hides them, or claims them without the words, is refused too.
+     */
+    @Test
+    void theHeaderMarksUpperBlocksAndAMismatchIsRefused(@TempDir Path dir) throws Exception {
+        Random rnd = new Random(SEED);
+        long[] keys = randomKeys(rnd, 8_000);
+        try (RibbonFilter whole = RibbonFilter.build(keys, keys.length, 9, Storage.HEAP);
+             RibbonFilter fractional = RibbonFilter.buildWithin(keys, keys.length, 10, Storage.HEAP)) {
+            assertEquals(RibbonFilter.WIDTH, whole.header().aux(), "no upper blocks: the header of before");
+            assertTrue(fractional.upperBlocks() > 0);
+            assertEquals(RibbonFilter.WIDTH | RibbonFilter.UPPER_BLOCKS_FLAG, fractional.header().aux());
+            Path file = dir.resolve("fractional.filter");
+            FilterFile.write(fractional, file);
+            try (MembershipFilter read = FilterFile.open(file)) {
+                assertEquals(fractional.header(), read.header());
+            }
+            FilterHeader h = fractional.header();
+            rewriteHeader(file, new FilterHeader(h.kind(), h.hashStrategy(), h.k(), RibbonFilter.WIDTH, h.m(), h.n(),
+                    h.seed(), h.payloadLength(), h.aux2()));
+            CorruptionException hidden = assertThrows(CorruptionException.class, () -> FilterFile.open(file));
+            assertTrue(hidden.getMessage().contains("does not fit"), hidden.getMessage());
+
+            Path wholeFile = dir.resolve("whole.filter");
+            FilterFile.write(whole, wholeFile);
+            FilterHeader w = whole.header();
+            rewriteHeader(wholeFile, new FilterHeader(w.kind(), w.hashStrategy(), w.k(),
+                    RibbonFilter.WIDTH | RibbonFilter.UPPER_BLOCKS_FLAG, w.m(), w.n(), w.seed(), w.payloadLength(),
+                    w.aux2()));
+            assertThrows(CorruptionException.class, () -> FilterFile.open(wholeFile));
+        }
+    }
+
+    private static void rewriteHeader(Path file, FilterHeader h) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(FilterFile.encodeHeader(h, FilterFile.FORMAT_VERSION), 0);
+        }
     }
 
     @Test
