@@ -28,16 +28,18 @@ import io.bloomstore.bloom.storage.Storage;
  * bit) and stores the extra column only in the upper blocks, which the windows of the upper
  * blocks' keys never leave, since the upper blocks come last.
  *
- * <p>Space is r·m bits for m slots, m about n·(1 + ε) with ε a few percent whatever n is: a
+ * <p>Space is r·m bits (and 64 more per upper block) for m slots, m about n·(1 + ε) with ε a
+ * few percent whatever n is: a
  * band 64 slots wide needs little slack even for small tables, where a binary fuse filter needs
  * 20–30% more slots than keys. A seed that leaves the system unsolvable is retried with the
  * next seed; after every {@value #ATTEMPTS_PER_SIZE} failed seeds the slots grow by
  * {@value #GROWTH_PERCENT}%. The seed sequence is fixed, so the same keys give the same filter.
  *
  * <p>Header use (docs/format/filter.md): {@code k} = fingerprint bits r (1..32), {@code aux} =
- * coefficient width (64), plus {@link #UPPER_BLOCKS_FLAG} when there are upper blocks, {@code m} = slots (a multiple of 64), {@code n} = keys it was built
- * from, {@code aux2} = construction seed; payload = m/64 · r + U words, U (the blocks with r + 1
- * bits, 0 when r = 32) following from the payload length.
+ * coefficient width (64), plus {@link #UPPER_BLOCKS_FLAG} when there are upper blocks, {@code m} =
+ * slots (a multiple of 64), {@code n} = keys it was built from, {@code aux2} = construction seed;
+ * payload = m/64 · r + U words, U (the blocks with r + 1 bits, 0 when r = 32) following from the
+ * payload length.
  *
  * <p>Thread safety: immutable once built; any number of concurrent queries.
  */

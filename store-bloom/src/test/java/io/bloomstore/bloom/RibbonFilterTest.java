@@ -81,7 +81,8 @@ class RibbonFilterTest {
         try (MembershipFilter ribbon = Filters.build(FilterKind.RIBBON, 10, keys, n, Storage.HEAP);
              MembershipFilter fuse = Filters.build(FilterKind.BINARY_FUSE, 10, keys, n, Storage.HEAP)) {
             assertTrue(ribbon.bitSize() <= fuse.bitSize(), ribbon + " against " + fuse);
-            assertTrue(ribbon.expectedFpp() < fuse.expectedFpp() / 2, ribbon.expectedFpp() + " against " + fuse.expectedFpp());
+            assertTrue(ribbon.expectedFpp() < fuse.expectedFpp() / 2,
+                    ribbon.expectedFpp() + " against " + fuse.expectedFpp());
         }
     }
 

@@ -92,8 +92,8 @@ final class TableRegistry {
         try {
             h.reader().checkFilter();
         } catch (IOException | RuntimeException e) {
-            LOG.warn("checking the filter sidecar of table {} failed; its lookups check it again and report what they find",
-                    h.fileNumber(), e);
+            LOG.warn("checking the filter sidecar of table {} failed; its lookups check it again and report "
+                    + "what they find", h.fileNumber(), e);
         } finally {
             h.release();
         }

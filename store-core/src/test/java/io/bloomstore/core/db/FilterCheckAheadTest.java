@@ -31,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FilterCheckAheadTest {
     private static final int KEYS = 20_000;
-    private static final StoreOptions OPTIONS = StoreOptions.builder().filterKind(FilterKind.RIBBON).bitsPerKey(10)
-            .memtableBytes(256 * 1024).targetFileBytes(256 * 1024).compression(Compression.NONE).blockCacheBytes(0).build();
+    private static final StoreOptions OPTIONS = StoreOptions.builder()
+            .filterKind(FilterKind.RIBBON).bitsPerKey(10).memtableBytes(256 * 1024).targetFileBytes(256 * 1024)
+            .compression(Compression.NONE).blockCacheBytes(0).build();
 
     @TempDir
     Path tmp;
