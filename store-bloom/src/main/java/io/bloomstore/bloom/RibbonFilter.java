@@ -29,9 +29,8 @@ import io.bloomstore.bloom.storage.Storage;
  * blocks' keys never leave, since the upper blocks come last.
  *
  * <p>Space is r·m bits (and 64 more per upper block) for m slots, m about n·(1 + ε) with ε a
- * few percent whatever n is: a
- * band 64 slots wide needs little slack even for small tables, where a binary fuse filter needs
- * 20–30% more slots than keys. A seed that leaves the system unsolvable is retried with the
+ * few percent whatever n is: a band 64 slots wide needs little slack even for small tables,
+ * where a binary fuse filter needs 20–30% more slots than keys. A seed that leaves the system unsolvable is retried with the
  * next seed; after every {@value #ATTEMPTS_PER_SIZE} failed seeds the slots grow by
  * {@value #GROWTH_PERCENT}%. The seed sequence is fixed, so the same keys give the same filter.
  *
