@@ -202,9 +202,7 @@ public final class BinaryFuseFilter implements MembershipFilter {
 
     @Override
     public void writePayload(PayloadWriter out) throws IOException {
-        for (long w = 0, n = fingerprints.wordCount(); w < n; w++) {
-            out.writeLong(fingerprints.getWord(w));
-        }
+        out.writeWords(fingerprints);
     }
 
     @Override

@@ -214,9 +214,7 @@ public final class BloomFilter implements MembershipFilter {
 
     @Override
     public void writePayload(PayloadWriter out) throws IOException {
-        for (long w = 0, n = bits.wordCount(); w < n; w++) {
-            out.writeLong(bits.getWord(w));
-        }
+        out.writeWords(bits);
     }
 
     @Override

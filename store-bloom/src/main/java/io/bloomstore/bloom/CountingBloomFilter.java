@@ -232,9 +232,7 @@ public final class CountingBloomFilter implements MembershipFilter {
 
     @Override
     public void writePayload(PayloadWriter out) throws IOException {
-        for (long w = 0, n = counters.wordCount(); w < n; w++) {
-            out.writeLong(counters.getWord(w));
-        }
+        out.writeWords(counters);
     }
 
     @Override

@@ -279,9 +279,7 @@ public final class CuckooFilter implements MembershipFilter {
 
     @Override
     public void writePayload(PayloadWriter out) throws IOException {
-        for (long w = 0, n = slots.wordCount(); w < n; w++) {
-            out.writeLong(slots.getWord(w));
-        }
+        out.writeWords(slots);
     }
 
     @Override

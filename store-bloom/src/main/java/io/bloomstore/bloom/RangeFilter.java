@@ -328,9 +328,7 @@ public final class RangeFilter implements MembershipFilter {
 
     @Override
     public void writePayload(PayloadWriter out) throws IOException {
-        for (long w = 0, c = words.wordCount(); w < c; w++) {
-            out.writeLong(words.getWord(w));
-        }
+        out.writeWords(words);
     }
 
     @Override

@@ -436,9 +436,7 @@ public final class RibbonFilter implements MembershipFilter {
 
     @Override
     public void writePayload(PayloadWriter out) throws IOException {
-        for (long w = 0, n = words.wordCount(); w < n; w++) {
-            out.writeLong(words.getWord(w));
-        }
+        out.writeWords(words);
     }
 
     @Override

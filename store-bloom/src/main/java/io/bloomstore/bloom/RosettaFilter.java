@@ -434,9 +434,7 @@ public final class RosettaFilter implements MembershipFilter {
             out.writeLong(levelBits[h]);
             out.writeLong(levelK[h] | (levelKeys[h] << 8));
         }
-        for (long w = 0, c = words.wordCount(); w < c; w++) {
-            out.writeLong(words.getWord(w));
-        }
+        out.writeWords(words);
     }
 
     @Override
