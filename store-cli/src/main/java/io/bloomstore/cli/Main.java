@@ -88,6 +88,17 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        prepare(args);
+        System.exit(commandLine(new Main(), args).execute(args));
+    }
+
+    /**
+     * What {@link #main} sets up before it runs {@code args}: the deferred logging binding and,
+     * for a store command, the JDK's filter mappings (each unless the user set it). The launcher's
+     * class-data-sharing training ({@link LauncherTraining}) calls it too, so that it loads the
+     * classes real commands load.
+     */
+    static void prepare(String[] args) {
         if (System.getProperty("slf4j.provider") == null) {
             System.setProperty("slf4j.provider", DeferredLogging.class.getName());
             if (System.getProperty("slf4j.internal.verbosity") == null) {
@@ -101,7 +112,6 @@ public final class Main implements Runnable {
             // start some 130 classes (and a tenth of a second) sooner than Chronicle Bytes.
             System.setProperty(OffHeapBackend.PROPERTY, "jdk");
         }
-        System.exit(commandLine(new Main(), args).execute(args));
     }
 
     /**
