@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "completion",
         description = {"Print a bash/zsh completion script for bloomstore.",
             "bash: source <(bloomstore completion)   (or save it in /etc/bash_completion.d/)",
-            "zsh:  autoload -U +X compinit && compinit; source <(bloomstore completion)"})
+            "zsh:  source <(bloomstore completion)   (the script loads compinit and bashcompinit)"})
 public final class CompletionCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
