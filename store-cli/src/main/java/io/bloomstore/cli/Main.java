@@ -56,7 +56,7 @@ import picocli.CommandLine.Spec;
  *
  * <p>Thread safety: one instance per invocation.
  */
-@Command(name = "bloomstore", mixinStandardHelpOptions = true, version = "BloomStore 0.1.0",
+@Command(name = "bloomstore", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Embedded LSM key-value store with off-heap, memory-mapped filters.",
         footer = {"", "Exit codes: 0 ok, 1 key absent or not found, 2 usage, 3 I/O or missing file,",
             "4 corruption, 5 not a BloomStore file, other format version or bad load line,",
@@ -137,6 +137,7 @@ public final class Main implements Runnable {
         all.put("bench-streams", StreamsBenchCommand::new);
         all.put("experiment", ExperimentCommand::new);
         all.put("jmh", JmhCommand::new);
+        all.put("completion", CompletionCommand::new);
         return all;
     }
 
