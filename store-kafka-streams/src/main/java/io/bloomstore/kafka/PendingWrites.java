@@ -5,9 +5,10 @@ import org.apache.kafka.common.utils.Bytes;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 
 /**
- * The writes a {@link BloomKeyValueStore} has taken since it last wrote to its BloomStore: the
+ * The writes a {@link BloomKeyValueStore} (or one time segment of a {@link SegmentedStore}) has taken since it last wrote to its BloomStore: the
  * latest value (or delete) per key. They reach the store as one {@link WriteBatch} together with
  * the changelog offsets at the next commit, or earlier when they pass a size bound or an iterator
  * is opened. So a store write costs one WAL record per commit, not one per put, and the data and
@@ -27,7 +28,19 @@ final class PendingWrites {
     private static final int ENTRY_OVERHEAD = 64;
 
     private final Map<Bytes, byte[]> writes = new ConcurrentHashMap<>();
+    /** Maps a buffered key to the key the BloomStore keeps. */
+    private final UnaryOperator<byte[]> encoder;
     private long bytes;
+
+    /** Buffers user keys of a key-value store: they are stored behind {@link KeyCodec#DATA}. */
+    PendingWrites() {
+        this(KeyCodec::encode);
+    }
+
+    /** Buffers keys that {@code encoder} maps to the stored keys. */
+    PendingWrites(UnaryOperator<byte[]> encoder) {
+        this.encoder = encoder;
+    }
 
     /** Buffers a put, or a delete when {@code value} is null. */
     void put(Bytes key, byte[] value) {
@@ -46,7 +59,7 @@ final class PendingWrites {
 
     void addTo(WriteBatch batch) {
         for (Map.Entry<Bytes, byte[]> e : writes.entrySet()) {
-            byte[] key = KeyCodec.encode(e.getKey().get());
+            byte[] key = encoder.apply(e.getKey().get());
             if (e.getValue() == TOMBSTONE) {
                 batch.delete(key);
             } else {

@@ -4,6 +4,7 @@ import io.bloomstore.core.StoreOptions;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
@@ -32,6 +33,11 @@ final class StoreHarness {
     }
 
     static <S extends KeyValueStore<Bytes, byte[]>> S init(S store, File stateDir) {
+        store.init(context(stateDir), store);
+        return store;
+    }
+
+    static <S extends StateStore> S initStore(S store, File stateDir) {
         store.init(context(stateDir), store);
         return store;
     }
