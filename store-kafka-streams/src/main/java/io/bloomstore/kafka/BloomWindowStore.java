@@ -76,7 +76,7 @@ public class BloomWindowStore implements WindowStore<Bytes, byte[]> {
         store.init(context, root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
     }
 
-    private void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+    void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         store.restoreBatch(records, k -> ByteBuffer.wrap(k).getLong(k.length - CHANGELOG_SUFFIX), k -> {
             int keyLength = k.length - CHANGELOG_SUFFIX;
             ByteBuffer b = ByteBuffer.wrap(k);
