@@ -44,7 +44,7 @@ class SessionStoreContractTest {
     @Test
     void sameResultsAsKafkaInMemoryStore() {
         long seed = Long.getLong("contract.seed", 20261125L) + 7;
-        int ops = Integer.getInteger("contract.ops", 6_000);
+        int ops = Integer.getInteger("contract.ops", 4_000);
         System.out.println("SessionStoreContractTest seed=" + seed + " ops=" + ops);
         Random rnd = new Random(seed);
         BloomSessionStore bloom = (BloomSessionStore) BloomStores.persistentSessionStore("s",

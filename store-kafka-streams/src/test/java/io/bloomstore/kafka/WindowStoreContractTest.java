@@ -48,7 +48,7 @@ class WindowStoreContractTest {
     @ValueSource(booleans = {false, true})
     void sameResultsAsKafkaInMemoryStore(boolean retainDuplicates) {
         long seed = Long.getLong("contract.seed", 20261125L) + (retainDuplicates ? 1 : 0);
-        int ops = Integer.getInteger("contract.ops", 6_000);
+        int ops = Integer.getInteger("contract.ops", 4_000);
         System.out.println("WindowStoreContractTest retainDuplicates=" + retainDuplicates + " seed=" + seed
                 + " ops=" + ops);
         Random rnd = new Random(seed);
