@@ -30,6 +30,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -233,15 +234,13 @@ final class SegmentedStore {
     /**
      * An iterator over the segments of times [{@code fromTime}, {@code toTime}] (by segment id,
      * ascending or not), scanning [{@code lo}, {@code hi}) of each (null: open): {@code wrap} makes
-     * it of a cursor, inside the gate. Writes the buffered writes first, so the scan sees them.
+     * it of a cursor, inside the gate. The cursor merges each segment's buffered writes in the
+     * range (as of now) with the segment's BloomStore, so a scan writes nothing.
      */
     synchronized <T> T iterate(long fromTime, long toTime, boolean forward, byte[] lo, byte[] hi,
                                Function<SegmentCursor, T> wrap) {
         gate.enter();
         try {
-            if (!pendingIsEmpty()) {
-                writeAll();
-            }
             NavigableMap<Long, Segment> range = segmentId(fromTime) > segmentId(toTime)
                     ? new ConcurrentSkipListMap<>()
                     : segments.subMap(segmentId(fromTime), true, segmentId(toTime), true);
@@ -490,8 +489,10 @@ final class SegmentedStore {
     }
 
     /**
-     * Walks the pinned segments in order, one BloomStore iterator at a time, and releases them at
-     * {@link #close()}. Not thread-safe: used under its {@link GuardedIterator}'s monitor.
+     * Walks the pinned segments in order: in each, merges the buffered writes of the range (a
+     * snapshot taken when the cursor reaches the segment; a buffered write shadows the stored entry
+     * of its key, a buffered delete hides it) with one BloomStore iterator; releases the segments
+     * at {@link #close()}. Not thread-safe: used under its {@link GuardedIterator}'s monitor.
      */
     static final class SegmentCursor {
         private final List<Segment> pinned;
@@ -500,6 +501,9 @@ final class SegmentedStore {
         private final byte[] hi;
         private int nextSegment;
         private StoreIterator current;
+        private io.bloomstore.core.KeyValue stored;
+        private List<Map.Entry<byte[], byte[]>> buffered = List.of();
+        private int nextBuffered;
 
         SegmentCursor(List<Segment> pinned, boolean forward, byte[] lo, byte[] hi) {
             this.pinned = pinned;
@@ -508,21 +512,44 @@ final class SegmentedStore {
             this.hi = hi;
         }
 
-        /** The next stored entry, or null after the last segment. */
+        /** The next entry, or null after the last segment. */
         io.bloomstore.core.KeyValue next() {
             while (true) {
-                if (current != null && current.hasNext()) {
-                    return current.next();
+                if (current == null) {
+                    if (nextSegment >= pinned.size()) {
+                        return null;
+                    }
+                    Segment s = pinned.get(nextSegment++);
+                    buffered = s.pending.snapshot(lo, hi, forward);
+                    nextBuffered = 0;
+                    current = forward ? s.store.iterator(lo, hi) : s.store.reverseIterator(lo, hi);
+                    stored = null;
                 }
-                if (current != null) {
+                if (stored == null && current.hasNext()) {
+                    stored = current.next();
+                }
+                Map.Entry<byte[], byte[]> pending = nextBuffered < buffered.size() ? buffered.get(nextBuffered) : null;
+                if (stored == null && pending == null) {
                     current.close();
                     current = null;
+                    continue;
                 }
-                if (nextSegment >= pinned.size()) {
-                    return null;
+                int c = stored == null ? -1 : pending == null ? 1 : Arrays.compareUnsigned(pending.getKey(), stored.key());
+                if (!forward && stored != null && pending != null) {
+                    c = -c;
                 }
-                Store s = pinned.get(nextSegment++).store;
-                current = forward ? s.iterator(lo, hi) : s.reverseIterator(lo, hi);
+                if (c > 0) {
+                    io.bloomstore.core.KeyValue out = stored;
+                    stored = null;
+                    return out;
+                }
+                nextBuffered++;
+                if (c == 0) {
+                    stored = null;
+                }
+                if (pending.getValue() != null) {
+                    return new io.bloomstore.core.KeyValue(pending.getKey(), pending.getValue().clone());
+                }
             }
         }
 
