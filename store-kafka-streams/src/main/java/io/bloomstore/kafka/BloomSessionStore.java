@@ -87,7 +87,10 @@ public class BloomSessionStore implements SessionStore<Bytes, byte[]> {
 
     @Override
     public void remove(Windowed<Bytes> sessionKey) {
-        put(sessionKey, null);
+        Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
+        Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
+        long end = sessionKey.window().end();
+        store.remove(end, SegmentKeys.session(sessionKey.key().get(), sessionKey.window().start(), end));
     }
 
     @Override

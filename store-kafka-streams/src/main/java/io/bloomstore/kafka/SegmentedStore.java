@@ -182,15 +182,26 @@ final class SegmentedStore {
      * whose segment has expired.
      */
     synchronized void put(long time, byte[] storedKey, byte[] value) {
+        write(time, storedKey, value, true);
+    }
+
+    /** A delete that is silently nothing when the entry's segment has expired (a session's remove). */
+    synchronized void remove(long time, byte[] storedKey) {
+        write(time, storedKey, null, false);
+    }
+
+    private void write(long time, byte[] storedKey, byte[] value, boolean countExpired) {
         checkSizes(storedKey, value);
         gate.enter();
         try {
             observedStreamTime = Math.max(observedStreamTime, time);
             long id = segmentId(time);
             if (id < segmentId(observedStreamTime - retentionPeriod)) {
-                LOG.warn("Skipping record for expired segment.");
-                if (droppedRecords != null) {
-                    droppedRecords.record();
+                if (countExpired) {
+                    LOG.warn("Skipping record for expired segment.");
+                    if (droppedRecords != null) {
+                        droppedRecords.record();
+                    }
                 }
                 return;
             }

@@ -8,6 +8,7 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.JoinWindows;
 import org.apache.kafka.streams.kstream.KStream;
@@ -46,7 +47,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * DSL applications with windows, sessions and joins on {@link TopologyTestDriver}, run twice on
  * the same input: with BloomStore behind every store ({@link BloomStoreDslStoreSuppliers}) and
  * with Kafka's in-memory stores; every output record (key, value, timestamp, in order) must be the
- * same. The applications: a tumbling windowed count, a session-window count, a stream-stream inner
+ * same. The applications: a tumbling windowed count, one emitting final results when windows
+ * close, a session-window count, a stream-stream inner
  * and outer join (window stores with duplicates, the outer join's key-value store), and a stream
  * that looks up the current window's count in the windowed count's store (a windowed KStream–KTable
  * lookup). Each runs in the DSL's default store format and in {@code dsl.store.format=HEADERS}.
@@ -101,6 +103,12 @@ class DslApplicationsTest {
                 .toStream((w, c) -> w.key() + "@" + w.window().start())
                 .to("window-count-out", Produced.with(Serdes.String(), Serdes.Long()));
         clicks.groupByKey(Grouped.with(Serdes.String(), Serdes.String()))
+                .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(30), Duration.ofSeconds(10)))
+                .emitStrategy(EmitStrategy.onWindowClose())
+                .count(Materialized.as("final-counts"))
+                .toStream((w, c) -> w.key() + "@" + w.window().start())
+                .to("final-count-out", Produced.with(Serdes.String(), Serdes.Long()));
+        clicks.groupByKey(Grouped.with(Serdes.String(), Serdes.String()))
                 .windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(20), Duration.ofSeconds(10)))
                 .count(Materialized.as("session-counts"))
                 .toStream((Windowed<String> w, Long c) -> w.key() + "@" + w.window().start() + "-" + w.window().end())
@@ -117,7 +125,8 @@ class DslApplicationsTest {
         return builder.build();
     }
 
-    private static final List<String> OUTPUTS = List.of("window-count-out", "session-count-out", "inner-join-out",
+    private static final List<String> OUTPUTS = List.of("window-count-out", "final-count-out", "session-count-out",
+            "inner-join-out",
             "outer-join-out", "lookup-out");
 
     /** Every output record as "topic key=value@timestamp", topic by topic, in order. */
@@ -175,7 +184,7 @@ class DslApplicationsTest {
     /** Checked before the driver closes, since closing it deletes the state directory. */
     private void assertEveryStoreIsABloomStore() {
         assertNoRocksDb(stateDir.resolve("bloom"));
-        // The two aggregations, and both window stores of each join plus the outer join's
+        // The three aggregations, and both window stores of each join plus the outer join's
         // key-value store.
         List<String> stores;
         try (Stream<Path> dirs = Files.list(stateDir.resolve("bloom/dsl-apps/0_0/bloomstore"))) {
@@ -183,10 +192,10 @@ class DslApplicationsTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        assertTrue(stores.contains("window-counts") && stores.contains("session-counts"), "stores " + stores);
+        assertTrue(stores.containsAll(List.of("window-counts", "final-counts", "session-counts")), "stores " + stores);
         assertEquals(5, stores.stream().filter(n -> n.startsWith("inner") || n.startsWith("outer")).count(),
                 "join stores " + stores);
-        assertEquals(7, stores.size(), "stores " + stores);
+        assertEquals(8, stores.size(), "stores " + stores);
     }
 
     /**
