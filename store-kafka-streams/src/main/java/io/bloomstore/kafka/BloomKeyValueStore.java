@@ -14,6 +14,7 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
@@ -109,6 +110,10 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             store = Store.open(dir.toPath(), options);
             byte[] stored = store.get(POSITION_KEY);
             position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
+            OpenStatus.open(store, context, name);
+        } catch (TaskCorruptedException e) {
+            closeQuietly();
+            throw e;
         } catch (IOException | RuntimeException e) {
             closeQuietly();
             throw new ProcessorStateException("Error opening BloomStore " + name + " at " + dir, e);
@@ -365,11 +370,19 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     /** One batch: buffered data, offset changes, position. Call inside the gate or its close. */
     private void writeAll() {
+        writeAll(false);
+    }
+
+    /** As {@link #writeAll()}; {@code closing} also marks the store closed cleanly ({@link OpenStatus}). */
+    private void writeAll(boolean closing) {
         WriteBatch batch = new WriteBatch();
         pending.addTo(batch);
         try {
             offsets.addTo(batch, store);
             batch.put(POSITION_KEY, PositionCodec.encode(position));
+            if (closing) {
+                OpenStatus.closeIn(batch);
+            }
             store.write(batch, WriteOptions.DEFAULT);
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error writing to BloomStore " + name, e);
@@ -386,7 +399,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public synchronized void close() {
         gate.close(() -> {
             try {
-                writeAll();
+                writeAll(true);
             } finally {
                 if (metrics != null) {
                     metrics.remove();

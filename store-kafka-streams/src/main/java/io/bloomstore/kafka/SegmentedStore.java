@@ -12,6 +12,7 @@ import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
@@ -113,7 +114,11 @@ final class SegmentedStore {
             position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
             byte[] time = meta.get(STREAM_TIME_KEY);
             observedStreamTime = time == null ? -1 : ByteBuffer.wrap(time).getLong();
+            OpenStatus.open(meta, context, name);
             openExisting();
+        } catch (TaskCorruptedException e) {
+            closeAll();
+            throw e;
         } catch (IOException | RuntimeException e) {
             closeAll();
             throw new ProcessorStateException("Error opening BloomStore " + name + " at " + dir, e);
@@ -296,7 +301,7 @@ final class SegmentedStore {
                 e.getKey().store.write(e.getValue(), WriteOptions.DEFAULT);
             }
             dropExpired();
-            writeMeta();
+            writeMeta(false);
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error restoring a batch into BloomStore " + name, e);
         } finally {
@@ -337,7 +342,7 @@ final class SegmentedStore {
     synchronized void close() {
         gate.close(() -> {
             try {
-                writeAll();
+                writeAll(true);
             } finally {
                 if (metrics != null) {
                     metrics.remove();
@@ -438,8 +443,15 @@ final class SegmentedStore {
         }
     }
 
-    /** The buffered writes of every segment, then offsets, position and stream time. */
     private void writeAll() {
+        writeAll(false);
+    }
+
+    /**
+     * The buffered writes of every segment, then offsets, position and stream time; {@code closing}
+     * also marks the store closed cleanly ({@link OpenStatus}).
+     */
+    private void writeAll(boolean closing) {
         try {
             for (Segment s : segments.values()) {
                 if (!s.pending.isEmpty()) {
@@ -449,14 +461,17 @@ final class SegmentedStore {
                     s.pending.clear();
                 }
             }
-            writeMeta();
+            writeMeta(closing);
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error writing to BloomStore " + name, e);
         }
     }
 
-    private void writeMeta() throws IOException {
+    private void writeMeta(boolean closing) throws IOException {
         WriteBatch batch = new WriteBatch();
+        if (closing) {
+            OpenStatus.closeIn(batch);
+        }
         offsets.addTo(batch, meta);
         batch.put(POSITION_KEY, PositionCodec.encode(position));
         batch.put(STREAM_TIME_KEY, ByteBuffer.allocate(Long.BYTES).putLong(observedStreamTime).array());

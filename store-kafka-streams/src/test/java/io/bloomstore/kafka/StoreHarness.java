@@ -25,7 +25,13 @@ final class StoreHarness {
     }
 
     static StateStoreContext context(File stateDir) {
+        return context(stateDir, StreamsConfig.AT_LEAST_ONCE);
+    }
+
+    /** A context whose application runs with {@code processingGuarantee}. */
+    static StateStoreContext context(File stateDir, String processingGuarantee) {
         Properties props = new Properties();
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, processingGuarantee);
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "contract");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.getAbsolutePath());
