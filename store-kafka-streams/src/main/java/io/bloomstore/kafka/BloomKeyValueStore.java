@@ -50,7 +50,8 @@ import java.util.Objects;
  * ({@link #managesOffsets()}): they are written with the IQ {@link Position} into the store
  * itself, under a key namespace no user key can reach, in the same batch as the data they
  * describe, so after a crash the recovered offsets always describe the recovered data. No write
- * is synced: the changelog is the source of truth.
+ * is synced: the changelog is the source of truth. Under exactly_once_v2 a store that was not
+ * closed cleanly refuses to open ({@link OpenStatus}), so Kafka rebuilds it from the changelog.
  *
  * <p>Writes are buffered ({@link PendingWrites}) and reach the BloomStore as one batch with the
  * committed offsets when the buffer passes half the memtable size (at most 8 MiB), before any

@@ -60,7 +60,9 @@ import java.util.function.UnaryOperator;
  * and written, segments first and then the meta store, when they pass a size bound, before an
  * iterator opens and at close, as {@link BloomKeyValueStore} does. A process crash loses nothing
  * the store wrote (no write is synced: the changelog is the source of truth); the offsets are
- * written last, so they never describe data the segments lack.
+ * written last, so they never describe data the segments lack. Under exactly_once_v2 a store that
+ * was not closed cleanly refuses to open ({@link OpenStatus}), so Kafka rebuilds it from the
+ * changelog.
  *
  * <p>Thread safety: writes are serialized on this object; reads and iterators run beside them
  * inside the {@link StoreGate}, whose close waits for them (see {@link StoreGate} for why no read
