@@ -1,5 +1,14 @@
 package io.bloomstore.kafka;
 
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.junit.jupiter.api.Test;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -20,9 +29,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -100,6 +111,82 @@ class QuerySafetyTest {
         }
         assertTrue(reads.get() > 0, "the query threads read entries before the closes");
         System.out.println("QuerySafetyTest " + kind + ": " + reads.get() + " entries read, outcomes " + seen);
+    }
+
+    /**
+     * The issue's scenario through Kafka's own store layers: query threads iterate a DSL table's
+     * store ({@code TopologyTestDriver#getTimestampedKeyValueStore}) while the driver closes.
+     */
+    @Test
+    void queriesThroughKafkasStoreLayersWhileTheDriverCloses() throws Exception {
+        int rounds = Integer.getInteger("query.rounds", 6);
+        for (int round = 0; round < rounds; round++) {
+            Properties p = new Properties();
+            p.put(StreamsConfig.APPLICATION_ID_CONFIG, "query-safety");
+            p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
+            p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("driver-" + round).toString());
+            p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+            p.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, BloomStoreDslStoreSuppliers.class);
+            p.put(BloomStoreConfig.MEMTABLE_BYTES, 16 * 1024);
+            StreamsBuilder builder = new StreamsBuilder();
+            builder.table("t", Consumed.with(Serdes.String(), Serdes.String()), Materialized.as("table"));
+            TopologyTestDriver driver = new TopologyTestDriver(builder.build(), p);
+            TestInputTopic<String, String> in = driver.createInputTopic("t", Serdes.String().serializer(),
+                    Serdes.String().serializer());
+            for (int i = 0; i < 2000; i++) {
+                in.pipeInput("k" + i, "v" + i);
+            }
+            KeyValueStore<String, ValueAndTimestamp<String>> table = driver.getTimestampedKeyValueStore("table");
+            List<Throwable> unexpected = new ArrayList<>();
+            AtomicLong reads = new AtomicLong();
+            AtomicBoolean closed = new AtomicBoolean();
+            CountDownLatch started = new CountDownLatch(2);
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                threads.add(new Thread(() -> {
+                    started.countDown();
+                    while (true) {
+                        try (KeyValueIterator<String, ValueAndTimestamp<String>> it = table.all()) {
+                            while (it.hasNext()) {
+                                assertTrue(it.next().value.value().startsWith("v"));
+                                reads.incrementAndGet();
+                            }
+                        } catch (InvalidStateStoreException e) {
+                            if (closed.get()) {
+                                return;
+                            }
+                        } catch (Throwable e) {
+                            synchronized (unexpected) {
+                                unexpected.add(e);
+                            }
+                            return;
+                        }
+                    }
+                }, "driver-query-" + t));
+            }
+            threads.forEach(Thread::start);
+            started.await();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (reads.get() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            Thread.sleep(round);
+            closed.set(true);
+            driver.close();
+            for (Thread th : threads) {
+                th.join(30_000);
+                assertTrue(!th.isAlive(), th.getName() + " still running after the driver closed");
+            }
+            synchronized (unexpected) {
+                if (!unexpected.isEmpty()) {
+                    AssertionError e = new AssertionError("round " + round + ": " + unexpected.size()
+                            + " unexpected exceptions, first: " + unexpected.get(0));
+                    e.initCause(unexpected.get(0));
+                    throw e;
+                }
+            }
+            assertTrue(reads.get() > 0, "round " + round + ": the query threads read before the close");
+        }
     }
 
     /** Queries until the store is closed and an operation says so. */

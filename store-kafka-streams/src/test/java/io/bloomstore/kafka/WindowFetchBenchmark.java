@@ -3,11 +3,11 @@ package io.bloomstore.kafka;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -16,7 +16,6 @@ import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
-import org.apache.kafka.streams.state.internals.WrappedStateStore;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -114,8 +113,8 @@ class WindowFetchBenchmark {
 
     private Result run(boolean bloom, int round) {
         WindowBytesStoreSupplier supplier = bloom
-                ? BloomStores.persistentWindowStore("w", Duration.ofMinutes(10), Duration.ofMinutes(1), false,
-                        StoreOptions.builder().memtableBytes(256 * 1024).build())
+                ? new Capturing(BloomStores.persistentWindowStore("w", Duration.ofMinutes(10), Duration.ofMinutes(1),
+                        false, StoreOptions.builder().memtableBytes(256 * 1024).build()))
                 : Stores.persistentWindowStore("w", Duration.ofMinutes(10), Duration.ofMinutes(1), false);
         Topology t = new Topology();
         t.addSource("in", Serdes.String().deserializer(), Serdes.String().deserializer(), "in");
@@ -137,12 +136,12 @@ class WindowFetchBenchmark {
                 in.pipeInput("user-" + rnd.nextInt(KEYS), "load", Instant.ofEpochMilli(i * 15 * MINUTE / LOADS));
             }
             long end = 15 * MINUTE;
-            long before = bloom ? dataBlockReads(driver.getStateStore("w")) : 0;
+            long before = bloom ? dataBlockReads() : 0;
             for (int i = 0; i < PROBES; i++) {
                 in.pipeInput("probe", "probe", Instant.ofEpochMilli(end));
             }
             if (bloom) {
-                blockReads = dataBlockReads(driver.getStateStore("w")) - before;
+                blockReads = dataBlockReads() - before;
             }
         }
         assertEquals(0, Bench.absentFound, "absent keys found");
@@ -151,12 +150,49 @@ class WindowFetchBenchmark {
         return new Result((double) Bench.absentNanos / fetches, (double) Bench.presentNanos / fetches, blockReads);
     }
 
-    private static long dataBlockReads(StateStore store) {
-        StateStore s = store;
-        while (s instanceof WrappedStateStore<?, ?, ?> w) {
-            s = w.wrapped();
+    private static long dataBlockReads() {
+        return Capturing.last.segmentStats().stream().mapToLong(StoreStats::dataBlockReads).sum();
+    }
+
+    /** Hands out the BloomStore supplier's stores and keeps the last, for its counters. */
+    private record Capturing(WindowBytesStoreSupplier inner) implements WindowBytesStoreSupplier {
+        static BloomWindowStore last;
+
+        @Override
+        public WindowStore<Bytes, byte[]> get() {
+            last = (BloomWindowStore) inner.get();
+            return last;
         }
-        return ((BloomWindowStore) s).segmentStats().stream().mapToLong(StoreStats::dataBlockReads).sum();
+
+        @Override
+        public String name() {
+            return inner.name();
+        }
+
+        @Override
+        public String metricsScope() {
+            return inner.metricsScope();
+        }
+
+        @Override
+        public long segmentIntervalMs() {
+            return inner.segmentIntervalMs();
+        }
+
+        @Override
+        public long windowSize() {
+            return inner.windowSize();
+        }
+
+        @Override
+        public boolean retainDuplicates() {
+            return inner.retainDuplicates();
+        }
+
+        @Override
+        public long retentionPeriod() {
+            return inner.retentionPeriod();
+        }
     }
 
     @Test
