@@ -19,7 +19,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
@@ -29,6 +31,11 @@ import java.util.stream.Stream;
  * events: events/s, data-block reads per lookup and disk accesses saved per engine, the ratio
  * BloomStore/RocksDB (median of {@code --repeat} rounds, the engine order rotated each round),
  * and changelog restore records/s. Each engine runs with its Kafka Streams defaults.
+ *
+ * <p>With {@code --broker}: the dedup, a windowed count and a stream-stream join as real
+ * {@code KafkaStreams} applications against a KRaft broker on loopback ({@link BrokerBench}):
+ * end-to-end events/s, store time per operation from Kafka's own store metrics, and restore time
+ * after wiping the instance's state directory.
  *
  * <p>The output carries the results only: Kafka's own log warnings (a state directory in the
  * system's temporary directory, which the bench uses and removes on purpose) are shown with
@@ -58,8 +65,20 @@ public final class StreamsBenchCommand implements Callable<Integer> {
     @Option(names = "--vocabulary", description = "Distinct words of the word count (default: ${DEFAULT-VALUE}).")
     int vocabulary = 50_000;
 
-    @Option(names = "--workloads", split = ",", description = "dedup, wordcount (default: both).")
-    List<String> workloads = List.of("dedup", "wordcount");
+    @Option(names = "--workloads", split = ",", description = "dedup, wordcount (default: both); with --broker: "
+            + "dedup, windowed-count, join (default: all three).")
+    List<String> workloads;
+
+    @Option(names = "--broker", description = "Real KafkaStreams applications against an embedded KRaft broker on "
+            + "loopback: dedup, windowed count, stream-stream join.")
+    boolean broker;
+
+    @Option(names = "--broker-events", description = "With --broker: input records per application "
+            + "(default: ${DEFAULT-VALUE}).")
+    int brokerEvents = 200_000;
+
+    @Option(names = "--partitions", description = "With --broker: partitions of each input topic (default: ${DEFAULT-VALUE}).")
+    int partitions = 2;
 
     @Option(names = "--repeat", description = "Rounds; the engine order rotates each round (default: ${DEFAULT-VALUE}).")
     int repeat = 3;
@@ -84,14 +103,20 @@ public final class StreamsBenchCommand implements Callable<Integer> {
     private void quietKafkaUnlessVerbose() {
         if (!((Main) spec.root().userObject()).verbose()) {
             CliLogConfigurator.holdToErrors(KAFKA_LOGGER);
+            // The broker of --broker logs under its Scala packages and the state-change logger.
+            CliLogConfigurator.holdToErrors("kafka");
+            CliLogConfigurator.holdToErrors("state.change.logger");
         }
     }
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() throws Exception {
+        if (broker) {
+            return callBroker();
+        }
         List<StreamsWorkload> chosen = new ArrayList<>();
         try {
-            for (String w : workloads) {
+            for (String w : workloads == null ? List.of("dedup", "wordcount") : workloads) {
                 chosen.add(StreamsWorkload.byCliName(w));
             }
         } catch (IllegalArgumentException e) {
@@ -162,6 +187,100 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    private int callBroker() throws Exception {
+        List<BrokerWorkload> chosen = new ArrayList<>();
+        try {
+            for (String w : workloads == null ? List.of("dedup", "windowed-count", "join") : workloads) {
+                chosen.add(BrokerWorkload.byCliName(w));
+            }
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+        if (brokerEvents < 2 || partitions < 1 || repeat < 1) {
+            throw usage("--broker-events must be at least 2, --partitions and --repeat positive");
+        }
+        quietKafkaUnlessVerbose();
+        PrintWriter out = spec.commandLine().getOut();
+        MachineInfo machine = MachineInfo.current();
+        out.println("bloomstore bench-streams --broker: bloomstore vs rocksdb (KafkaStreams on a KRaft broker on loopback) on "
+                + machine.describe());
+        out.flush();
+        Path root = data != null ? Files.createDirectories(data) : Files.createTempDirectory("bloomstore-bench-streams");
+        List<BrokerResult> results = new ArrayList<>();
+        try (BrokerBench bench = BrokerBench.start(root, partitions, !((Main) spec.root().userObject()).verbose())) {
+            for (BrokerWorkload w : chosen) {
+                long n = bench.produce(w, w.events(brokerEvents, seed));
+                for (int round = 0; round < repeat; round++) {
+                    StreamsEngine[] order = StreamsEngine.values();
+                    for (int i = 0; i < order.length; i++) {
+                        StreamsEngine e = order[(i + round) % order.length];
+                        BrokerResult r = bench.run(w, e, n, !noRestore);
+                        results.add(r);
+                        out.printf(Locale.ROOT, "  round %d %-15s %-11s %,10.0f events/s  %s %,.0f ns  restore %,.0f ms%n",
+                                round + 1, w.cliName(), e.cliName(), r.eventsPerSecond(), w.lookupOperation(),
+                                r.nanos(w.lookupOperation()), r.restoreNanos() / 1e6);
+                        out.flush();
+                    }
+                }
+            }
+        } finally {
+            deleteRecursively(root);
+        }
+        BrokerTable.print(out, results);
+        if (json != null) {
+            Files.writeString(json, Json.write(brokerReport(machine, results)));
+            out.println("JSON written to " + json);
+        }
+        out.flush();
+        return 0;
+    }
+
+    private Map<String, Object> brokerReport(MachineInfo machine, List<BrokerResult> results) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("machine", machine.describe());
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put("mode", "broker");
+        config.put("events", brokerEvents);
+        config.put("partitions", partitions);
+        config.put("repeat", repeat);
+        config.put("seed", seed);
+        root.put("config", config);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (BrokerResult r : results) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("workload", r.workload().cliName());
+            row.put("engine", r.engine().cliName());
+            row.put("events", r.events());
+            row.put("seconds", r.elapsedNanos() / 1e9);
+            row.put("eventsPerSecond", r.eventsPerSecond());
+            row.put("storeNanosPerOp", new TreeMap<>(r.nanosPerOp()));
+            row.put("restoredRecords", r.restored());
+            row.put("restoreMillis", r.restoreNanos() / 1e6);
+            rows.add(row);
+        }
+        root.put("runs", rows);
+        Map<String, Object> summary = new LinkedHashMap<>();
+        for (BrokerWorkload w : BrokerWorkload.values()) {
+            if (BrokerTable.of(results, w, StreamsEngine.BLOOMSTORE).isEmpty()
+                    || BrokerTable.of(results, w, StreamsEngine.ROCKSDB).isEmpty()) {
+                continue;
+            }
+            Map<String, Object> s = new LinkedHashMap<>();
+            for (StreamsEngine e : StreamsEngine.values()) {
+                s.put(e.cliName() + "EventsPerSecond", BrokerTable.median(results, w, e, BrokerResult::eventsPerSecond));
+                s.put(e.cliName() + "LookupNanos", BrokerTable.lookupNanos(results, w, e));
+                s.put(e.cliName() + "RestoreMillis", BrokerTable.restoreMillis(results, w, e));
+            }
+            s.put("lookupOperation", w.lookupOperation());
+            s.put("endToEndRatio", BrokerTable.endToEndRatio(results, w));
+            s.put("lookupRatio", BrokerTable.lookupRatio(results, w));
+            s.put("restoreSpeedRatio", BrokerTable.restoreRatio(results, w));
+            summary.put(w.cliName(), s);
+        }
+        root.put("medians", summary);
+        return root;
     }
 
     private long changelogSize(List<StreamsResult> results) {

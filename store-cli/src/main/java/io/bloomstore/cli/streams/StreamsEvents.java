@@ -32,9 +32,9 @@ final class StreamsEvents {
         int unique = 0;
         for (int i = 0; i < events; i++) {
             if (unique == 0 || rnd.nextDouble() < uniqueFraction) {
-                ids[i] = id(unique++);
+                ids[i] = idOf(unique++);
             } else {
-                ids[i] = id(rnd.nextInt(unique));
+                ids[i] = idOf(rnd.nextInt(unique));
             }
         }
         return new StreamsEvents(ids, unique);
@@ -56,7 +56,8 @@ final class StreamsEvents {
         return new StreamsEvents(out, -1);
     }
 
-    private static String id(long n) {
+    /** The id of the {@code n}th distinct key: 16 hex digits of a mixed counter. */
+    static String idOf(long n) {
         long z = n * 0x9E3779B97F4A7C15L;
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;

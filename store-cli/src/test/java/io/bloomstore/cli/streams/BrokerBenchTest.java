@@ -1,0 +1,57 @@
+package io.bloomstore.cli.streams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bloomstore.cli.CliRunner;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code bloomstore bench-streams --broker} once, CI-sized (a KRaft broker on loopback, 2,000
+ * records per application, one round): every application on both engines yields end-to-end
+ * events/s, a store time per lookup from Kafka's own metrics, and a restore after the state
+ * directory is wiped. The command fails a run whose stores are not the engine's (by the metrics
+ * scope) or whose instance did not process every input record, so a pass means both engines ran.
+ * About 40–60 s on two shared cores, most of it broker and instance start-up.
+ */
+class BrokerBenchTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void everyApplicationYieldsFiguresForBothEngines() throws Exception {
+        Path json = dir.resolve("broker.json");
+        Path data = dir.resolve("data");
+        CliRunner.Result r = CliRunner.run("bench-streams", "--broker", "--broker-events", "2000", "--repeat", "1",
+                "--partitions", "1", "--data", data.toString(), "--json", json.toString());
+        assertEquals(0, r.exitCode(), r.out() + r.err());
+        assertFalse(r.out().contains("Formatting metadata"), "the broker's start-up prints stay out: " + r.out());
+        assertFalse(Files.exists(data), "state directories are removed after the run");
+
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertEquals(6, root.get("runs").size(), "3 applications x 2 engines x 1 round");
+        for (JsonNode run : root.get("runs")) {
+            assertEquals(2000, run.get("events").asLong(), run.toString());
+            assertTrue(run.get("eventsPerSecond").asDouble() > 0, run.toString());
+            assertTrue(run.at("/storeNanosPerOp/put").asDouble() > 0, "Kafka's put latency was read: " + run);
+            assertTrue(run.get("restoredRecords").asLong() > 0 && run.get("restoreMillis").asDouble() > 0,
+                    "a restore after the wipe: " + run);
+        }
+        for (String app : new String[] {"dedup", "windowed-count", "join"}) {
+            JsonNode m = root.at("/medians/" + app);
+            assertTrue(m.get("bloomstoreLookupNanos").asDouble() > 0 && m.get("rocksdbLookupNanos").asDouble() > 0,
+                    app + ": " + m);
+            assertTrue(m.get("endToEndRatio").asDouble() > 0 && m.get("restoreSpeedRatio").asDouble() > 0, app + ": " + m);
+        }
+    }
+}
