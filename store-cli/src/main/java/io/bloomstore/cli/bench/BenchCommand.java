@@ -33,7 +33,8 @@ public final class BenchCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--engines", split = ",", paramLabel = "NAME",
-            description = "Engines to run: bloomstore, bloomstore-nofilter, rocksdb (default: all).")
+            description = "Engines to run: bloomstore, bloomstore-nofilter, rocksdb, rocksdb-ribbon (RocksDB with its "
+                    + "Ribbon filter at the same bits per key) (default: all).")
     List<String> engines;
 
     @Option(names = "--workloads", split = ",", paramLabel = "NAME",
