@@ -175,7 +175,8 @@ public final class BenchRunner {
     /**
      * Runs {@code workloads} on a fresh store in {@code dir}; with {@code loadForOpen} the store is
      * left loaded, flushed and settled for {@link OpenProbe} to reopen. Every fill is followed at
-     * once by a timed close (added to {@code closes}); the next workload reopens the store. The
+     * once by a timed close (added to {@code closes}), and so is every other workload that writes
+     * (updaterandom, readwhilewriting); the next workload reopens the store. The
      * filters' cost per key is read once the loaded store first settles (added to {@code filters}).
      */
     private List<WorkloadResult> runEngine(String name, List<Workload> workloads, Path dir, boolean loadForOpen,
@@ -207,6 +208,10 @@ public final class BenchRunner {
                     filters.add(new FilterCost(name, round, engine.filterBitsPerKey()));
                 }
                 results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round, dir)));
+                if (w.writes()) {
+                    closes.add(timedClose(name, engine, w, round));
+                    engine = null;
+                }
             }
             if (loadForOpen) {
                 if (!loaded) {
@@ -227,7 +232,7 @@ public final class BenchRunner {
         return results;
     }
 
-    /** Closes {@code engine} right after fill {@code w} and times the close. */
+    /** Closes {@code engine} right after workload {@code w}, which wrote, and times the close. */
     private static CloseResult timedClose(String name, BenchEngine engine, Workload w, int round) throws IOException {
         long t0 = System.nanoTime();
         engine.close();

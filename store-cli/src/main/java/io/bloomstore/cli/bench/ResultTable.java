@@ -137,7 +137,8 @@ public final class ResultTable {
 
     private static void printCloses(PrintWriter out, List<CloseResult> closes) {
         out.println();
-        out.println("Close right after a fill (memtable unflushed, compaction likely running; ms):");
+        out.println("Close right after writes (a fill, updaterandom, readwhilewriting: memtable unflushed,"
+                + " compaction likely running; ms):");
         out.printf(Locale.ROOT, "%-20s %-16s %7s %10s %10s%n", "engine", "after", "rounds", "median ms", "max ms");
         for (CloseSummary c : CloseSummary.of(closes)) {
             out.printf(Locale.ROOT, "%-20s %-16s %7d %10.1f %10.1f%n", c.engine(), c.after().cliName(), c.rounds(),

@@ -48,6 +48,11 @@ public enum Workload {
         this.kind = kind;
     }
 
+    /** Whether the workload writes: a fill, updaterandom or readwhilewriting (each followed by a timed close). */
+    public boolean writes() {
+        return isFill() || this == UPDATERANDOM || this == READWHILEWRITING;
+    }
+
     public boolean isFill() {
         return kind == Kind.FILL;
     }

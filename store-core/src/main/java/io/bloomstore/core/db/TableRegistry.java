@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * failure, which is logged). The same thread checks each newly opened table's filter sidecar
  * (its payload CRC) ahead of the table's first "absent" answer, which would otherwise wait for
  * that whole-file read. Once the store is closed, a table still held by an iterator is
- * reclaimed on the thread that closes the iterator. The tables' {@code .sst} descriptors are held
+ * reclaimed on the thread that closes the iterator. Replaced tables whose files are not deleted
+ * yet when the store closes are left on disk: they are in no MANIFEST, and the next open deletes
+ * them as orphans before it hands the store out. The tables' {@code .sst} descriptors are held
  * by a {@link TableFileCache}, which bounds how many are open at once
  * ({@code StoreOptions.maxOpenFiles}).
  *
@@ -149,7 +151,10 @@ final class TableRegistry {
         try {
             h.reader().close();
             cache.invalidateFile(h.fileNumber());
-            if (h.obsolete()) {
+            // Once the store is closing, unlinking a replaced table (milliseconds each, for the
+            // tens of megabytes a compaction just replaced) would make close wait: the table is
+            // in no MANIFEST any more, and the next open deletes it with the other orphans.
+            if (h.obsolete() && !closing) {
                 fs.delete(FileNames.table(dir, h.fileNumber()));
                 fs.delete(FileNames.filter(dir, h.fileNumber()));
             }
@@ -214,7 +219,7 @@ final class TableRegistry {
 
     /**
      * At close: drops every live table and waits (up to 10 s) for the background thread to close
-     * those no iterator holds.
+     * those no iterator holds; replaced tables it has not deleted yet stay for the next open.
      */
     void closeAll() {
         closing = true;
