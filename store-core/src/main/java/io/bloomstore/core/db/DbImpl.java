@@ -186,6 +186,16 @@ public final class DbImpl implements Store {
         return db.options;
     }
 
+    /** The background work, for tests in this package. */
+    DbBackground background() {
+        return background;
+    }
+
+    /** The current version (the MANIFEST's), for tests in this package. */
+    io.bloomstore.core.manifest.Version currentVersion() {
+        return db.versions.current();
+    }
+
     /** The open tables and their reclaiming, for tests in this package. */
     TableRegistry tables() {
         return db.tables;
@@ -214,7 +224,7 @@ public final class DbImpl implements Store {
         if (jmx != null) {
             jmx.close();
         }
-        db.cumulative.saveOrWarn();
+        db.cumulative.saveAtCloseOrWarn();
         db.mutex().lock();
         try {
             try {
