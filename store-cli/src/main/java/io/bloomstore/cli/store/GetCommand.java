@@ -31,7 +31,7 @@ public final class GetCommand extends StoreCommand {
         ByteText text = ByteText.of(hex);
         byte[] k = text.decode(key);
         byte[] value;
-        try (Store store = open(false)) {
+        try (Store store = openReadOnly()) {
             value = store.get(k);
         }
         if (value == null) {
