@@ -9,11 +9,13 @@ import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +50,7 @@ final class TableRegistry {
     private final Map<Long, TableHandle> open = new ConcurrentHashMap<>();
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
-    private final ExecutorService reclaimer;
+    private final ThreadPoolExecutor reclaimer;
     /** Whether {@link #open} queues the sidecar check; a read-only open leaves it to the lookups. */
     private final boolean checkFiltersAhead;
     private volatile boolean closing;
@@ -72,7 +74,7 @@ final class TableRegistry {
         this.options = options;
         this.cache = cache;
         this.counters = counters;
-        this.reclaimer = Executors.newSingleThreadExecutor(r -> {
+        this.reclaimer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
             Thread t = new Thread(r, "bloomstore-reclaim-" + dir.getFileName());
             t.setDaemon(true);
             return t;
@@ -231,15 +233,22 @@ final class TableRegistry {
     }
 
     /**
-     * At close: drops every live table and waits (up to 10 s) for the background thread to close
-     * those no iterator holds; replaced tables it has not deleted yet stay for the next open.
+     * At close: drops every live table, closes on the calling thread those no iterator holds and
+     * what the background thread had queued, and waits (up to 10 s) for the one it is running;
+     * replaced tables not deleted yet stay for the next open.
      */
     void closeAll() {
         closing = true;
+        // The closing thread closes the live tables itself, and takes over the reclaim thread's
+        // queue, beside the one task that thread is running: on a busy machine each hand-off to
+        // another thread waits milliseconds for a core, and close would wait for all of them.
+        reclaimer.shutdown();
         for (Long n : open.keySet()) {
             drop(n, false);
         }
-        reclaimer.shutdown();
+        List<Runnable> queued = new ArrayList<>();
+        reclaimer.getQueue().drainTo(queued);
+        queued.forEach(Runnable::run);
         try {
             if (!reclaimer.awaitTermination(10, TimeUnit.SECONDS)) {
                 LOG.warn("tables of {} still being closed after 10 s", dir);
