@@ -689,8 +689,7 @@ final class DbBackground {
      * flush's table to be written.
      */
     void shutdown() {
-        cancelCompactions = true;
-        skipQueuedFlushes = true;
+        requestShutdown();
         awaitTermination(flusher);
         awaitTermination(compactor);
         mutex.lock();
@@ -701,6 +700,16 @@ final class DbBackground {
         } finally {
             mutex.unlock();
         }
+    }
+
+    /**
+     * The first half of {@link #shutdown()}, which does not wait: running compactions and a
+     * running flush stop at their next check, queued ones do not start. Close calls it before it
+     * syncs the WAL, so that the background threads wind down meanwhile.
+     */
+    void requestShutdown() {
+        cancelCompactions = true;
+        skipQueuedFlushes = true;
     }
 
     private static void awaitTermination(ExecutorService executor) {
