@@ -250,7 +250,7 @@ public final class DbImpl implements Store {
         if (db.readOnly) {
             db.cumulative.addToFileOrSkip(lockFile);
         } else {
-            db.cumulative.saveAtCloseOrWarn();
+            db.cumulative.saveWithoutSyncOrWarn();
         }
         db.mutex().lock();
         try {
