@@ -207,7 +207,8 @@ public final class CountersFile {
                 try {
                     all.putAll(read(fs, file));
                 } catch (CorruptionException e) {
-                    LOG.warn("Cumulative counters start again from zero: {}", e.getMessage());
+                    // The open read the same file and warned already.
+                    LOG.debug("Cumulative counters start again from zero: {}", e.getMessage());
                 }
             }
             for (Map.Entry<String, Function<StoreCounters, Counter>> e : LIVE.entrySet()) {
