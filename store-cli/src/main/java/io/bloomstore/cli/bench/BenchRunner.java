@@ -185,7 +185,7 @@ public final class BenchRunner {
      * Runs {@code workloads} on a fresh store in {@code dir}; with {@code loadForOpen} the store is
      * left loaded, flushed and settled for {@link OpenProbe} to reopen. Every fill is followed at
      * once by a timed close (added to {@code closes}), and so is every other workload that writes
-     * (updaterandom, readwhilewriting); the next workload reopens the store. The
+     * (updaterandom, readlatest, readwhilewriting); the next workload reopens the store. The
      * filters' cost per key is read once the loaded store first settles (added to {@code filters}).
      */
     private List<WorkloadResult> runEngine(String name, List<Workload> workloads, Path dir, boolean loadForOpen,

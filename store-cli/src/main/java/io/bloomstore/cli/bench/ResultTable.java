@@ -137,7 +137,7 @@ public final class ResultTable {
 
     private static void printCloses(PrintWriter out, List<CloseResult> closes) {
         out.println();
-        out.println("Close right after writes (a fill, updaterandom, readwhilewriting: memtable unflushed,"
+        out.println("Close right after writes (a fill, updaterandom, readlatest, readwhilewriting: memtable unflushed,"
                 + " compaction likely running; ms):");
         out.printf(Locale.ROOT, "%-20s %-16s %7s %10s %10s%n", "engine", "after", "rounds", "median ms", "max ms");
         for (CloseSummary c : CloseSummary.of(closes)) {
