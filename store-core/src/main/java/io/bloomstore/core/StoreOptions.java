@@ -42,7 +42,7 @@ import io.bloomstore.core.table.TableOptions;
  *       ones on disjoint ranges, and a merge inside level 0 while level 0 → 1 runs); memtable
  *       flushes have a thread of their own besides, so a flush never waits behind a compaction.
  *       RocksDB counts its flush thread among its {@code max_background_jobs} (2 gives it one
- *       flush and one compaction, more only once level 0 nears its slowdown trigger);
+ *       flush and one compaction, more only when compaction falls behind);
  *   <li>{@code bytesPerSync} 1 MiB: the WAL and table files are synced in the background every
  *       megabyte written, so a memtable switch or a finished table waits for little (0: off);
  *   <li>{@code walRecovery} {@link WalRecovery#TOLERATE_TORN_TAIL}: only a torn final WAL record
