@@ -215,11 +215,17 @@ public final class BenchCommand implements Callable<Integer> {
         }
         BenchResults run;
         List<OneShotResult> oneShot = List.of();
+        Exception oneShotFailure = null;
         try {
             run = new BenchRunner(config, scans, factory, noProgress ? null : System.err, warmUpKeys)
                     .withColdOps(coldOps).run(engineNames, chosen, root, repeat);
             if (oneShotRuns > 0) {
-                oneShot = OneShotProbe.run(root.resolve("bloomstore"), config, oneShotRuns, 0);
+                try {
+                    oneShot = OneShotProbe.run(root.resolve("bloomstore"), config, oneShotRuns, 0);
+                } catch (IOException | RuntimeException e) {
+                    // The other workloads' results are printed all the same; the failure is reported after them.
+                    oneShotFailure = e;
+                }
             }
         } finally {
             if (!keep) {
@@ -248,6 +254,12 @@ public final class BenchCommand implements Callable<Integer> {
             out.println("report written to " + report);
         }
         out.flush();
+        if (oneShotFailure instanceof IOException io) {
+            throw io;
+        }
+        if (oneShotFailure instanceof RuntimeException re) {
+            throw re;
+        }
         return 0;
     }
 
