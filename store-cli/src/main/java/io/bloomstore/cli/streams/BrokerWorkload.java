@@ -9,6 +9,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.state.Stores;
 
 import java.time.Duration;
 import java.util.List;
@@ -82,7 +83,7 @@ enum BrokerWorkload {
             Topology t = new Topology();
             t.addSource("source", Serdes.String().deserializer(), Serdes.String().deserializer(), inputTopics().get(0));
             t.addProcessor("dedup", StreamsWorkload.Dedup::new, "source");
-            t.addStateStore(org.apache.kafka.streams.state.Stores.keyValueStoreBuilder(
+            t.addStateStore(Stores.keyValueStoreBuilder(
                     engine.keyValueStore(StreamsWorkload.DEDUP.storeName()), Serdes.String(), Serdes.Long()), "dedup");
             t.addSink("sink", outputTopic(), Serdes.String().serializer(), Serdes.String().serializer(), "dedup");
             return t;

@@ -46,6 +46,8 @@ import java.util.stream.Stream;
 @Command(name = "bench-streams", mixinStandardHelpOptions = true,
         description = {"Kafka Streams state stores: BloomStore vs Kafka's RocksDB store on a dedup and a word-count "
                 + "topology (TopologyTestDriver, same JVM), plus changelog restore.",
+            "--broker: a dedup, a windowed count and a stream-stream join as real KafkaStreams applications on an "
+                + "embedded KRaft broker: events/s, Kafka's store latency metrics, restore after a wiped state directory.",
             "Kafka's own log warnings are shown with --verbose."})
 public final class StreamsBenchCommand implements Callable<Integer> {
     static final String KAFKA_LOGGER = "org.apache.kafka";
