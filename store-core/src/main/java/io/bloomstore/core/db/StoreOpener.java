@@ -48,7 +48,7 @@ final class StoreOpener {
                 throw new IllegalArgumentException("no store at " + dir
                         + ": the directory does not exist (createIfMissing is false)");
             }
-            fs.createDirectories(dir);
+            createDurably(fs, dir);
         }
         // Refused before the lock too, so that a directory that is not a store gets no LOCK file.
         if (!fs.exists(dir.resolve(FileNames.CURRENT))) {
@@ -100,6 +100,9 @@ final class StoreOpener {
                     options.walRecovery());
             long walNumber = versions.newFileNumber();
             LogWriter wal = new LogWriter(fs.create(FileNames.wal(dir, walNumber)), LogFormat.WAL_MAGIC);
+            // The new segment's name is durable before any write relies on it, and before recovery
+            // deletes the segments it replaces.
+            fs.syncDirectory(dir);
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, walNumber, wal,
                     replayed.lastSequence());
@@ -126,6 +129,24 @@ final class StoreOpener {
             throw e;
         }
         return db;
+    }
+
+    /**
+     * Creates the store directory and any missing parents, syncing each new directory's parent so
+     * that a new store's directory survives a power loss with the first sync write in it.
+     */
+    private static void createDurably(FileSystem fs, Path dir) throws IOException {
+        Path absolute = dir.toAbsolutePath().normalize();
+        Path existing = absolute;
+        while (existing.getParent() != null && !fs.exists(existing)) {
+            existing = existing.getParent();
+        }
+        fs.createDirectories(dir);
+        for (Path p = absolute; p != null && !p.equals(existing); p = p.getParent()) {
+            if (p.getParent() != null) {
+                fs.syncDirectory(p.getParent());
+            }
+        }
     }
 
     /** For a directory without CURRENT: refuses one holding anything but a new store's leftovers. */
