@@ -25,7 +25,11 @@ import java.util.function.Predicate;
  *       ({@link #crash()}), or keeps a random prefix of it, a write torn at a random byte
  *       ({@link #crashTearing()}), also at a chosen step: the n-th mutating call (create, write,
  *       sync, rename, delete, directory sync) from now on ({@link #crashAfterOperations}), so a
- *       test can crash at every step of a procedure in turn.
+ *       test can crash at every step of a procedure in turn;
+ *   <li>one failing call at a chosen step: the n-th call of any kind that can fail (create, open,
+ *       read, size, write, sync, rename, delete, list, directory sync, lock) from now on fails
+ *       with an I/O error and the disk works again ({@link #failOperationAfter}), so a test can
+ *       fail every step of a procedure, reads included, in turn.
  * </ul>
  * A hook run before each file is created ({@link #beforeCreate}) can hold the creating thread
  * (a flush held back, so several WAL segments stay unflushed) or throw into it (an {@link Error}
@@ -83,6 +87,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         double readProbability;
         long faults;
         long operationsBeforeCrash = Long.MAX_VALUE;
+        long operationsBeforeFailure = Long.MAX_VALUE;
         volatile Consumer<Path> beforeCreate = p -> { };
         volatile Consumer<Path> beforeLock = p -> { };
         volatile Consumer<Path> beforeDelete = p -> { };
@@ -181,6 +186,17 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return this;
     }
 
+    /**
+     * After {@code operations} more calls that can fail succeed (see the class comment for which),
+     * the next one fails with an I/O error; later calls work again.
+     */
+    public FaultInjectionFileSystem failOperationAfter(long operations) {
+        synchronized (shared) {
+            shared.operationsBeforeFailure = operations;
+        }
+        return this;
+    }
+
     /** Removes every fault setting: the disk works again. */
     public FaultInjectionFileSystem heal() {
         synchronized (shared) {
@@ -191,6 +207,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
             shared.readProbability = 0;
             shared.only = p -> true;
             shared.operationsBeforeCrash = Long.MAX_VALUE;
+            shared.operationsBeforeFailure = Long.MAX_VALUE;
             shared.beforeCreate = p -> { };
             shared.beforeLock = p -> { };
             shared.beforeDelete = p -> { };
@@ -365,12 +382,14 @@ public final class FaultInjectionFileSystem implements FileSystem {
     @Override
     public RandomReadFile openRead(Path path) throws IOException {
         checkAlive();
+        countUnlocked("open", path);
         RandomReadFile file = base.openRead(path);
         return new RandomReadFile() {
             @Override
             public int read(long position, ByteBuffer dst) throws IOException {
                 checkAlive();
                 synchronized (shared) {
+                    count("read", path);
                     if (shared.only.test(path) && shared.random.nextDouble() < shared.readProbability) {
                         shared.faults++;
                         throw new IOException(IO_ERROR + " (injected) reading " + path);
@@ -398,6 +417,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
 
     @Override
     public long size(Path path) throws IOException {
+        countUnlocked("size", path);
         return base.size(path);
     }
 
@@ -437,6 +457,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
     @Override
     public List<String> list(Path dir) throws IOException {
         shared.beforeList.accept(dir);
+        countUnlocked("list", dir);
         return base.list(dir);
     }
 
@@ -462,6 +483,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         shared.beforeLock.accept(path);
         synchronized (shared) {
             checkAlive();
+            count("lock", path);
             Closeable lock = base.lock(path);
             locks.add(lock);
             return () -> {
@@ -479,7 +501,29 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return base.supportsMapping();
     }
 
-    /** With the shared lock held, before a mutating call: the crash of {@link #crashAfterOperations}. */
+    /** With the shared lock held, before a call that can fail: the failure of {@link #failOperationAfter}. */
+    private void count(String what, Path path) throws IOException {
+        if (shared.operationsBeforeFailure == 0) {
+            shared.operationsBeforeFailure = Long.MAX_VALUE;
+            shared.faults++;
+            throw new IOException(IO_ERROR + " (injected) at " + what + " of " + path);
+        }
+        if (shared.operationsBeforeFailure != Long.MAX_VALUE) {
+            shared.operationsBeforeFailure--;
+        }
+    }
+
+    /** As {@link #count}, for a call that can fail and wait for it, without holding the shared lock. */
+    private void countUnlocked(String what, Path path) throws IOException {
+        synchronized (shared) {
+            count(what, path);
+        }
+    }
+
+    /**
+     * With the shared lock held, before a mutating call: the crash of {@link #crashAfterOperations},
+     * then the failure of {@link #failOperationAfter}.
+     */
     private void step(String what, Path path) throws IOException {
         checkAlive();
         if (shared.operationsBeforeCrash == 0) {
@@ -489,6 +533,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         if (shared.operationsBeforeCrash != Long.MAX_VALUE) {
             shared.operationsBeforeCrash--;
         }
+        count(what, path);
     }
 
     private void checkAlive() throws IOException {
