@@ -18,6 +18,7 @@ import io.bloomstore.cli.store.PutCommand;
 import io.bloomstore.cli.store.ScanCommand;
 import io.bloomstore.cli.store.StatsCommand;
 import io.bloomstore.cli.store.VerifyCommand;
+import io.bloomstore.cli.stress.StressCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -55,7 +56,7 @@ import picocli.CommandLine.Spec;
         description = "Embedded LSM key-value store with off-heap, memory-mapped filters.",
         subcommands = {PutCommand.class, GetCommand.class, DeleteCommand.class, ScanCommand.class,
             LoadCommand.class, StatsCommand.class, FlushCommand.class, CompactCommand.class, VerifyCommand.class,
-            FilterCommand.class, BenchCommand.class, StreamsBenchCommand.class, ExperimentCommand.class, JmhCommand.class},
+            StressCommand.class, FilterCommand.class, BenchCommand.class, StreamsBenchCommand.class, ExperimentCommand.class, JmhCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 key absent or not found, 2 usage, 3 I/O or missing file,",
             "4 corruption, 5 not a BloomStore file, other format version or bad load line,",
             "6 store locked, 7 not a store directory, 70 internal error."})
