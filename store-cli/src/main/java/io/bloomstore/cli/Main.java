@@ -15,6 +15,7 @@ import io.bloomstore.cli.store.FlushCommand;
 import io.bloomstore.cli.store.GetCommand;
 import io.bloomstore.cli.store.LoadCommand;
 import io.bloomstore.cli.store.PutCommand;
+import io.bloomstore.cli.store.RepairCommand;
 import io.bloomstore.cli.store.ScanCommand;
 import io.bloomstore.cli.store.StatsCommand;
 import io.bloomstore.cli.store.VerifyCommand;
@@ -46,8 +47,8 @@ import picocli.CommandLine.Spec;
  * {@code IllegalArgumentException} 2, anything else 70. New commands throw those and get the
  * scheme for free; they register here as subcommands.
  *
- * <p>The store commands ({@code put get delete scan load stats flush compact verify}) work on the directory of
- * the global {@code --data DIR} option (also accepted after the command name), by default
+ * <p>The store commands ({@code put get delete scan load stats flush compact verify repair}) work on the
+ * directory of the global {@code --data DIR} option (also accepted after the command name), by default
  * {@value #DEFAULT_DATA_DIR} in the working directory.
  *
  * <p>Thread safety: one instance per invocation.
@@ -56,7 +57,7 @@ import picocli.CommandLine.Spec;
         description = "Embedded LSM key-value store with off-heap, memory-mapped filters.",
         subcommands = {PutCommand.class, GetCommand.class, DeleteCommand.class, ScanCommand.class,
             LoadCommand.class, StatsCommand.class, FlushCommand.class, CompactCommand.class, VerifyCommand.class,
-            StressCommand.class, FilterCommand.class, BenchCommand.class, StreamsBenchCommand.class, ExperimentCommand.class, JmhCommand.class},
+            RepairCommand.class, StressCommand.class, FilterCommand.class, BenchCommand.class, StreamsBenchCommand.class, ExperimentCommand.class, JmhCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 key absent or not found, 2 usage, 3 I/O or missing file,",
             "4 corruption, 5 not a BloomStore file, other format version or bad load line,",
             "6 store locked, 7 not a store directory, 70 internal error."})

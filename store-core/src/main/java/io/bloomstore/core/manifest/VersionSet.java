@@ -71,6 +71,20 @@ public final class VersionSet implements Closeable {
     }
 
     /**
+     * Writes a MANIFEST holding {@code state} and makes CURRENT name it, durably: what repair does
+     * once it has chosen the tables to keep. Every WAL segment numbered below {@code logNumber} is
+     * then obsolete. Returns the new MANIFEST's number.
+     */
+    public static long writeRepaired(FileSystem fs, Path dir, Version state, long logNumber, long lastSequence,
+                                     long nextFileNumber) throws IOException {
+        VersionSet vs = new VersionSet(fs, dir, DEFAULT_MAX_MANIFEST_BYTES);
+        vs.nextFileNumber.set(nextFileNumber);
+        vs.writeNewManifest(state, logNumber, lastSequence);
+        vs.close();
+        return vs.manifestNumber;
+    }
+
+    /**
      * Rebuilds the state from the MANIFEST named by CURRENT, then starts a new MANIFEST. A torn last
      * edit (a crash while it was written) is dropped: the flush it described was not complete.
      *
