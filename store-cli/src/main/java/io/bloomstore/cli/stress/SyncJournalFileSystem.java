@@ -178,6 +178,16 @@ final class SyncJournalFileSystem implements FileSystem {
     }
 
     @Override
+    public Closeable lockShared(Path path) throws IOException {
+        return base.lockShared(path);
+    }
+
+    @Override
+    public Closeable lockForUpdate(Path path) throws IOException {
+        return base.lockForUpdate(path);
+    }
+
+    @Override
     public boolean supportsMapping() {
         return base.supportsMapping();
     }

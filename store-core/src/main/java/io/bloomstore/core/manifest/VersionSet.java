@@ -44,10 +44,13 @@ public final class VersionSet implements Closeable {
     private volatile long lastSequence;
     private volatile long logNumber;
     private volatile long manifestNumber;
+    /** Null for a version set recovered read-only. */
     private LogWriter manifest;
     private long manifestRolls;
     /** The failure of an earlier edit or roll, after which the MANIFEST takes nothing more; under this object's lock. */
     private IOException failed;
+    /** The number of the MANIFEST recovery read. */
+    private long manifestNumberRead;
 
     private VersionSet(FileSystem fs, Path dir, long maxManifestBytes) {
         if (maxManifestBytes < 1) {
@@ -96,6 +99,29 @@ public final class VersionSet implements Closeable {
 
     /** As {@link #recover(FileSystem, Path)}, rolling the MANIFEST once it passes {@code maxManifestBytes}. */
     public static VersionSet recover(FileSystem fs, Path dir, long maxManifestBytes) throws IOException {
+        VersionSet vs = read(fs, dir, maxManifestBytes);
+        vs.writeNewManifest(vs.current, vs.logNumber, vs.lastSequence);
+        try {
+            fs.delete(FileNames.manifest(dir, vs.manifestNumberRead));
+        } catch (IOException | RuntimeException e) {
+            vs.manifest.close();
+            throw e;
+        }
+        return vs;
+    }
+
+    /**
+     * Rebuilds the state as {@link #recover(FileSystem, Path)} does, writing nothing: no new
+     * MANIFEST, no CURRENT. The result cannot log edits ({@link #logAndApply} throws
+     * {@link IllegalStateException}); for stores opened read-only.
+     */
+    public static VersionSet recoverReadOnly(FileSystem fs, Path dir) throws IOException {
+        VersionSet vs = read(fs, dir, DEFAULT_MAX_MANIFEST_BYTES);
+        vs.manifestNumber = vs.manifestNumberRead;
+        return vs;
+    }
+
+    private static VersionSet read(FileSystem fs, Path dir, long maxManifestBytes) throws IOException {
         VersionSet vs = new VersionSet(fs, dir, maxManifestBytes);
         Path currentFile = dir.resolve(FileNames.CURRENT);
         String name = readCurrent(fs, currentFile);
@@ -124,13 +150,7 @@ public final class VersionSet implements Closeable {
             vs.current = v;
         }
         vs.markFileNumberUsed(parsed.number());
-        vs.writeNewManifest(vs.current, vs.logNumber, vs.lastSequence);
-        try {
-            fs.delete(manifestPath);
-        } catch (IOException | RuntimeException e) {
-            vs.manifest.close();
-            throw e;
-        }
+        vs.manifestNumberRead = parsed.number();
         return vs;
     }
 
@@ -224,6 +244,9 @@ public final class VersionSet implements Closeable {
      *         edit (the store turns read-only)
      */
     public synchronized Version logAndApply(VersionEdit edit) throws IOException {
+        if (manifest == null) {
+            throw new IllegalStateException("the version set of " + dir + " was recovered read-only");
+        }
         if (failed != null) {
             throw new IOException("the MANIFEST takes no more edits after an earlier failure: " + failed.getMessage(),
                     failed);
@@ -315,6 +338,8 @@ public final class VersionSet implements Closeable {
 
     @Override
     public synchronized void close() throws IOException {
-        manifest.close();
+        if (manifest != null) {
+            manifest.close();
+        }
     }
 }
