@@ -38,7 +38,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--workloads", split = ",", paramLabel = "NAME",
             description = "Workloads (default: all but open and the scans): fillseq, fillrandom, readrandom, "
-                    + "readmissing, readmixed, seekrandom, updaterandom, readwhilewriting; open (reopen the loaded store "
+                    + "readmissing, readmixed, seekrandom, updaterandom, readwhilewriting; readlatest (YCSB D: 95% lookups of recent "
+                    + "keys, 5% inserts); open (reopen the loaded store "
                     + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
                     + "prefixscan, prefixmissing, rangescan, rangemissing.")
     List<String> workloads;
@@ -47,8 +48,9 @@ public final class BenchCommand implements Callable<Integer> {
             + "the engine order rotated each round; figures become medians (default: ${DEFAULT-VALUE}).")
     int repeat = 1;
 
-    @Option(names = "--distribution", description = "Keys of lookups and updates: uniform or zipfian "
-            + "(theta " + KeyChooser.ZIPFIAN_THETA + ", hot keys scattered; default: ${DEFAULT-VALUE}).")
+    @Option(names = "--distribution", description = "Keys of lookups and updates: uniform, zipfian "
+            + "(theta " + KeyChooser.ZIPFIAN_THETA + ", hot keys scattered) or latest (zipfian over load order, the"
+            + " last loaded hottest, as YCSB's; default: ${DEFAULT-VALUE}).")
     String distribution = BenchConfig.defaults().distribution().name().toLowerCase(Locale.ROOT);
 
     @Option(names = "--cold-ops", description = "Operations of the cold-start probe: a fresh JVM per engine and "
