@@ -53,7 +53,8 @@ class FailedOpenReleasesTest {
         // open's calls are all passed: three in a row do.
         int successesInARow = 0;
         for (int n = 0; successesInARow < 3; n++) {
-            Path dir = root.resolve("store-" + n);
+            // A name no other test's store has: the store's threads are named after it.
+            Path dir = root.resolve("failed-open-" + n);
             copy(pristine, dir);
             FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, n).failOperationAfter(n);
             try {
@@ -114,11 +115,13 @@ class FailedOpenReleasesTest {
 
     /** Waits up to 5 s for the store's background threads (named after its directory) to end. */
     private static void awaitNoThreads(Path dir, String where) {
-        String suffix = "-" + dir.getFileName();
+        // bloomstore-flush-DIR, bloomstore-reclaim-DIR, bloomstore-compact-DIR-N
+        java.util.regex.Pattern ours = java.util.regex.Pattern.compile("bloomstore-[a-z]+-"
+                + java.util.regex.Pattern.quote(dir.getFileName().toString()) + "(-\\d+)?");
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (true) {
             List<String> left = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
-                    .filter(name -> name.startsWith("bloomstore-") && name.endsWith(suffix)).toList();
+                    .filter(name -> ours.matcher(name).matches()).toList();
             if (left.isEmpty()) {
                 return;
             }

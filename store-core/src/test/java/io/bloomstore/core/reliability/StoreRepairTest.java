@@ -202,7 +202,9 @@ class StoreRepairTest {
         Path sidecar = files(dir, n -> n.endsWith(".filter")).get(0);
         Files.delete(sidecar);
         RepairReport r = repairAndCheck(dir, "missing sidecar");
-        assertTrue(Files.exists(sidecar));
+        // Checked by the report: the reopened store's compactions may have replaced the table since.
+        assertTrue(r.rebuiltTables().contains(sidecar.getFileName().toString().replace(".filter", ".sst")),
+                r.toString());
         assertEquals(0, r.keysLost());
     }
 
