@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
@@ -30,12 +29,12 @@ import org.junit.jupiter.api.Test;
  * (explicit ones, and background flushes of a memtable of 1 KiB), are checked against
  * {@link Model}, a sorted map: every parallel execution must be explainable by some order of the
  * operations that respects real time. Stress mode (real threads, many interleavings) runs in CI
- * for a bounded number of invocations, more under {@code -Pstress}. Lincheck's model checking,
- * which drives every thread switch itself, does not fit: the store hands flushes and compactions
- * to its own background threads and reclaims tables on another, threads the scenario does not
- * start and Lincheck cannot schedule, and it waits for them on locks and conditions; a model
- * check of such an operation cannot run to completion under Lincheck's controlled schedule
- * (see {@link #modelCheckingDoesNotFitAStoreWithBackgroundThreads}).
+ * for a bounded number of invocations, more under {@code -Pstress}. Lincheck's model checking
+ * does not fit (tried with Lincheck 3.7): its instrumentation rejects the memtable's byte-array
+ * view {@code VarHandle}s ("Unsupported VarHandle type: VarHandleByteArrayAsInts"), and the store
+ * hands flushes, compactions and table reclaiming to background threads of its own, which the
+ * scenario does not start and Lincheck cannot schedule while the operations wait for them; the
+ * run did not finish in 10 minutes.
  *
  * <p>Each scenario runs on a fresh store in a {@link MemoryFileSystem}; Lincheck creates one test
  * instance per invocation without closing it, so each instance closes its predecessor's store.
@@ -196,19 +195,12 @@ public class StoreLinearizabilityTest {
 
     @Test
     void concurrentOperationsWithFlushesAndCompactionsAreLinearizable() {
-        stress(Integer.getInteger("bloomstore.lincheck.iterations", 30), 40).check(StoreLinearizabilityTest.class);
+        stress(Integer.getInteger("bloomstore.lincheck.iterations", 10), 30).check(StoreLinearizabilityTest.class);
     }
 
     @Test
     @Tag("stress")
     void longerStressRun() {
         stress(Integer.getInteger("bloomstore.lincheck.iterations", 400), 200).check(StoreLinearizabilityTest.class);
-    }
-
-    @Test
-    @Tag("stress")
-    void modelCheckingDoesNotFitAStoreWithBackgroundThreads() {
-        new ModelCheckingOptions().sequentialSpecification(Model.class).iterations(5).invocationsPerIteration(50)
-                .threads(2).actorsPerThread(2).check(StoreLinearizabilityTest.class);
     }
 }
