@@ -19,14 +19,17 @@ import java.util.zip.CRC32C;
 
 /**
  * Runs a {@link FuzzTarget}: first every input of its regression corpus
- * ({@code testdata/fuzz/<name>/*.bin}), then {@code cases} inputs from its {@link Mutator}. An
- * input passes when the harness returns (the seed's content, read back exactly) or throws an
+ * ({@code testdata/fuzz/<name>/*.bin}), then {@code cases} inputs from its {@link Mutator}, every
+ * other one with its checksums repaired ({@link FuzzTarget#repair}) where the file kind has any,
+ * so that damage reaches the parsing behind them. An input passes when the harness returns (the
+ * seed's content read back exactly; for a repaired input, anything) or throws an
  * {@link IOException} whose message names the file. It fails on any other throwable (a
  * {@link RuntimeException}, an {@link AssertionError} for a wrong value, an
  * {@link OutOfMemoryError}), on a heap allocation above {@code 16 × input + 4 MiB} (the reader
  * must size what it allocates by the file, not by a length field), or when it runs for more
  * than 10 s (a hang). Each distinct failure (by exception type and place) is saved to
- * {@code target/fuzz-failures/<name>/} for the corpus.
+ * {@code target/fuzz-failures/<name>/} for the corpus, named {@code <crc>-exact.bin} or
+ * {@code <crc>-repaired.bin} by how it is to be read.
  *
  * <p>Thread safety: not thread-safe.
  */
@@ -62,14 +65,14 @@ final class FuzzRunner {
         Map<String, String> failures = new LinkedHashMap<>();
         long[] refused = {0};
         // The seed itself must read back clean; it also loads the reader's classes before allocation is measured.
-        String clean = check(target, target.seed(), refused, false);
+        String clean = check(target, target.seed(), true, refused, false);
         if (clean != null) {
             throw new AssertionError(target.name() + ": the seed itself fails: " + clean);
         }
         List<Path> corpus = corpus(target.name());
         for (Path p : corpus) {
             byte[] input = Files.readAllBytes(p);
-            String failure = check(target, input, refused, true);
+            String failure = check(target, input, p.getFileName().toString().endsWith("-exact.bin"), refused, true);
             if (failure != null) {
                 failures.put(failure, p.getFileName() + ": " + failure);
             }
@@ -77,9 +80,17 @@ final class FuzzRunner {
         Mutator mutator = new Mutator(seed);
         for (long i = 0; i < cases; i++) {
             byte[] input = mutator.mutate(target.seed());
-            String failure = check(target, input, refused, true);
+            boolean exact = true;
+            if (i % 2 == 1) {
+                byte[] repaired = target.repair(input);
+                if (repaired != null) {
+                    input = repaired;
+                    exact = false;
+                }
+            }
+            String failure = check(target, input, exact, refused, true);
             if (failure != null && !failures.containsKey(failure)) {
-                Path saved = save(target.name(), input);
+                Path saved = save(target.name(), input, exact);
                 failures.put(failure, "case " + i + " of seed " + seed + " (" + saved + "): " + failure);
             }
         }
@@ -97,11 +108,12 @@ final class FuzzRunner {
     }
 
     /** Null when the input passed, else the failure's signature. */
-    private String check(FuzzTarget target, byte[] input, long[] refused, boolean bounded) throws Exception {
+    private String check(FuzzTarget target, byte[] input, boolean exact, long[] refused, boolean bounded)
+            throws Exception {
         Future<String> f = worker.submit(() -> {
             long before = THREADS.getCurrentThreadAllocatedBytes();
             try {
-                target.run(input);
+                target.run(input, exact);
             } catch (IOException e) {
                 String message = String.valueOf(e.getMessage());
                 if (!message.contains(target.fileName())) {
@@ -121,7 +133,7 @@ final class FuzzRunner {
         try {
             return f.get(HANG_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            save(target.name(), input);
+            save(target.name(), input, exact);
             throw new AssertionError(target.name() + ": an input ran for more than " + HANG_SECONDS
                     + " s (saved under " + failureRoot + ")");
         } catch (ExecutionException e) {
@@ -140,12 +152,12 @@ final class FuzzRunner {
         return t.getClass().getSimpleName();
     }
 
-    private Path save(String name, byte[] input) throws IOException {
+    private Path save(String name, byte[] input, boolean exact) throws IOException {
         CRC32C crc = new CRC32C();
         crc.update(input);
         Path dir = failureRoot.resolve(name);
         Files.createDirectories(dir);
-        Path p = dir.resolve(String.format("%08x.bin", crc.getValue()));
+        Path p = dir.resolve(String.format("%08x-%s.bin", crc.getValue(), exact ? "exact" : "repaired"));
         Files.write(p, input);
         return p;
     }

@@ -20,5 +20,18 @@ interface FuzzTarget {
     /** The name the reader's errors must mention: the file the input was stored as. */
     String fileName();
 
-    void run(byte[] input) throws Exception;
+    /**
+     * Reads {@code input}. When {@code exact}, anything read must be the seed's content; otherwise
+     * (an input whose checksums {@link #repair} made valid again) only the reader's failure
+     * modes are checked.
+     */
+    void run(byte[] input, boolean exact) throws Exception;
+
+    /**
+     * {@code input} with its checksums made valid again ({@link Checksums}), modified in place;
+     * null when the file kind has none to repair.
+     */
+    default byte[] repair(byte[] input) {
+        return null;
+    }
 }
