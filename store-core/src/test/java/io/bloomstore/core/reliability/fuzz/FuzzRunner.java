@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +18,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
-import java.util.zip.CRC32C;
 
 /**
  * Runs a {@link FuzzTarget}: first every input of its regression corpus
@@ -28,8 +30,8 @@ import java.util.zip.CRC32C;
  * {@link OutOfMemoryError}), on a heap allocation above {@code 16 × input + 4 MiB} (the reader
  * must size what it allocates by the file, not by a length field), or when it runs for more
  * than 10 s (a hang). Each distinct failure (by exception type and place) is saved to
- * {@code target/fuzz-failures/<name>/} for the corpus, named {@code <crc>-exact.bin} or
- * {@code <crc>-repaired.bin} by how it is to be read.
+ * {@code target/fuzz-failures/<name>/} for the corpus, named {@code <sha256>-exact.bin} or
+ * {@code <sha256>-repaired.bin} by how it is to be read.
  *
  * <p>Thread safety: not thread-safe.
  */
@@ -153,11 +155,16 @@ final class FuzzRunner {
     }
 
     private Path save(String name, byte[] input, boolean exact) throws IOException {
-        CRC32C crc = new CRC32C();
-        crc.update(input);
+        // Not a CRC: a file whose checksums were repaired has the same CRC32C as many others.
+        byte[] digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256").digest(input);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
         Path dir = failureRoot.resolve(name);
         Files.createDirectories(dir);
-        Path p = dir.resolve(String.format("%08x-%s.bin", crc.getValue(), exact ? "exact" : "repaired"));
+        Path p = dir.resolve(HexFormat.of().formatHex(digest, 0, 6) + (exact ? "-exact.bin" : "-repaired.bin"));
         Files.write(p, input);
         return p;
     }
