@@ -35,7 +35,7 @@ import io.bloomstore.bloom.storage.Storage;
  * bits by double hashing as {@link BloomFilter} does.
  *
  * <p>Header use (docs/format/filter.md, kind 8): {@code k} = H + 1 levels, {@code m} = bits of all
- * levels, {@code n} = values, {@code seed}. Payload = per level two words (m_h; k_h | n_h << 8),
+ * levels, {@code n} = values, {@code seed}. Payload = per level two words (m_h; k_h | n_h &lt;&lt; 8),
  * then each level's bit array from a word boundary. Built filters keep their bits in the given
  * {@link Storage} (off-heap with {@link Storage#NATIVE}); opened ones are mapped. Only the per-level
  * table (a few longs per level) is on the heap.

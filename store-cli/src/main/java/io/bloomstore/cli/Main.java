@@ -3,7 +3,12 @@ package io.bloomstore.cli;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
 
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.cli.bench.BenchCommand;
 import io.bloomstore.cli.streams.StreamsBenchCommand;
 import io.bloomstore.cli.family.ExperimentCommand;
@@ -51,11 +56,8 @@ import picocli.CommandLine.Spec;
  *
  * <p>Thread safety: one instance per invocation.
  */
-@Command(name = "bloomstore", mixinStandardHelpOptions = true, version = "BloomStore 0.1.0",
+@Command(name = "bloomstore", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Embedded LSM key-value store with off-heap, memory-mapped filters.",
-        subcommands = {PutCommand.class, GetCommand.class, DeleteCommand.class, ScanCommand.class,
-            LoadCommand.class, StatsCommand.class, FlushCommand.class, CompactCommand.class, VerifyCommand.class,
-            FilterCommand.class, BenchCommand.class, StreamsBenchCommand.class, ExperimentCommand.class, JmhCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 key absent or not found, 2 usage, 3 I/O or missing file,",
             "4 corruption, 5 not a BloomStore file, other format version or bad load line,",
             "6 store locked, 7 not a store directory, 70 internal error."})
@@ -86,20 +88,117 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine(new Main()).execute(args));
+        prepare(args);
+        System.exit(commandLine(new Main(), args).execute(args));
     }
 
-    /** The configured command line: subcommands, error handling and exit codes. */
+    /**
+     * What {@link #main} sets up before it runs {@code args}: the deferred logging binding and,
+     * for a store command, the JDK's filter mappings (each unless the user set it). The launcher's
+     * class-data-sharing training ({@link LauncherTraining}) calls it too, so that it loads the
+     * classes real commands load.
+     */
+    static void prepare(String[] args) {
+        if (System.getProperty("slf4j.provider") == null) {
+            System.setProperty("slf4j.provider", DeferredLogging.class.getName());
+            if (System.getProperty("slf4j.internal.verbosity") == null) {
+                // SLF4J announces a provider named by the property at INFO, on standard error.
+                System.setProperty("slf4j.internal.verbosity", "WARN");
+            }
+        }
+        String command = commandName(args);
+        if (command != null && ONE_SHOT.containsKey(command) && System.getProperty(OffHeapBackend.PROPERTY) == null) {
+            // A store command maps a few filters and probes them a few times: the JDK's mappings
+            // start some 130 classes (and a tenth of a second) sooner than Chronicle Bytes.
+            System.setProperty(OffHeapBackend.PROPERTY, "jdk");
+        }
+    }
+
+    /**
+     * The command line that runs {@code args}: for a store command, one that knows only that
+     * command; otherwise every command.
+     */
+    public static CommandLine commandLine(Main main, String[] args) {
+        String command = commandName(args);
+        Supplier<Object> only = command == null ? null : ONE_SHOT.get(command);
+        return only == null ? commandLine(main) : commandLine(main, Map.of(command, only));
+    }
+
+    /**
+     * The subcommands in the order {@code --help} lists them. Each is made only when registered, so
+     * a one-shot store command ({@link #ONE_SHOT}) builds the model of itself alone: picocli
+     * reflects over every registered command at start-up, and the benchmark's and experiments'
+     * commands would load RocksDB's, Kafka's and JMH's option classes for a {@code get}.
+     */
+    private static Map<String, Supplier<Object>> allCommands() {
+        Map<String, Supplier<Object>> all = new LinkedHashMap<>(ONE_SHOT);
+        all.put("filter", FilterCommand::new);
+        all.put("bench", BenchCommand::new);
+        all.put("bench-streams", StreamsBenchCommand::new);
+        all.put("experiment", ExperimentCommand::new);
+        all.put("jmh", JmhCommand::new);
+        all.put("completion", CompletionCommand::new);
+        return all;
+    }
+
+    /** The store commands: the ones a user or a script runs once per process, on one store. */
+    private static final Map<String, Supplier<Object>> ONE_SHOT = oneShot();
+
+    private static Map<String, Supplier<Object>> oneShot() {
+        Map<String, Supplier<Object>> m = new LinkedHashMap<>();
+        m.put("put", PutCommand::new);
+        m.put("get", GetCommand::new);
+        m.put("delete", DeleteCommand::new);
+        m.put("scan", ScanCommand::new);
+        m.put("load", LoadCommand::new);
+        m.put("stats", StatsCommand::new);
+        m.put("flush", FlushCommand::new);
+        m.put("compact", CompactCommand::new);
+        m.put("verify", VerifyCommand::new);
+        return Collections.unmodifiableMap(m);
+    }
+
+    /**
+     * The command named in {@code args}: the first argument that is neither a global option
+     * ({@code --verbose}, {@code --data DIR}, {@code --data=DIR}) nor its value; null when there is
+     * none or an argument asks for the root's help or version.
+     */
+    static String commandName(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--data")) {
+                i++;
+            } else if (a.equals("--verbose") || a.startsWith("--data=")) {
+                continue;
+            } else {
+                return a.startsWith("-") ? null : a;
+            }
+        }
+        return null;
+    }
+
+    /** The configured command line: every subcommand, error handling and exit codes. */
     public static CommandLine commandLine(Main main) {
+        return commandLine(main, allCommands());
+    }
+
+    /** As {@link #commandLine(Main)}, with only the given subcommands. */
+    static CommandLine commandLine(Main main, Map<String, Supplier<Object>> subcommands) {
         ErrorHandler handler = new ErrorHandler(main);
-        return new CommandLine(main)
-                .setExecutionExceptionHandler(handler)
+        CommandLine cl = new CommandLine(main);
+        subcommands.forEach((name, command) -> cl.addSubcommand(name, command.get()));
+        return cl.setExecutionExceptionHandler(handler)
                 .setParameterExceptionHandler(handler);
     }
 
     /** As {@link #commandLine(Main)}, writing to the given streams (tests capture them). */
     public static CommandLine commandLine(Main main, PrintWriter out, PrintWriter err) {
         return commandLine(main).setOut(out).setErr(err);
+    }
+
+    /** As {@link #commandLine(Main, String[])}, writing to the given streams (tests capture them). */
+    public static CommandLine commandLine(Main main, String[] args, PrintWriter out, PrintWriter err) {
+        return commandLine(main, args).setOut(out).setErr(err);
     }
 
     public boolean verbose() {

@@ -97,6 +97,27 @@ class BloomstoreJarIT {
         assertTrue(list.out.contains("io.bloomstore.cli.jmh.FilterAddBenchmark.add"), list.out);
     }
 
+    /** Kafka's own warnings (temporary state directory, exception handler) stay out of the output. */
+    @Test
+    void benchStreamsPrintsOnlyItsResults() throws Exception {
+        Run r = run("bench-streams", "--events", "2000", "--words", "800", "--vocabulary", "100", "--repeat", "1",
+                "--warmup-events", "0", "--no-restore");
+        assertEquals(0, r.code, r.err);
+        assertEquals("", r.err);
+        assertTrue(r.out.contains("dedup") && r.out.contains("wordcount"), r.out);
+    }
+
+    @Test
+    void versionAndCompletionUnderPlainJavaJar() throws Exception {
+        Run version = run("--version");
+        assertEquals(0, version.code, version.err);
+        assertTrue(version.out.startsWith("BloomStore "), version.out);
+        assertTrue(!version.out.contains("${"), "an unfiltered version resource: " + version.out);
+        Run completion = run("completion");
+        assertEquals(0, completion.code, completion.err);
+        assertTrue(completion.out.contains("complete -F _complete_bloomstore"), completion.out);
+    }
+
     private record Run(int code, String out, String err) {
     }
 

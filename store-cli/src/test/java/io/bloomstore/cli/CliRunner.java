@@ -27,7 +27,7 @@ public final class CliRunner {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         Main main = new Main(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
-        int code = Main.commandLine(main, new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        int code = Main.commandLine(main, args, new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
         return new Result(code, out.toString(), err.toString());
     }
 }

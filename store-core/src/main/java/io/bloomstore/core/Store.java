@@ -82,6 +82,39 @@ public interface Store extends AutoCloseable {
         return DbImpl.open(fs, dir, options);
     }
 
+    /** Opens the store in {@code dir} for reading only, with default options; see {@link #openReadOnly(Path, StoreOptions)}. */
+    static Store openReadOnly(Path dir) throws IOException {
+        return openReadOnly(dir, StoreOptions.defaults());
+    }
+
+    /**
+     * Opens the store in {@code dir} for reading only, as RocksDB's {@code OpenForReadOnly}: the
+     * store as of this open, with writes not yet flushed replayed from the WAL into memory. Nothing
+     * in the directory is created, written or deleted (no table, WAL segment or MANIFEST; no flush
+     * or compaction, no background thread), except that {@link #close()} adds this open's counters
+     * to the cumulative ones ({@link StoreStats#cumulative()}) when the directory is writable.
+     * {@code put}, {@code delete}, {@code write}, {@link #flush()} and {@link #compact()} throw
+     * {@link IllegalStateException}; reads, iterators, snapshots and statistics work as usual.
+     *
+     * <p>Any number of read-only opens of one store may be open at once, in this JVM and in other
+     * processes (a shared lock on {@code LOCK}). A store open for writing refuses a read-only open
+     * with {@link LockedException}, and a read-only open makes {@link #open} fail the same way until
+     * it is closed: a read-only view never sees a writer change files beneath it. A directory the
+     * process may not write to can be opened when it has a {@code LOCK} file or never had one.
+     * {@code createIfMissing} is ignored.
+     *
+     * @throws IllegalArgumentException when {@code dir} holds no store
+     * @throws LockedException when the store is open for writing
+     */
+    static Store openReadOnly(Path dir, StoreOptions options) throws IOException {
+        return openReadOnly(LocalFileSystem.INSTANCE, dir, options);
+    }
+
+    /** As {@link #openReadOnly(Path, StoreOptions)} through another file system, for tests. */
+    static Store openReadOnly(FileSystem fs, Path dir, StoreOptions options) throws IOException {
+        return DbImpl.openReadOnly(fs, dir, options);
+    }
+
     void put(byte[] key, byte[] value) throws IOException;
 
     void put(byte[] key, byte[] value, WriteOptions options) throws IOException;

@@ -495,7 +495,7 @@ public final class StoreOptions {
          * {@code wal_bytes_per_sync} and {@code bytes_per_sync}), so the sync a memtable switch or
          * a finished table must make waits for only the last stretch. Default 1 MiB; 0 turns it
          * off. It helps large records (1 KiB values: fills 10–30% faster) and costs small ones a
-         * little (100-byte fillrandom about 5% slower), measured in the README; it never changes
+         * little (100-byte fillrandom about 5% slower), measured in docs/benchmarks.md; it never changes
          * what is durable when.
          */
         public Builder bytesPerSync(long bytes) {

@@ -1,7 +1,11 @@
 package io.bloomstore.cli.store;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import io.bloomstore.core.StoreOptions;
@@ -21,11 +25,43 @@ public final class OpenFilesLimit {
 
     /** {@code maxOpenFiles} that fits this process's descriptor limit, or the default where it cannot be read. */
     public static int forThisProcess() {
+        long fromProc = fromProcLimits(Path.of("/proc/self/limits"));
+        if (fromProc != 0) {
+            return fit(fromProc);
+        }
+        // The platform MXBeans cost a one-shot command some 80 classes: asked only off Linux.
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
         if (os instanceof UnixOperatingSystemMXBean unix) {
             return fit(unix.getMaxFileDescriptorCount());
         }
         return StoreOptions.DEFAULT_MAX_OPEN_FILES;
+    }
+
+    /**
+     * The soft "Max open files" limit in a Linux {@code /proc/<pid>/limits} file; -1 for
+     * "unlimited", 0 when the file is missing or has no such line.
+     */
+    static long fromProcLimits(Path limits) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(limits);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        for (String line : lines) {
+            if (line.startsWith("Max open files")) {
+                String[] f = line.substring("Max open files".length()).trim().split("\\s+");
+                if (f.length > 0 && f[0].equals("unlimited")) {
+                    return -1;
+                }
+                try {
+                    return Long.parseLong(f[0]);
+                } catch (NumberFormatException e) {
+                    return 0;
+                }
+            }
+        }
+        return 0;
     }
 
     /** {@code maxOpenFiles} for a process limited to {@code descriptorLimit} open files (≤ 0: unknown). */

@@ -58,7 +58,7 @@ public final class ScanCommand extends StoreCommand {
         }
         long max = limit == null ? Long.MAX_VALUE : limit;
         PrintWriter out = out();
-        try (Store store = open(false);
+        try (Store store = openReadOnly();
              StoreIterator it = reverse ? store.reverseIterator(lo, hi)
                      : prefix != null ? store.prefixIterator(lo) : store.iterator(lo, hi)) {
             for (long n = 0; n < max && it.hasNext(); n++) {

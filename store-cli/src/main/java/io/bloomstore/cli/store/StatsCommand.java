@@ -56,7 +56,7 @@ public final class StatsCommand extends StoreCommand {
     public Integer call() throws IOException {
         StoreStats s;
         StoreOptions options;
-        try (Store store = open(false)) {
+        try (Store store = openReadOnly()) {
             s = store.stats();
             options = store.options();
         }

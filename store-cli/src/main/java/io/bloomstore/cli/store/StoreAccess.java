@@ -16,9 +16,11 @@ import io.bloomstore.core.manifest.FileNames;
  * Opens the store of a store command, turning every reason a directory cannot be used into one
  * clear message and its exit code before the engine is involved: a path that is a file, a
  * missing or empty directory for a command that does not create stores, a directory holding
- * something else ({@link ExitCodes#NOT_A_STORE}); a directory BloomStore may not write to
- * ({@link ExitCodes#IO}: every open writes, even for reading). A store open elsewhere is left
- * to the engine's {@code LockedException} ({@link ExitCodes#LOCKED}).
+ * something else ({@link ExitCodes#NOT_A_STORE}); a directory BloomStore may not write to, for
+ * a command that writes ({@link ExitCodes#IO}). The reading commands open the store read-only
+ * ({@link #openReadOnly}), which writes nothing but the cumulative counters, and those only where
+ * it may. A store open elsewhere for writing is left to the engine's {@code LockedException}
+ * ({@link ExitCodes#LOCKED}).
  *
  * <p>Thread safety: stateless.
  */
@@ -45,7 +47,23 @@ final class StoreAccess {
             throw notAStore(e.getMessage());
         } catch (AccessDeniedException e) {
             throw new CliException(ExitCodes.IO, "cannot open the store in " + dir + ": permission denied on "
-                    + e.getFile() + " (BloomStore writes to its directory on every open, even to read)", e);
+                    + e.getFile() + " (BloomStore writes to its directory to change the store)", e);
+        }
+    }
+
+    /**
+     * Opens the store in {@code dir} read-only ({@code Store.openReadOnly}): for the commands that
+     * only read, so that they write no file, start no background thread and may run side by side.
+     */
+    static Store openReadOnly(Path dir, StoreOptions options) throws IOException {
+        requireStoreDirectory(dir);
+        try {
+            return Store.openReadOnly(dir, options);
+        } catch (IllegalArgumentException e) {
+            throw notAStore(e.getMessage());
+        } catch (AccessDeniedException e) {
+            throw new CliException(ExitCodes.IO, "cannot read the store in " + dir + ": permission denied on "
+                    + e.getFile(), e);
         }
     }
 

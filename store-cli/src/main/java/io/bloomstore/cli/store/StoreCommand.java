@@ -76,6 +76,11 @@ abstract class StoreCommand implements Callable<Integer> {
         return StoreAccess.open(dataDir(), options(), create);
     }
 
+    /** Opens the store read-only, for a command that only reads. */
+    Store openReadOnly() throws IOException {
+        return StoreAccess.openReadOnly(dataDir(), options());
+    }
+
     /**
      * The store options of this command: the defaults with its {@code maxOpenFiles}, prefix extractor
      * and range filter.

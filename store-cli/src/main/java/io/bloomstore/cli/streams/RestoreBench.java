@@ -46,6 +46,8 @@ final class RestoreBench {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "bench-restore");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        // Kafka 5.0's default, set now: otherwise every application warns that it is off.
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         engine.configure(props);
         CapturingContext context = new CapturingContext(
                 new MockProcessorContext<>(props, new TaskId(0, 0), stateDir.toFile()).getStateStoreContext());

@@ -1,8 +1,11 @@
 package io.bloomstore.cli.streams;
 
+import ch.qos.logback.classic.Level;
 import io.bloomstore.cli.Json;
+import io.bloomstore.cli.Main;
 import io.bloomstore.cli.bench.MachineInfo;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -28,12 +31,19 @@ import java.util.stream.Stream;
  * BloomStore/RocksDB (median of {@code --repeat} rounds, the engine order rotated each round),
  * and changelog restore records/s. Each engine runs with its Kafka Streams defaults.
  *
+ * <p>The output carries the results only: Kafka's own log warnings (a state directory in the
+ * system's temporary directory, which the bench uses and removes on purpose) are shown with
+ * {@code --verbose}, else only its errors.
+ *
  * <p>Thread safety: a command object serves one invocation.
  */
 @Command(name = "bench-streams", mixinStandardHelpOptions = true,
         description = {"Kafka Streams state stores: BloomStore vs Kafka's RocksDB store on a dedup and a word-count "
-                + "topology (TopologyTestDriver, same JVM), plus changelog restore."})
+                + "topology (TopologyTestDriver, same JVM), plus changelog restore.",
+            "Kafka's own log warnings are shown with --verbose."})
 public final class StreamsBenchCommand implements Callable<Integer> {
+    static final String KAFKA_LOGGER = "org.apache.kafka";
+
     @Spec
     CommandSpec spec;
 
@@ -71,6 +81,20 @@ public final class StreamsBenchCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
     Path json;
 
+    /**
+     * Kafka logs only errors unless {@code --verbose}, where the command line's logging is in
+     * effect (a logback configuration of the user's own that sets Kafka's level is kept).
+     */
+    private void quietKafkaUnlessVerbose() {
+        if (((Main) spec.root().userObject()).verbose()) {
+            return;
+        }
+        if (LoggerFactory.getLogger(KAFKA_LOGGER) instanceof ch.qos.logback.classic.Logger kafka
+                && kafka.getLevel() == null) {
+            kafka.setLevel(Level.ERROR);
+        }
+    }
+
     @Override
     public Integer call() throws IOException {
         List<StreamsWorkload> chosen = new ArrayList<>();
@@ -88,6 +112,7 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         if (!(uniqueFraction > 0 && uniqueFraction <= 1)) {
             throw usage("--unique-fraction must be in (0, 1]: " + uniqueFraction);
         }
+        quietKafkaUnlessVerbose();
         PrintWriter out = spec.commandLine().getOut();
         MachineInfo machine = MachineInfo.current();
         out.println("bloomstore bench-streams: bloomstore vs rocksdb (Kafka Streams state stores) on " + machine.describe());

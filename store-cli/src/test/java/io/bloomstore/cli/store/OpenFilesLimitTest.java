@@ -31,6 +31,18 @@ class OpenFilesLimitTest {
     }
 
     @Test
+    void theSoftLimitIsReadFromProcLimits() throws Exception {
+        Path limits = tmp.resolve("limits");
+        java.nio.file.Files.writeString(limits, "Limit                     Soft Limit           Hard Limit           Units\n"
+                + "Max processes             95044                95044                processes\n"
+                + "Max open files            1024                 524288               files\n");
+        assertEquals(1024, OpenFilesLimit.fromProcLimits(limits));
+        java.nio.file.Files.writeString(limits, "Max open files            unlimited            unlimited            files\n");
+        assertEquals(-1, OpenFilesLimit.fromProcLimits(limits));
+        assertEquals(0, OpenFilesLimit.fromProcLimits(tmp.resolve("missing")));
+    }
+
+    @Test
     void theOptionIsUsedAndChecked() {
         String data = tmp.resolve("db").toString();
         Result put = CliRunner.run("--data", data, "put", "--max-open-files", "20", "k", "v");

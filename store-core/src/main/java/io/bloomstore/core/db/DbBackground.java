@@ -241,6 +241,19 @@ final class DbBackground {
      * as a level-0 table, records that the new WAL is the only one needed, and deletes what a
      * crash may have left behind.
      */
+    /**
+     * Recovery's last step for a store opened read-only: the replayed WAL becomes the memtable
+     * readers see, and nothing is written, deleted or scheduled.
+     */
+    void finishReadOnlyRecovery(MemTable replayed) {
+        mutex.lock();
+        try {
+            db.installVersion(db.versions.current(), replayed, List.of());
+        } finally {
+            mutex.unlock();
+        }
+    }
+
     void finishRecovery(MemTable replayed) throws IOException {
         FileMetaData meta = writeLevel0Table(replayed);
         VersionEdit edit = new VersionEdit().setLogNumber(db.view.mem().logNumber()).setLastSequence(db.lastSequence);
@@ -323,6 +336,9 @@ final class DbBackground {
      */
     void awaitCompactions() throws IOException {
         db.checkOpen();
+        if (db.readOnly) {
+            return;
+        }
         awaitCompactionsCaughtUp();
         db.tables.awaitReclaimed();
     }

@@ -35,22 +35,30 @@ public final class DbImpl implements Store {
     private final DbWrite writes;
     private final DbRead reads;
     private final Closeable lock;
+    private final Path lockFile;
     /** The JMX registration when {@link StoreOptions#jmxName()} is set, else null. */
     private StoreStatsMBean jmx;
 
     DbImpl(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters, CountersFile cumulative,
            VersionSet versions, TableRegistry tables, Closeable lock, long walNumber, LogWriter wal,
            long lastSequence) {
-        this.db = new DbState(fs, dir, options, counters, cumulative, versions, tables, walNumber, lastSequence);
+        this.db = new DbState(fs, dir, options, counters, cumulative, versions, tables, walNumber, lastSequence,
+                wal == null);
         this.background = new DbBackground(db);
         this.writes = new DbWrite(db, background, wal);
         this.reads = new DbRead(db);
         this.lock = lock;
+        this.lockFile = dir.resolve(io.bloomstore.core.manifest.FileNames.LOCK);
     }
 
     /** Opens or creates the store in {@code dir}; see {@link Store#open(FileSystem, Path, StoreOptions)}. */
     public static Store open(FileSystem fs, Path dir, StoreOptions options) throws IOException {
         return StoreOpener.open(fs, dir, options);
+    }
+
+    /** Opens the store in {@code dir} read-only; see {@link Store#openReadOnly(FileSystem, Path, StoreOptions)}. */
+    public static Store openReadOnly(FileSystem fs, Path dir, StoreOptions options) throws IOException {
+        return StoreOpener.openReadOnly(fs, dir, options);
     }
 
     /** Registers the statistics in JMX when the options name the store there. */
@@ -66,7 +74,11 @@ public final class DbImpl implements Store {
      */
     void finishRecovery(MemTable replayed, String walDropped) throws IOException {
         db.walRecoveryDropped = walDropped;
-        background.finishRecovery(replayed);
+        if (db.readOnly) {
+            background.finishReadOnlyRecovery(replayed);
+        } else {
+            background.finishRecovery(replayed);
+        }
     }
 
     @Override
@@ -178,6 +190,7 @@ public final class DbImpl implements Store {
     @Override
     public void compact() throws IOException {
         db.checkOpen();
+        db.checkWritable();
         writes.flush();
         background.compact();
     }
@@ -226,7 +239,11 @@ public final class DbImpl implements Store {
         if (jmx != null) {
             jmx.close();
         }
-        db.cumulative.saveOrWarn();
+        if (db.readOnly) {
+            db.cumulative.addToFileOrSkip(lockFile);
+        } else {
+            db.cumulative.saveOrWarn();
+        }
         db.mutex().lock();
         try {
             try {

@@ -63,6 +63,8 @@ final class DbState {
     });
     final ExecutorService syncer = SYNCER;
 
+    /** Opened by {@code Store.openReadOnly}: no WAL, no flush or compaction, writes refused. */
+    final boolean readOnly;
     volatile ReadView view;
     /** Reading threads' references on {@link #view}, so that a get takes no shared reference count. */
     final ViewCache readers;
@@ -73,7 +75,8 @@ final class DbState {
     volatile String walRecoveryDropped;
 
     DbState(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters, CountersFile cumulative,
-            VersionSet versions, TableRegistry tables, long walNumber, long lastSequence) {
+            VersionSet versions, TableRegistry tables, long walNumber, long lastSequence, boolean readOnly) {
+        this.readOnly = readOnly;
         this.fs = fs;
         this.dir = dir;
         this.queue = new WriteQueue(closedMessage(dir));
@@ -146,6 +149,18 @@ final class DbState {
                     failure);
         }
         return backgroundError;
+    }
+
+    /**
+     * Refuses a write, flush or compaction on a store opened read-only.
+     *
+     * @throws IllegalStateException when the store is read-only
+     */
+    void checkWritable() {
+        if (readOnly) {
+            throw new IllegalStateException("the store in " + dir + " is open read-only: writes, flushes and "
+                    + "compactions are refused (Store.open opens it for writing)");
+        }
     }
 
     /**

@@ -67,6 +67,7 @@ final class DbWrite {
 
     void write(WriteBatch batch, WriteOptions writeOptions) throws IOException {
         db.checkOpen();
+        db.checkWritable();
         if (batch == null || writeOptions == null) {
             throw new IllegalArgumentException("batch and write options must not be null");
         }
@@ -306,6 +307,7 @@ final class DbWrite {
     /** Switches the memtable (if it holds anything) and waits until every immutable memtable is flushed. */
     void flush() throws IOException {
         db.checkOpen();
+        db.checkWritable();
         db.queue.submitBarrier(group -> {
             makeRoomForWrite(true, 0);
             while ((!db.view.immutables().isEmpty() || background.flushFinishing()) && db.backgroundError == null) {
@@ -323,6 +325,9 @@ final class DbWrite {
 
     /** With the mutex held, at close: syncs the WAL unless the store already failed, then closes it. */
     void closeWal() throws IOException {
+        if (wal == null) {
+            return;
+        }
         try {
             awaitWriteback();
             if (db.backgroundError == null) {

@@ -128,6 +128,83 @@ final class StoreOpener {
         return db;
     }
 
+    /**
+     * Opens the store in {@code dir} for reading only, as RocksDB's {@code OpenForReadOnly}: under a
+     * shared lock (other read-only openers are welcome, a writer is refused and refuses this), the
+     * MANIFEST read as it is, the WAL segments replayed into memory only; no file is created,
+     * written or deleted, no background thread started — except that close adds this open's
+     * counters to {@code COUNTERS} where the directory is writable.
+     *
+     * @throws IllegalArgumentException when {@code dir} holds no store
+     * @throws io.bloomstore.core.LockedException when a writer has the store open
+     */
+    static Store openReadOnly(FileSystem fs, Path dir, StoreOptions options) throws IOException {
+        if (fs == null || dir == null || options == null) {
+            throw new IllegalArgumentException("file system, directory and options must not be null");
+        }
+        OffHeapBackend.active();
+        if (!fs.exists(dir)) {
+            throw new IllegalArgumentException("no store at " + dir + ": the directory does not exist");
+        }
+        if (!fs.exists(dir.resolve(FileNames.CURRENT))) {
+            List<String> entries = new ArrayList<>(fs.list(dir));
+            entries.remove(FileNames.LOCK);
+            throw new IllegalArgumentException(entries.isEmpty()
+                    ? "no store at " + dir + ": the directory is empty"
+                    : dir + " is not a BloomStore directory: it has no CURRENT file");
+        }
+        Closeable lock = fs.lockShared(dir.resolve(FileNames.LOCK));
+        VersionSet versions = null;
+        TableRegistry tables = null;
+        DbImpl db = null;
+        try {
+            versions = VersionSet.recoverReadOnly(fs, dir);
+            StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
+            BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
+                    : new BlockCache(options.blockCacheBytes());
+            tables = new TableRegistry(fs, dir, TableOptions.of(options), cache, counters,
+                    new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()), false);
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (FileMetaData f : versions.current().files(level)) {
+                    tables.open(f.fileNumber(), level);
+                }
+            }
+            List<Long> wals = new ArrayList<>();
+            for (String name : fs.list(dir)) {
+                FileNames.Parsed p = FileNames.parse(name);
+                if (p != null && p.kind() == FileNames.Kind.WAL && p.number() >= versions.logNumber()) {
+                    wals.add(p.number());
+                }
+            }
+            Collections.sort(wals);
+            WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
+                    options.walRecovery());
+            CountersFile cumulative = CountersFile.open(fs, dir, counters);
+            db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, versions.logNumber(), null,
+                    replayed.lastSequence());
+            db.finishRecovery(replayed.memtable(), replayed.dropped());
+            db.registerJmx();
+            return db;
+        } catch (IOException | RuntimeException | Error e) {
+            if (db != null) {
+                try {
+                    db.close();
+                } catch (IOException closeFailure) {
+                    e.addSuppressed(closeFailure);
+                }
+            } else {
+                if (tables != null) {
+                    tables.closeAll();
+                }
+                if (versions != null) {
+                    versions.close();
+                }
+                lock.close();
+            }
+            throw e;
+        }
+    }
+
     /** For a directory without CURRENT: refuses one holding anything but a new store's leftovers. */
     private static void checkCreatable(FileSystem fs, Path dir, StoreOptions options) throws IOException {
         List<String> other = new ArrayList<>(fs.list(dir));

@@ -47,10 +47,23 @@ final class TableRegistry {
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
     private final ExecutorService reclaimer;
+    /** Whether {@link #open} queues the sidecar check; a read-only open leaves it to the lookups. */
+    private final boolean checkFiltersAhead;
     private volatile boolean closing;
 
     TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters,
                   TableFileCache files) {
+        this(fs, dir, options, cache, counters, files, true);
+    }
+
+    /**
+     * {@code checkFiltersAhead} false: no background check of new tables' sidecars. A store opened
+     * read-only, typically for a few lookups, would otherwise read every sidecar whole on a thread
+     * of its own while it needs two or three of them.
+     */
+    TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters,
+                  TableFileCache files, boolean checkFiltersAhead) {
+        this.checkFiltersAhead = checkFiltersAhead;
         this.fs = fs;
         this.files = files;
         this.dir = dir;
@@ -70,7 +83,7 @@ final class TableRegistry {
                 files);
         TableHandle h = new TableHandle(fileNumber, level, reader, this::closed);
         open.put(fileNumber, h);
-        if (reader.filterUnchecked()) {
+        if (checkFiltersAhead && reader.filterUnchecked()) {
             try {
                 reclaimer.execute(() -> checkFilter(h));
             } catch (RejectedExecutionException e) {

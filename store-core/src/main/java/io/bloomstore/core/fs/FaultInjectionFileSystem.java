@@ -364,6 +364,30 @@ public final class FaultInjectionFileSystem implements FileSystem {
     }
 
     @Override
+    public Closeable lockShared(Path path) throws IOException {
+        checkAlive();
+        shared.beforeLock.accept(path);
+        synchronized (shared) {
+            checkAlive();
+            Closeable lock = base.lockShared(path);
+            locks.add(lock);
+            return () -> {
+                synchronized (shared) {
+                    if (locks.remove(lock)) {
+                        lock.close();
+                    }
+                }
+            };
+        }
+    }
+
+    @Override
+    public Closeable lockForUpdate(Path path) throws IOException {
+        checkAlive();
+        return base.lockForUpdate(path);
+    }
+
+    @Override
     public boolean supportsMapping() {
         return base.supportsMapping();
     }

@@ -62,6 +62,30 @@ public interface FileSystem {
     Closeable lock(Path path) throws IOException;
 
     /**
+     * Takes a shared lock on a file that holds while the returned handle is open: any number of
+     * shared holders at once, in this JVM and in others, but none while {@link #lock} is held, and
+     * {@link #lock} fails while a shared one is held. Fails with {@link LockedException} when an
+     * exclusive holder has it. A missing file is created where the directory allows; where it does
+     * not, no writer can have taken the exclusive lock either and the handle holds nothing. This
+     * default takes the exclusive lock, which is correct but lets only one reader in at a time.
+     */
+    default Closeable lockShared(Path path) throws IOException {
+        return lock(path);
+    }
+
+    /**
+     * While a shared lock on {@code path} is held: excludes the other shared holders (waiting for
+     * them) until the returned handle is closed, so that one of them can read, change and rewrite a
+     * small file without losing another's change. This default, matching the exclusive
+     * {@link #lockShared} default, holds nothing.
+     *
+     * @throws IOException when the lock file cannot be opened for writing (a read-only directory)
+     */
+    default Closeable lockForUpdate(Path path) throws IOException {
+        return () -> { };
+    }
+
+    /**
      * Whether files of this file system can be memory-mapped by path (the real one only);
      * when false, filters are loaded into memory instead.
      */

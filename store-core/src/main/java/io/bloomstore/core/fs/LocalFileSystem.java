@@ -12,9 +12,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.nio.file.FileSystemException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 /**
@@ -22,7 +27,10 @@ import java.util.stream.Stream;
  *
  * <p>Locks combine an OS lock ({@link FileChannel#tryLock()}) that keeps other processes out with
  * a JVM-wide set of held lock paths, because the OS lock does not stop a second opener in the same
- * JVM reliably.
+ * JVM reliably. A shared lock is an OS shared lock over bytes [0, 2^62) of the file, taken once per
+ * JVM and counted; the exclusive lock covers every byte, so the two exclude each other across
+ * processes. {@link #lockForUpdate} is an OS exclusive lock on byte 2^62 alone (shared holders do
+ * not cover it), behind a JVM-wide semaphore per path (the OS lock is per process).
  *
  * <p>Thread safety: safe for concurrent use; one shared instance is {@link #INSTANCE}.
  */
@@ -30,6 +38,12 @@ public final class LocalFileSystem implements FileSystem {
     public static final LocalFileSystem INSTANCE = new LocalFileSystem();
 
     private static final Set<Path> HELD_LOCKS = ConcurrentHashMap.newKeySet();
+    /** Guards the check of {@link #HELD_LOCKS} against {@link #SHARED}, and {@link #SHARED} itself. */
+    private static final Object LOCK_TABLE = new Object();
+    private static final Map<Path, SharedHold> SHARED = new HashMap<>();
+    private static final Map<Path, Semaphore> UPDATING = new ConcurrentHashMap<>();
+    /** Shared lockers lock [0, UPDATE_BYTE); {@link #lockForUpdate} locks the byte at UPDATE_BYTE. */
+    private static final long UPDATE_BYTE = 1L << 62;
 
     private LocalFileSystem() {
     }
@@ -117,8 +131,10 @@ public final class LocalFileSystem implements FileSystem {
     @Override
     public Closeable lock(Path path) throws IOException {
         Path key = path.toAbsolutePath().normalize();
-        if (!HELD_LOCKS.add(key)) {
-            throw new LockedException(path);
+        synchronized (LOCK_TABLE) {
+            if (SHARED.containsKey(key) || !HELD_LOCKS.add(key)) {
+                throw new LockedException(path);
+            }
         }
         FileChannel ch = null;
         try {
@@ -148,6 +164,110 @@ public final class LocalFileSystem implements FileSystem {
             }
             HELD_LOCKS.remove(key);
             throw e;
+        }
+    }
+
+    @Override
+    public Closeable lockShared(Path path) throws IOException {
+        Path key = path.toAbsolutePath().normalize();
+        synchronized (LOCK_TABLE) {
+            if (HELD_LOCKS.contains(key)) {
+                throw new LockedException(path);
+            }
+            SharedHold hold = SHARED.get(key);
+            if (hold == null) {
+                hold = SharedHold.take(path);
+                SHARED.put(key, hold);
+            }
+            hold.holders++;
+            SharedHold held = hold;
+            AtomicBoolean released = new AtomicBoolean();
+            return () -> {
+                if (released.compareAndSet(false, true)) {
+                    synchronized (LOCK_TABLE) {
+                        if (--held.holders == 0) {
+                            SHARED.remove(key);
+                            held.release();
+                        }
+                    }
+                }
+            };
+        }
+    }
+
+    @Override
+    public Closeable lockForUpdate(Path path) throws IOException {
+        Semaphore inJvm = UPDATING.computeIfAbsent(path.toAbsolutePath().normalize(), k -> new Semaphore(1));
+        inJvm.acquireUninterruptibly();
+        FileChannel ch = null;
+        try {
+            ch = FileChannel.open(path, StandardOpenOption.WRITE);
+            FileLock lock = ch.lock(UPDATE_BYTE, 1, false);
+            FileChannel held = ch;
+            AtomicBoolean released = new AtomicBoolean();
+            return () -> {
+                if (released.compareAndSet(false, true)) {
+                    try {
+                        lock.release();
+                        held.close();
+                    } finally {
+                        inJvm.release();
+                    }
+                }
+            };
+        } catch (IOException | RuntimeException e) {
+            if (ch != null) {
+                ch.close();
+            }
+            inJvm.release();
+            throw e;
+        }
+    }
+
+    /** This JVM's OS shared lock on one file, and how many handles hold it. */
+    private static final class SharedHold {
+        private final FileChannel channel;
+        private final FileLock lock;
+        int holders;
+
+        private SharedHold(FileChannel channel, FileLock lock) {
+            this.channel = channel;
+            this.lock = lock;
+        }
+
+        /** Opens (creating where allowed) and share-locks {@code path}; holds nothing if it is missing and cannot be made. */
+        static SharedHold take(Path path) throws IOException {
+            FileChannel ch;
+            try {
+                ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            } catch (FileSystemException e) {
+                if (!Files.exists(path)) {
+                    // A directory we cannot create the lock file in: nobody ever locked it exclusively.
+                    return new SharedHold(null, null);
+                }
+                ch = FileChannel.open(path, StandardOpenOption.READ);
+            }
+            FileLock lock;
+            try {
+                lock = ch.tryLock(0, UPDATE_BYTE, true);
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                ch.close();
+                throw new LockedException(path);
+            }
+            return new SharedHold(ch, lock);
+        }
+
+        void release() throws IOException {
+            if (channel != null) {
+                try {
+                    lock.release();
+                } finally {
+                    channel.close();
+                }
+            }
         }
     }
 

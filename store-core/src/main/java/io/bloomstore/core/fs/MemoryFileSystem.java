@@ -9,11 +9,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An in-memory file system for tests. Each file remembers how many of its bytes were synced, so
@@ -29,6 +32,9 @@ public class MemoryFileSystem implements FileSystem {
     private final Map<Path, MemFile> files = new ConcurrentHashMap<>();
     private final Set<Path> directories = ConcurrentHashMap.newKeySet();
     private final Set<Path> locks = ConcurrentHashMap.newKeySet();
+    /** Shared lock holders per path; guarded by itself, and checked against {@link #locks} under it. */
+    private final Map<Path, Integer> sharedLocks = new HashMap<>();
+    private final Map<Path, Semaphore> updating = new ConcurrentHashMap<>();
 
     private static Path key(Path path) {
         return path.toAbsolutePath().normalize();
@@ -126,8 +132,46 @@ public class MemoryFileSystem implements FileSystem {
         if (!locks.add(k)) {
             throw new LockedException(path);
         }
+        synchronized (sharedLocks) {
+            if (sharedLocks.containsKey(k)) {
+                locks.remove(k);
+                throw new LockedException(path);
+            }
+        }
         files.computeIfAbsent(k, p -> new MemFile());
         return () -> locks.remove(k);
+    }
+
+    @Override
+    public Closeable lockShared(Path path) throws IOException {
+        Path k = key(path);
+        synchronized (sharedLocks) {
+            if (locks.contains(k)) {
+                throw new LockedException(path);
+            }
+            sharedLocks.merge(k, 1, Integer::sum);
+        }
+        files.computeIfAbsent(k, p -> new MemFile());
+        AtomicBoolean released = new AtomicBoolean();
+        return () -> {
+            if (released.compareAndSet(false, true)) {
+                synchronized (sharedLocks) {
+                    sharedLocks.computeIfPresent(k, (p, n) -> n == 1 ? null : n - 1);
+                }
+            }
+        };
+    }
+
+    @Override
+    public Closeable lockForUpdate(Path path) throws IOException {
+        Semaphore s = updating.computeIfAbsent(key(path), p -> new Semaphore(1));
+        s.acquireUninterruptibly();
+        AtomicBoolean released = new AtomicBoolean();
+        return () -> {
+            if (released.compareAndSet(false, true)) {
+                s.release();
+            }
+        };
     }
 
     @Override

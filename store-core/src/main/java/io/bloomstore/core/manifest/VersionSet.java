@@ -44,8 +44,11 @@ public final class VersionSet implements Closeable {
     private volatile long lastSequence;
     private volatile long logNumber;
     private volatile long manifestNumber;
+    /** Null for a version set recovered read-only. */
     private LogWriter manifest;
     private long manifestRolls;
+    /** The number of the MANIFEST recovery read. */
+    private long manifestNumberRead;
 
     private VersionSet(FileSystem fs, Path dir, long maxManifestBytes) {
         if (maxManifestBytes < 1) {
@@ -80,6 +83,24 @@ public final class VersionSet implements Closeable {
 
     /** As {@link #recover(FileSystem, Path)}, rolling the MANIFEST once it passes {@code maxManifestBytes}. */
     public static VersionSet recover(FileSystem fs, Path dir, long maxManifestBytes) throws IOException {
+        VersionSet vs = read(fs, dir, maxManifestBytes);
+        vs.writeNewManifest();
+        fs.delete(FileNames.manifest(dir, vs.manifestNumberRead));
+        return vs;
+    }
+
+    /**
+     * Rebuilds the state as {@link #recover(FileSystem, Path)} does, writing nothing: no new
+     * MANIFEST, no CURRENT. The result cannot log edits ({@link #logAndApply} throws
+     * {@link IllegalStateException}); for stores opened read-only.
+     */
+    public static VersionSet recoverReadOnly(FileSystem fs, Path dir) throws IOException {
+        VersionSet vs = read(fs, dir, DEFAULT_MAX_MANIFEST_BYTES);
+        vs.manifestNumber = vs.manifestNumberRead;
+        return vs;
+    }
+
+    private static VersionSet read(FileSystem fs, Path dir, long maxManifestBytes) throws IOException {
         VersionSet vs = new VersionSet(fs, dir, maxManifestBytes);
         Path currentFile = dir.resolve(FileNames.CURRENT);
         String name = readCurrent(fs, currentFile);
@@ -108,8 +129,7 @@ public final class VersionSet implements Closeable {
             vs.current = v;
         }
         vs.markFileNumberUsed(parsed.number());
-        vs.writeNewManifest();
-        fs.delete(manifestPath);
+        vs.manifestNumberRead = parsed.number();
         return vs;
     }
 
@@ -185,6 +205,9 @@ public final class VersionSet implements Closeable {
      *         the caller must append nothing more (the store turns read-only)
      */
     public synchronized Version logAndApply(VersionEdit edit) throws IOException {
+        if (manifest == null) {
+            throw new IllegalStateException("the version set of " + dir + " was recovered read-only");
+        }
         edit.setNextFileNumber(nextFileNumber.get());
         Version next = current.apply(edit);
         manifest.addRecord(edit.encode());
@@ -262,6 +285,8 @@ public final class VersionSet implements Closeable {
 
     @Override
     public synchronized void close() throws IOException {
-        manifest.close();
+        if (manifest != null) {
+            manifest.close();
+        }
     }
 }

@@ -1,10 +1,14 @@
 package io.bloomstore.core.stats;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
+import java.nio.file.ReadOnlyFileSystemException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
@@ -155,6 +159,55 @@ public final class CountersFile {
             out.sync();
         }
         fs.rename(temp, file);
+    }
+
+    /**
+     * For a store open read-only, at its close: adds this open's counters to the sums the file
+     * holds now — other read-only opens of the store may have saved theirs since this one read it —
+     * under the update lock of {@code lockFile} ({@code FileSystem.lockForUpdate}), so none of
+     * their counts is lost. Nothing is written when this open counted nothing. A directory this
+     * process may not write to is skipped quietly (its counters are statistics; reading such a
+     * store is allowed); any other failure is logged at WARN.
+     */
+    public void addToFileOrSkip(Path lockFile) {
+        boolean counted = false;
+        for (Function<StoreCounters, Counter> c : LIVE.values()) {
+            counted |= c.apply(live).sum() != 0;
+        }
+        if (!counted) {
+            return;
+        }
+        try (Closeable update = fs.lockForUpdate(lockFile)) {
+            Map<String, Long> all = new LinkedHashMap<>();
+            if (fs.exists(file)) {
+                try {
+                    all.putAll(read(fs, file));
+                } catch (CorruptionException e) {
+                    // The open read the same file and warned already.
+                    LOG.debug("Cumulative counters start again from zero: {}", e.getMessage());
+                }
+            }
+            for (Map.Entry<String, Function<StoreCounters, Counter>> e : LIVE.entrySet()) {
+                all.merge(e.getKey(), e.getValue().apply(live).sum(), Long::sum);
+            }
+            ByteBuffer b = encode(all);
+            try (WritableFile out = fs.create(temp)) {
+                out.write(b);
+                out.sync();
+            }
+            fs.rename(temp, file);
+        } catch (AccessDeniedException | ReadOnlyFileSystemException e) {
+            LOG.debug("Cumulative counters of {} not saved: the directory is not writable ({})", file.getParent(),
+                    e.toString());
+        } catch (FileSystemException e) {
+            if (e.getReason() != null && e.getReason().contains("Read-only file system")) {
+                LOG.debug("Cumulative counters of {} not saved: {}", file.getParent(), e.toString());
+            } else {
+                LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
+        }
     }
 
     static ByteBuffer encode(Map<String, Long> counters) {

@@ -14,7 +14,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.bloomstore.core.Store;
 
 /**
- * The README's example service: an embedded store behind the JDK's own HTTP server, no other
+ * The example service of docs/library.md: an embedded store behind the JDK's own HTTP server, no other
  * dependency. {@code GET /kv/KEY} answers the value (200) or 404, {@code PUT /kv/KEY} stores the
  * request body (204), {@code DELETE /kv/KEY} deletes (204). The key is the path after
  * {@code /kv/}, percent-decoded as UTF-8. A bad request (empty or oversized key or value) is 400

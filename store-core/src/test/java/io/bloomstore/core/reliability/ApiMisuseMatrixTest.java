@@ -249,6 +249,16 @@ class ApiMisuseMatrixTest {
                     "Store." + m + " after close");
             assertTrue(ise.getMessage().matches("store .* is closed"), m + ": " + ise.getMessage());
         }
+        // A read-only open, closed, answers the same: the closed error comes before the read-only one.
+        Store readOnly = Store.openReadOnly(dir, OPTIONS);
+        readOnly.close();
+        for (Map.Entry<String, Op> e : storeOps(new Random(SEED)).entrySet()) {
+            if (!e.getKey().equals("close()") && !e.getKey().equals("options()")) {
+                IllegalStateException ise = assertThrows(IllegalStateException.class,
+                        () -> e.getValue().run(readOnly), "read-only Store." + e.getKey() + " after close");
+                assertTrue(ise.getMessage().matches("store .* is closed"), e.getKey() + ": " + ise.getMessage());
+            }
+        }
         // The iterator opened before the close still reads its pinned tables, to the end.
         assertEquals(STABLE, scan(it, false));
         it.close();

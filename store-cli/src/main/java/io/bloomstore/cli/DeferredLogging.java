@@ -1,0 +1,158 @@
+package io.bloomstore.cli;
+
+import org.slf4j.ILoggerFactory;
+import org.slf4j.IMarkerFactory;
+import org.slf4j.Logger;
+import org.slf4j.Marker;
+import org.slf4j.event.Level;
+import org.slf4j.helpers.BasicMDCAdapter;
+import org.slf4j.helpers.BasicMarkerFactory;
+import org.slf4j.helpers.LegacyAbstractLogger;
+import org.slf4j.spi.LocationAwareLogger;
+import org.slf4j.spi.MDCAdapter;
+import org.slf4j.spi.SLF4JServiceProvider;
+
+import ch.qos.logback.classic.spi.LogbackServiceProvider;
+
+/**
+ * The command line's SLF4J binding: logback, started only when something is logged at a level the
+ * command line shows (WARN and ERROR, {@link CliLogConfigurator}). A one-shot command that logs
+ * nothing — a {@code get} — never loads logback's two hundred classes; the engine's loggers are
+ * made eagerly (static fields) but cost one small object each until then. {@link Main#main} names
+ * this class in the {@code slf4j.provider} system property unless the user set it; where the user
+ * configures logback ({@code -Dlogback.configurationFile}, or a {@code logback.xml} on the class
+ * path) levels may be anything, so logback starts at once and every call goes straight to it.
+ *
+ * <p>Thread safety: safe for concurrent use; logback is started at most once.
+ */
+public final class DeferredLogging implements SLF4JServiceProvider {
+    private static final String FQCN = DeferredLogger.class.getName();
+
+    private final IMarkerFactory markers = new BasicMarkerFactory();
+    private final MDCAdapter mdc = new BasicMDCAdapter();
+    private final ILoggerFactory factory = DeferredLogger::new;
+    private final Object startLock = new Object();
+    private volatile LogbackServiceProvider logback;
+
+    @Override
+    public ILoggerFactory getLoggerFactory() {
+        return factory;
+    }
+
+    @Override
+    public IMarkerFactory getMarkerFactory() {
+        return markers;
+    }
+
+    @Override
+    public MDCAdapter getMDCAdapter() {
+        return mdc;
+    }
+
+    @Override
+    public String getRequestedApiVersion() {
+        return "2.0.99";
+    }
+
+    @Override
+    public void initialize() {
+        ClassLoader loader = DeferredLogging.class.getClassLoader();
+        if (System.getProperty("logback.configurationFile") != null || loader.getResource("logback.xml") != null
+                || loader.getResource("logback-test.xml") != null) {
+            logback();
+        }
+    }
+
+    /** Whether logback has been started (something was logged, or the user configured it). */
+    public boolean started() {
+        return logback != null;
+    }
+
+    private LogbackServiceProvider logback() {
+        LogbackServiceProvider l = logback;
+        if (l == null) {
+            synchronized (startLock) {
+                l = logback;
+                if (l == null) {
+                    l = new LogbackServiceProvider();
+                    l.initialize();
+                    logback = l;
+                }
+            }
+        }
+        return l;
+    }
+
+    /** A logger that answers "disabled" below WARN until logback runs, and hands everything else to it. */
+    private final class DeferredLogger extends LegacyAbstractLogger {
+        private static final long serialVersionUID = 1L;
+        private transient volatile Logger target;
+
+        DeferredLogger(String name) {
+            this.name = name;
+        }
+
+        private Logger target() {
+            Logger t = target;
+            if (t == null) {
+                t = logback().getLoggerFactory().getLogger(name);
+                target = t;
+            }
+            return t;
+        }
+
+        /** Below WARN: the command line's configuration shows nothing, so logback need not start to say so. */
+        private boolean enabledBelowWarn(Level level) {
+            if (logback == null) {
+                return false;
+            }
+            Logger t = target();
+            return switch (level) {
+                case TRACE -> t.isTraceEnabled();
+                case DEBUG -> t.isDebugEnabled();
+                default -> t.isInfoEnabled();
+            };
+        }
+
+        @Override
+        public boolean isTraceEnabled() {
+            return enabledBelowWarn(Level.TRACE);
+        }
+
+        @Override
+        public boolean isDebugEnabled() {
+            return enabledBelowWarn(Level.DEBUG);
+        }
+
+        @Override
+        public boolean isInfoEnabled() {
+            return enabledBelowWarn(Level.INFO);
+        }
+
+        @Override
+        public boolean isWarnEnabled() {
+            return target().isWarnEnabled();
+        }
+
+        @Override
+        public boolean isErrorEnabled() {
+            return target().isErrorEnabled();
+        }
+
+        @Override
+        protected String getFullyQualifiedCallerName() {
+            return FQCN;
+        }
+
+        @Override
+        protected void handleNormalizedLoggingCall(Level level, Marker marker, String messagePattern,
+                                                   Object[] arguments, Throwable throwable) {
+            Logger t = target();
+            if (t instanceof LocationAwareLogger located) {
+                located.log(marker, FQCN, level.toInt(), messagePattern, arguments, throwable);
+            } else {
+                t.atLevel(level).setCause(throwable).log(messagePattern, arguments);
+            }
+        }
+    }
+}
