@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * outcomes allowed are the seed's exact content or an {@link java.io.IOException} naming the
  * file; never another exception, a wrong value, an allocation beyond the input's size or a hang
  * ({@link FuzzRunner}). CI runs a short pass ({@code -Dbloomstore.fuzz.cases=N} per reader,
- * 1,500 by default); {@code -Pstress} runs 1,000,000 cases in all. Prints its seed
+ * 500 by default); {@code -Pstress} runs 1,000,000 cases in all. Prints its seed
  * ({@code -Dbloomstore.seed=N} replays) and each reader's counts.
  */
 class ReaderFuzzTest {
@@ -26,7 +26,7 @@ class ReaderFuzzTest {
 
     @Test
     void everyReaderRefusesDamageOrReadsTheSeedExactly() throws Exception {
-        fuzz(Long.getLong("bloomstore.fuzz.cases", 1_500), 0);
+        fuzz(Long.getLong("bloomstore.fuzz.cases", 500), 0);
     }
 
     @Test
