@@ -118,7 +118,7 @@ final class Checksums {
         }
         ByteBuffer buf = le(b);
         long payload = buf.getLong(at + 40);
-        if (fits(b, at + 64L, payload + 4)) {
+        if (payload >= 0 && payload < b.length && fits(b, at + 64L, payload + 4)) {
             buf.putInt(at + 64 + (int) payload, crc(b, at + 64, (int) payload));
         }
         buf.putInt(at + 60, crc(b, at, 60));
