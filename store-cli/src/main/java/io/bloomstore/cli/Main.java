@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import io.bloomstore.bloom.storage.OffHeapBackend;
@@ -107,10 +108,16 @@ public final class Main implements Runnable {
             }
         }
         String command = commandName(args);
-        if (command != null && ONE_SHOT.containsKey(command) && System.getProperty(OffHeapBackend.PROPERTY) == null) {
+        boolean brief = command != null && BRIEF.contains(command);
+        if (brief && System.getProperty(OffHeapBackend.PROPERTY) == null) {
             // A store command maps a few filters and probes them a few times: the JDK's mappings
             // start some 130 classes (and a tenth of a second) sooner than Chronicle Bytes.
             System.setProperty(OffHeapBackend.PROPERTY, "jdk");
+        }
+        if (brief && System.getProperty("bloomstore.lz4") == null) {
+            // The JNI build of LZ4 is unpacked into a temporary file and loaded first: more than a few
+            // blocks gain from it.
+            System.setProperty("bloomstore.lz4", "java");
         }
     }
 
@@ -140,6 +147,13 @@ public final class Main implements Runnable {
         all.put("completion", CompletionCommand::new);
         return all;
     }
+
+    /**
+     * The store commands that touch a few blocks and filters: set up for a fast start rather than
+     * for throughput ({@link #prepare}). {@code load}, {@code compact} and {@code verify} read or
+     * write whole stores and keep the defaults.
+     */
+    private static final Set<String> BRIEF = Set.of("get", "put", "delete", "scan", "stats", "flush");
 
     /** The store commands: the ones a user or a script runs once per process, on one store. */
     private static final Map<String, Supplier<Object>> ONE_SHOT = oneShot();

@@ -39,6 +39,29 @@ class CliLogConfiguratorTest {
     }
 
     @Test
+    void aLoggerHeldToErrorsDropsItsWarnings() {
+        CliLogConfigurator.holdToErrors("org.example.chatty");
+        LoggerContext context = new LoggerContext();
+        context.setMDCAdapter(new LogbackMDCAdapter());
+        context.start();
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        try {
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            new CliLogConfigurator().configure(context, false);
+            context.getLogger("org.example.chatty.Config").warn("consider a setting");
+            context.getLogger("org.example.chatty.Config").error("broken");
+            context.getLogger("org.example.other").warn("still shown");
+        } finally {
+            System.setErr(err);
+            context.stop();
+        }
+        String out = captured.toString(StandardCharsets.UTF_8);
+        assertFalse(out.contains("consider a setting"), out);
+        assertTrue(out.contains("broken") && out.contains("still shown"), out);
+    }
+
+    @Test
     void aConfigurationOfTheUsersOwnIsLeftToLogback() {
         LoggerContext context = new LoggerContext();
         assertEquals(ExecutionStatus.INVOKE_NEXT_IF_ANY, new CliLogConfigurator().configure(context, true));

@@ -1,5 +1,6 @@
 package io.bloomstore.core;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.bloom.FilterKind;
@@ -51,7 +52,7 @@ class StoreHeapTest {
 
     /**
      * Table indexes live off the heap too: a store whose tables have tens of thousands of small
-     * blocks opens with a heap delta far below its index bytes, and reports a per-table constant
+     * blocks opens, and decodes every index (on first use), with a heap delta far below its index bytes, and reports a per-table constant
      * as index heap. Before, each block's last key was an array on the heap.
      */
     @Test
@@ -62,6 +63,10 @@ class StoreHeapTest {
         load(dir, options, 1_000_000, "%012d", 8);
         long before = usedHeap();
         try (Store store = Store.open(dir, options)) {
+            assertEquals(0, store.stats().indexOffHeapBytes(), "an open decodes no index: the first use does");
+            try (StoreIterator all = store.iterator(null, null)) {
+                assertTrue(all.hasNext(), "a scan positions every table, decoding its index");
+            }
             long after = usedHeap();
             StoreStats s = store.stats();
             System.out.printf("index heap test: %d tables, %d index bytes off the heap, %d on it (estimate), heap"

@@ -14,6 +14,7 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
@@ -36,8 +37,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A Kafka Streams {@code KeyValueStore<Bytes, byte[]>} kept in a BloomStore, with the semantics of
@@ -51,7 +50,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link #managesOffsets()}): they are written with the IQ {@link Position} into the store
  * itself, under a key namespace no user key can reach, in the same batch as the data they
  * describe, so after a crash the recovered offsets always describe the recovered data. No write
- * is synced: the changelog is the source of truth.
+ * is synced: the changelog is the source of truth. Under exactly_once_v2 a store that was not
+ * closed cleanly refuses to open ({@link OpenStatus}), so Kafka rebuilds it from the changelog.
  *
  * <p>Writes are buffered ({@link PendingWrites}) and reach the BloomStore as one batch with the
  * committed offsets when the buffer passes half the memtable size (at most 8 MiB), before any
@@ -62,7 +62,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * the caller's own.
  *
  * <p>Thread safety: safe for the stream thread and interactive-query threads at once; writes are
- * serialized on the store so {@link #putIfAbsent} and the position stay consistent.
+ * serialized on the store so {@link #putIfAbsent} and the position stay consistent. Every use of
+ * the BloomStore runs inside the store's {@link StoreGate}, whose close waits for the calls and
+ * iterator steps in flight and releases the open iterators before the BloomStore closes: a query
+ * racing the stream thread's close gets {@link InvalidStateStoreException}, never a BloomStore
+ * exception, and never reads the memory the close freed (see {@link StoreGate}).
  */
 public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(BloomKeyValueStore.class);
@@ -72,7 +76,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private final String name;
     private final String metricsScope;
     private final StoreOptions options;
-    private final Set<BloomKeyValueIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private final StoreGate gate;
     private volatile Store store;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
@@ -89,6 +93,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     BloomKeyValueStore(String name, String metricsScope, StoreOptions options) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.metricsScope = metricsScope;
+        this.gate = new StoreGate(name);
         this.options = Objects.requireNonNull(options, "options cannot be null");
         this.maxPendingBytes = Math.max(64 * 1024, Math.min(options.memtableBytes() / 2, 8L << 20));
     }
@@ -106,24 +111,41 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             store = Store.open(dir.toPath(), options);
             byte[] stored = store.get(POSITION_KEY);
             position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
+            OpenStatus.open(store, context, name);
+        } catch (TaskCorruptedException e) {
+            closeQuietly();
+            throw e;
         } catch (IOException | RuntimeException e) {
             closeQuietly();
             throw new ProcessorStateException("Error opening BloomStore " + name + " at " + dir, e);
         }
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        metrics = BloomStoreMetrics.register(context, metricsScope, name, this::storeOrNull);
+        gate.opened();
+        metrics = BloomStoreMetrics.register(context, metricsScope, name, this::statsIfOpen);
         context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
     }
 
     /** The statistics of the BloomStore behind this Kafka store. */
     public StoreStats stats() {
-        return openStore().stats();
+        gate.enter();
+        try {
+            return store.stats();
+        } finally {
+            gate.exit();
+        }
     }
 
-    /** The BloomStore behind this Kafka store, or null while it is closed: for the metrics. */
-    Store storeOrNull() {
-        return store;
+    /** The statistics as a one-element list, or null while the store is closed: for the metrics. */
+    private List<StoreStats> statsIfOpen() {
+        if (!gate.tryEnter()) {
+            return null;
+        }
+        try {
+            return List.of(store.stats());
+        } finally {
+            gate.exit();
+        }
     }
 
     /** The directory of the store: {@code <state dir>/bloomstore/<name>}; null before init. */
@@ -138,7 +160,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     @Override
     public boolean isOpen() {
-        return store != null;
+        return gate.isOpen();
     }
 
     @Override
@@ -154,28 +176,30 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public byte[] get(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
-        Store s = openStore();
-        boolean[] buffered = new boolean[1];
-        byte[] v = pending.lookup(key, buffered);
-        if (buffered[0]) {
-            return v;
-        }
+        gate.enter();
         try {
-            return s.get(KeyCodec.encode(key.get()));
-        } catch (IOException e) {
+            boolean[] buffered = new boolean[1];
+            byte[] v = pending.lookup(key, buffered);
+            if (buffered[0]) {
+                return v;
+            }
+            return store.get(KeyCodec.encode(key.get()));
+        } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error reading key from BloomStore " + name, e);
+        } finally {
+            gate.exit();
         }
     }
 
     @Override
     public synchronized void put(Bytes key, byte[] value) {
         checkSizes(key, value);
-        openStore();
+        checkOpen();
         pending.put(key, value);
         writes++;
         StoreQueryUtils.updatePosition(position, context);
         if (pending.bytes() > maxPendingBytes) {
-            writePending();
+            writeAllInGate();
         }
     }
 
@@ -191,7 +215,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     /** Atomic: the entries are buffered together and reach the store in one {@link WriteBatch}. */
     @Override
     public synchronized void putAll(List<KeyValue<Bytes, byte[]>> entries) {
-        openStore();
+        checkOpen();
         for (KeyValue<Bytes, byte[]> e : entries) {
             checkSizes(e.key, e.value);
         }
@@ -201,7 +225,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         writes += entries.size();
         StoreQueryUtils.updatePosition(position, context);
         if (pending.bytes() > maxPendingBytes) {
-            writePending();
+            writeAllInGate();
         }
     }
 
@@ -244,7 +268,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (from != null && to != null && from.compareTo(to) > 0) {
             LOG.warn("Returning an empty iterator for store {}: the range's from key is greater than its to key."
                     + " Note that the serialized keys are compared, and their order may differ from the keys'.", name);
-            openStore();
+            checkOpen();
             return new EmptyKeyValueIterator();
         }
         byte[] lo = from == null ? KeyCodec.DATA_START : KeyCodec.encode(from.get());
@@ -252,13 +276,19 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         return iterate(lo, hi, reverse);
     }
 
-    private KeyValueIterator<Bytes, byte[]> iterate(byte[] lo, byte[] hi, boolean reverse) {
-        Store s = openStore();
-        writePending();
-        StoreIterator inner = reverse ? s.reverseIterator(lo, hi) : s.iterator(lo, hi);
-        BloomKeyValueIterator it = new BloomKeyValueIterator(name, inner, openIterators::remove);
-        openIterators.add(it);
-        return it;
+    private synchronized KeyValueIterator<Bytes, byte[]> iterate(byte[] lo, byte[] hi, boolean reverse) {
+        gate.enter();
+        try {
+            if (!pending.isEmpty()) {
+                writeAll();
+            }
+            StoreIterator inner = reverse ? store.reverseIterator(lo, hi) : store.iterator(lo, hi);
+            return new BloomKeyValueIterator(gate, name, inner);
+        } catch (UncheckedIOException e) {
+            throw new ProcessorStateException("Error opening an iterator of BloomStore " + name, e.getCause());
+        } finally {
+            gate.exit();
+        }
     }
 
     /**
@@ -267,12 +297,21 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      * distinct keys and not yet flushed.
      */
     @Override
-    public long approximateNumEntries() {
-        Store s = openStore();
-        writePending();
-        long inTables = s.stats().levels().stream().mapToLong(l -> l.entries()).sum();
-        long estimate = inTables + writes;
-        return estimate < 0 ? Long.MAX_VALUE : estimate;
+    public synchronized long approximateNumEntries() {
+        gate.enter();
+        try {
+            long inTables = store.stats().levels().stream().mapToLong(l -> l.entries()).sum();
+            long estimate = inTables + writes;
+            return estimate < 0 ? Long.MAX_VALUE : estimate;
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /** The bytes of buffered writes: Kafka commits early when the stores' sum passes its bound. */
+    @Override
+    public long approximateNumUncommittedBytes() {
+        return pending.bytes();
     }
 
     /**
@@ -294,44 +333,58 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      */
     @Override
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
-        if (store == null) {
+        if (!gate.isOpen()) {
             return;
         }
         offsets.record(changelogOffsets);
         if (pending.bytes() > maxPendingBytes) {
-            writeAll();
+            writeAllInGate();
         }
     }
 
     @Override
     public synchronized Long committedOffset(TopicPartition partition) {
-        return offsets.committed(partition, openStore(), name);
+        gate.enter();
+        try {
+            return offsets.committed(partition, store, name);
+        } finally {
+            gate.exit();
+        }
     }
 
     /** Writes the buffered data, offsets and IQ position to the BloomStore (unsynced). */
     @Override
     public synchronized void flush() {
-        if (store != null) {
-            writeAll();
+        if (gate.isOpen()) {
+            writeAllInGate();
         }
     }
 
-    /** Writes the buffered writes, if any, with the offsets and position. */
-    private synchronized void writePending() {
-        if (!pending.isEmpty()) {
+    private void writeAllInGate() {
+        gate.enter();
+        try {
             writeAll();
+        } finally {
+            gate.exit();
         }
     }
 
-    /** One batch: buffered data, offset changes, position. */
+    /** One batch: buffered data, offset changes, position. Call inside the gate or its close. */
     private void writeAll() {
-        Store s = openStore();
+        writeAll(false);
+    }
+
+    /** As {@link #writeAll()}; {@code closing} also marks the store closed cleanly ({@link OpenStatus}). */
+    private void writeAll(boolean closing) {
         WriteBatch batch = new WriteBatch();
         pending.addTo(batch);
         try {
-            offsets.addTo(batch, s);
+            offsets.addTo(batch, store);
             batch.put(POSITION_KEY, PositionCodec.encode(position));
-            s.write(batch, WriteOptions.DEFAULT);
+            if (closing) {
+                OpenStatus.closeIn(batch);
+            }
+            store.write(batch, WriteOptions.DEFAULT);
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error writing to BloomStore " + name, e);
         }
@@ -339,31 +392,33 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         offsets.clear();
     }
 
+    /**
+     * Closes the open iterators (waiting for a step in progress in another thread), writes the
+     * buffered data and closes the BloomStore; see {@link StoreGate}.
+     */
     @Override
     public synchronized void close() {
-        if (store == null) {
-            return;
-        }
-        for (BloomKeyValueIterator it : List.copyOf(openIterators)) {
-            it.close();
-        }
-        try {
-            flush();
-        } finally {
-            if (metrics != null) {
-                metrics.remove();
-                metrics = null;
+        gate.close(() -> {
+            try {
+                writeAll(true);
+            } finally {
+                if (metrics != null) {
+                    metrics.remove();
+                    metrics = null;
+                }
+                closeQuietly();
             }
-            closeQuietly();
-        }
+        });
     }
 
     /** Restores one batch of changelog records as one unsynced write; tombstones delete. */
-    void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-        Store s = openStore();
+    synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         WriteBatch batch = new WriteBatch();
-        synchronized (this) {
-            writePending();
+        gate.enter();
+        try {
+            if (!pending.isEmpty()) {
+                writeAll();
+            }
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
                 if (r.value() == null) {
@@ -372,12 +427,12 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                     batch.put(KeyCodec.encode(r.key()), r.value());
                 }
             }
-            try {
-                s.write(batch, WriteOptions.DEFAULT);
-            } catch (IOException e) {
-                throw new ProcessorStateException("Error restoring a batch into BloomStore " + name, e);
-            }
+            store.write(batch, WriteOptions.DEFAULT);
             writes += records.size();
+        } catch (IOException | UncheckedIOException e) {
+            throw new ProcessorStateException("Error restoring a batch into BloomStore " + name, e);
+        } finally {
+            gate.exit();
         }
     }
 
@@ -397,12 +452,10 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
-    private Store openStore() {
-        Store s = store;
-        if (s == null) {
-            throw new InvalidStateStoreException("Store " + name + " is currently closed");
+    private void checkOpen() {
+        if (!gate.isOpen()) {
+            throw gate.closed();
         }
-        return s;
     }
 
     private void closeQuietly() {

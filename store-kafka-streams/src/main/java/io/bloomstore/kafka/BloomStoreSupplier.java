@@ -2,14 +2,16 @@ package io.bloomstore.kafka;
 
 import io.bloomstore.core.StoreOptions;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 import java.util.Objects;
 
 /**
- * Supplies BloomStore-backed key-value stores to Kafka Streams, one per task; made by
- * {@link BloomStores}. Metrics scope {@value #METRICS_SCOPE}.
+ * Supplies BloomStore-backed key-value stores to Kafka Streams, one per task, in one of Kafka's
+ * value formats: plain, timestamped or with headers; made by {@link BloomStores}. Metrics scope
+ * {@value #METRICS_SCOPE}.
  *
  * <p>Thread safety: immutable; {@link #get()} may be called from any thread.
  */
@@ -18,12 +20,12 @@ public final class BloomStoreSupplier implements KeyValueBytesStoreSupplier {
 
     private final String name;
     private final StoreOptions options;
-    private final boolean timestamped;
+    private final DslStoreFormat format;
 
-    BloomStoreSupplier(String name, StoreOptions options, boolean timestamped) {
+    BloomStoreSupplier(String name, StoreOptions options, DslStoreFormat format) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.options = Objects.requireNonNull(options, "options cannot be null");
-        this.timestamped = timestamped;
+        this.format = Objects.requireNonNull(format, "format cannot be null");
     }
 
     @Override
@@ -33,9 +35,11 @@ public final class BloomStoreSupplier implements KeyValueBytesStoreSupplier {
 
     @Override
     public KeyValueStore<Bytes, byte[]> get() {
-        return timestamped
-                ? new BloomTimestampedKeyValueStore(name, METRICS_SCOPE, options)
-                : new BloomKeyValueStore(name, METRICS_SCOPE, options);
+        return switch (format) {
+            case PLAIN -> new BloomKeyValueStore(name, METRICS_SCOPE, options);
+            case TIMESTAMPED -> new BloomTimestampedKeyValueStore(name, METRICS_SCOPE, options);
+            case HEADERS -> new BloomTimestampedKeyValueStoreWithHeaders(name, METRICS_SCOPE, options);
+        };
     }
 
     @Override
@@ -48,7 +52,8 @@ public final class BloomStoreSupplier implements KeyValueBytesStoreSupplier {
         return options;
     }
 
-    public boolean timestamped() {
-        return timestamped;
+    /** The value format of the stores: plain, timestamped or with headers. */
+    public DslStoreFormat format() {
+        return format;
     }
 }

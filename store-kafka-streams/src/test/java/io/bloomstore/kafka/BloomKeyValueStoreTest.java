@@ -1,5 +1,6 @@
 package io.bloomstore.kafka;
 
+import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
@@ -147,7 +148,7 @@ class BloomKeyValueStoreTest {
     @Test
     void oversizedKeysAndValuesAreRefusedAtPutAndLoseNothing() {
         KeyValueStore<Bytes, byte[]> store = StoreHarness.init(new BloomStoreSupplier("big",
-                io.bloomstore.core.StoreOptions.builder().maxKeyBytes(16).maxValueBytes(32).build(), false).get(),
+                io.bloomstore.core.StoreOptions.builder().maxKeyBytes(16).maxValueBytes(32).build(), DslStoreFormat.PLAIN).get(),
                 dir.toFile());
         store.put(k("kept"), v("value"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -45,8 +45,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Kafka broker in KRaft mode on loopback, started by Kafka's own test kit. Every count the
  * application emits is checked: key k's outputs must be exactly 1, 2, ..., n(k) — a lost update
  * after a restore repeats a count, a duplicate skips one. Sizes: {@code -Dbroker.events=N}
- * (default 4,000 per phase); the stress tag runs 10× as many.
+ * (default 4,000 per phase); the stress tag runs 10× as many. With its broker and child JVM the
+ * class takes about two minutes on two cores, so all of it runs with {@code -Pstress}, not by default.
  */
+@Tag("stress")
 class BrokerRestoreTest {
     private static final int PARTITIONS = 4;
     private static final int KEYS = 50;
@@ -181,7 +183,51 @@ class BrokerRestoreTest {
         out.assertExactCounts(3L * n);
     }
 
+    /**
+     * Exactly-once with uncommitted writes on disk: the child commits every 15 s and makes its
+     * store write out its buffer at every record (an iterator), so when it is killed, writes of the
+     * open transaction are in the store's files; the transaction aborts. Restarted alone on the
+     * same state directory, every count it emits must still run 1, 2, 3, … per key: the aborted
+     * increments must not survive (the store refuses to open after the unclean shutdown and Kafka
+     * rebuilds it from the changelog).
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void abortedTransactionsLeaveNoTraceAfterKillDashNine() throws Exception {
+        String app = "abort-app";
+        int n = events() / 2;
+        createTopics(app);
+        Path state = dir.resolve("state");
+        OutputChecker out = new OutputChecker(app);
+        Process child = startChild(app, state, dir.resolve("abort-1.log"), true);
+        Process restarted = null;
+        try {
+            awaitCondition("child running", 60, () -> logContains(dir.resolve("abort-1.log"), "STATE RUNNING"));
+            produce(app, 0, n);
+            out.awaitTotal(n);
+            produce(app, n, n);
+            Thread.sleep(3000);   // processed, written out, not committed (commits every 15 s)
+            child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            System.out.println("BrokerRestoreTest: killed the write-out child with SIGKILL after " + out.total()
+                    + " committed outputs");
+            restarted = startChild(app, state, dir.resolve("abort-2.log"), true);
+            out.awaitTotal(2L * n);
+        } finally {
+            child.destroyForcibly();
+            if (restarted != null) {
+                restarted.destroy();
+                restarted.waitFor(30, TimeUnit.SECONDS);
+            }
+            out.close();
+        }
+        out.assertExactCounts(2L * n);
+    }
+
     private Process startChild(String app, Path stateDir, Path log) throws Exception {
+        return startChild(app, stateDir, log, false);
+    }
+
+    private Process startChild(String app, Path stateDir, Path log, boolean writeOut) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -196,6 +242,9 @@ class BrokerRestoreTest {
         cmd.add(cluster.bootstrapServers());
         cmd.add(app);
         cmd.add(stateDir.toString());
+        if (writeOut) {
+            cmd.add("write-out");
+        }
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 

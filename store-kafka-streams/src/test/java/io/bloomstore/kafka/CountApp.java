@@ -6,8 +6,15 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
 
 import java.util.Properties;
 
@@ -26,13 +33,44 @@ final class CountApp {
 
     /** Reads {@code events-<app>}, writes {@code counts-<app>}. */
     static Topology topology(String app) {
+        return topology(app, false);
+    }
+
+    /**
+     * With {@code writeOut}, every count also opens an iterator on the store, which makes the
+     * store write its buffered writes (of a transaction not committed yet) to its files.
+     */
+    static Topology topology(String app, boolean writeOut) {
         StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(INPUT + "-" + app, Consumed.with(Serdes.String(), Serdes.String()))
+        KStream<String, Long> counts = builder.stream(INPUT + "-" + app, Consumed.with(Serdes.String(), Serdes.String()))
                 .groupByKey()
                 .count(Materialized.as(STORE))
-                .toStream()
-                .to(OUTPUT + "-" + app, Produced.with(Serdes.String(), Serdes.Long()));
+                .toStream();
+        if (writeOut) {
+            counts = counts.process(WriteOut::new, STORE);
+        }
+        counts.to(OUTPUT + "-" + app, Produced.with(Serdes.String(), Serdes.Long()));
         return builder.build();
+    }
+
+    /** Opens (and closes) an iterator of the count store for every record, then forwards it. */
+    static final class WriteOut implements Processor<String, Long, String, Long> {
+        private ProcessorContext<String, Long> context;
+        private KeyValueStore<String, ValueAndTimestamp<Long>> store;
+
+        @Override
+        public void init(ProcessorContext<String, Long> context) {
+            this.context = context;
+            store = context.getStateStore(STORE);
+        }
+
+        @Override
+        public void process(Record<String, Long> record) {
+            try (KeyValueIterator<String, ValueAndTimestamp<Long>> it = store.range(record.key(), record.key())) {
+                it.hasNext();
+            }
+            context.forward(record);
+        }
     }
 
     static Properties config(String bootstrap, String appId, String stateDir) {
@@ -53,9 +91,18 @@ final class CountApp {
         return p;
     }
 
-    /** args: bootstrap servers, application id, state directory. Prints each state change. */
+    /**
+     * args: bootstrap servers, application id, state directory, and optionally {@code write-out}
+     * (the write-out topology, committing every 15 s). Prints each state change.
+     */
     public static void main(String[] args) throws InterruptedException {
-        KafkaStreams streams = new KafkaStreams(topology(args[1]), config(args[0], args[1], args[2]));
+        boolean writeOut = args.length > 3 && args[3].equals("write-out");
+        Properties config = config(args[0], args[1], args[2]);
+        if (writeOut) {
+            config.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 15000);
+            config.put(StreamsConfig.producerPrefix("transaction.timeout.ms"), 30000);
+        }
+        KafkaStreams streams = new KafkaStreams(topology(args[1], writeOut), config);
         streams.setStateListener((now, before) -> System.out.println("STATE " + now));
         streams.start();
         Thread.currentThread().join();

@@ -1,5 +1,6 @@
 package io.bloomstore.kafka;
 
+import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -42,7 +43,7 @@ class KeyValueStoreContractTest {
         System.out.println("KeyValueStoreContractTest seed=" + seed + " ops=" + ops);
         Random rnd = new Random(seed);
         KeyValueStore<Bytes, byte[]> bloom = StoreHarness.init(
-                new BloomStoreSupplier("contract", StoreHarness.SMALL, false).get(), dir.resolve("bloom").toFile());
+                new BloomStoreSupplier("contract", StoreHarness.SMALL, DslStoreFormat.PLAIN).get(), dir.resolve("bloom").toFile());
         KeyValueStore<Bytes, byte[]> ref = StoreHarness.init(
                 Stores.inMemoryKeyValueStore("contract").get(), dir.resolve("ref").toFile());
         try {

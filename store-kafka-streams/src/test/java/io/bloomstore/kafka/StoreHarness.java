@@ -4,6 +4,7 @@ import io.bloomstore.core.StoreOptions;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
@@ -24,7 +25,13 @@ final class StoreHarness {
     }
 
     static StateStoreContext context(File stateDir) {
+        return context(stateDir, StreamsConfig.AT_LEAST_ONCE);
+    }
+
+    /** A context whose application runs with {@code processingGuarantee}. */
+    static StateStoreContext context(File stateDir, String processingGuarantee) {
         Properties props = new Properties();
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, processingGuarantee);
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "contract");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.getAbsolutePath());
@@ -32,6 +39,11 @@ final class StoreHarness {
     }
 
     static <S extends KeyValueStore<Bytes, byte[]>> S init(S store, File stateDir) {
+        store.init(context(stateDir), store);
+        return store;
+    }
+
+    static <S extends StateStore> S initStore(S store, File stateDir) {
         store.init(context(stateDir), store);
         return store;
     }

@@ -38,7 +38,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--workloads", split = ",", paramLabel = "NAME",
             description = "Workloads (default: all but open and the scans): fillseq, fillrandom, readrandom, "
-                    + "readmissing, readmixed, seekrandom, updaterandom, readwhilewriting; open (reopen the loaded store "
+                    + "readmissing, readmixed, seekrandom, updaterandom, readwhilewriting; readlatest (YCSB D: 95% lookups of recent "
+                    + "keys, 5% inserts); open (reopen the loaded store "
                     + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
                     + "prefixscan, prefixmissing, rangescan, rangemissing.")
     List<String> workloads;
@@ -47,14 +48,20 @@ public final class BenchCommand implements Callable<Integer> {
             + "the engine order rotated each round; figures become medians (default: ${DEFAULT-VALUE}).")
     int repeat = 1;
 
-    @Option(names = "--distribution", description = "Keys of lookups and updates: uniform or zipfian "
-            + "(theta " + KeyChooser.ZIPFIAN_THETA + ", hot keys scattered; default: ${DEFAULT-VALUE}).")
+    @Option(names = "--distribution", description = "Keys of lookups and updates: uniform, zipfian "
+            + "(theta " + KeyChooser.ZIPFIAN_THETA + ", hot keys scattered) or latest (zipfian over load order, the"
+            + " last loaded hottest, as YCSB's; default: ${DEFAULT-VALUE}).")
     String distribution = BenchConfig.defaults().distribution().name().toLowerCase(Locale.ROOT);
 
     @Option(names = "--cold-ops", description = "Operations of the cold-start probe: a fresh JVM per engine and "
             + "round does this many random puts, then as many lookups, with no warm-up; 0 for none "
             + "(default: ${DEFAULT-VALUE}).")
     int coldOps = 100_000;
+
+    @Option(names = "--one-shot", paramLabel = "N", description = "Also time the one-shot store commands (get, put,"
+            + " scan --limit 10, stats ...) as child processes on the loaded BloomStore store, N runs each through the"
+            + " launcher beside the jar and through plain java -jar (default: ${DEFAULT-VALUE}: off).")
+    private int oneShotRuns;
 
     @Option(names = "--keys", description = "Keys to load (default: ${DEFAULT-VALUE}).")
     int keys = BenchConfig.defaults().keys();
@@ -198,10 +205,21 @@ public final class BenchCommand implements Callable<Integer> {
         HeapSizing.keepCommitted();
         MachineInfo machine = MachineInfo.current();
         out.println("bloomstore bench: " + String.join(", ", engineNames) + " on " + machine.describe());
+        if (oneShotRuns < 0) {
+            throw usage("--one-shot must not be negative: " + oneShotRuns);
+        }
+        if (oneShotRuns > 0 && (!engineNames.contains("bloomstore") || OneShotProbe.runningJar() == null)) {
+            throw usage("--one-shot times the commands of bloomstore.jar on the bloomstore engine's store: run the jar"
+                    + " with the bloomstore engine");
+        }
         BenchResults run;
+        List<OneShotResult> oneShot = List.of();
         try {
             run = new BenchRunner(config, scans, factory, noProgress ? null : System.err, warmUpKeys)
                     .withColdOps(coldOps).run(engineNames, chosen, root, repeat);
+            if (oneShotRuns > 0) {
+                oneShot = OneShotProbe.run(root.resolve("bloomstore"), config, oneShotRuns, 0);
+            }
         } finally {
             if (!keep) {
                 for (String e : engineNames) {
@@ -217,10 +235,11 @@ public final class BenchCommand implements Callable<Integer> {
             out.flush();
         }
         ResultTable.print(out, run);
+        OneShotProbe.print(out, oneShot, oneShotRuns);
         new Headline(run.results()).print(out);
         out.println("RocksDB statistics: " + RocksDbEngine.STATS_LEVEL);
         if (json != null) {
-            JsonReport.write(json, config, machine, run, coldOps);
+            JsonReport.write(json, config, machine, run, coldOps, oneShot);
             out.println("JSON written to " + json);
         }
         if (report != null) {

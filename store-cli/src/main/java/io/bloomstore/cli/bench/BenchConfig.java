@@ -40,7 +40,11 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
     public enum Compression { NONE, LZ4 }
 
     /** How lookups and updates choose keys: all equally, or zipfian (see {@link KeyChooser}). */
-    public enum Distribution { UNIFORM, ZIPFIAN }
+    /**
+     * Keys of lookups and updates: uniform, zipfian (scattered over the key space), or latest
+     * (YCSB's: zipfian over how recently a key was loaded, the last loaded most popular).
+     */
+    public enum Distribution { UNIFORM, ZIPFIAN, LATEST }
 
     public BenchConfig {
         requirePositive("keys", keys);

@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -69,9 +70,16 @@ public final class BenchRunner {
     private final ValueSource values;
     private final int warmUpKeys;
     private final KeyChooser chooser;
+    /** readlatest's choice, whatever {@code --distribution} says: YCSB's workload D is defined by it. */
+    private final KeyChooser latestChooser;
     private int coldOps;
     private final ScanConfig scans;
     private int[] randomOrder;
+    /** Whether the loaded store was filled in random order ({@code randomOrder}) rather than by index. */
+    private boolean filledRandomly;
+    /** readlatest's inserts: reserved, and completed (the newest keys lookups may ask for). */
+    private final AtomicLong latestReserved = new AtomicLong();
+    private final AtomicLong latestInserted = new AtomicLong();
 
     /** A runner without warm-up; {@code progressOut} receives progress bars, null for none. */
     public BenchRunner(BenchConfig config, EngineFactory factory, PrintStream progressOut) {
@@ -100,6 +108,7 @@ public final class BenchRunner {
         this.keySpace = new KeySpace(config.keys(), config.keySize(), scans);
         this.values = new ValueSource(config.valueSize(), config.seed());
         this.chooser = KeyChooser.of(config.distribution(), config.keys());
+        this.latestChooser = KeyChooser.of(BenchConfig.Distribution.LATEST, config.keys());
     }
 
     /** Also measures a cold start of {@code ops} operations per engine and round; 0 for none (the default). */
@@ -303,6 +312,11 @@ public final class BenchRunner {
         if (w == Workload.FILLRANDOM) {
             randomOrder();
         }
+        if (w.isFill()) {
+            filledRandomly = w == Workload.FILLRANDOM;
+            latestReserved.set(0);
+            latestInserted.set(0);
+        }
         int threads = config.threads();
         EngineCounters before = engine.counters();
         Optional<ProcIo> ioBefore = ProcIo.read();
@@ -461,6 +475,7 @@ public final class BenchRunner {
                     case READMIXED -> hit = lookup(random.nextDouble() < config.missingFraction());
                     case SEEKRANDOM -> hit = seek();
                     case UPDATERANDOM -> hit = update();
+                    case READLATEST -> hit = random.nextInt(100) < 5 ? insertLatest() : lookupLatest();
                     case PREFIXSCAN, PREFIXMISSING -> hit = prefixScan(workload == Workload.PREFIXMISSING);
                     case RANGESCAN, RANGEMISSING -> hit = rangeScan(workload == Workload.RANGEMISSING);
                     default -> throw new IllegalStateException("no operation for " + workload);
@@ -489,11 +504,49 @@ public final class BenchRunner {
         }
 
         private boolean lookup(boolean missing) throws IOException {
-            int index = chooser.next(random);
+            int index = nextIndex();
             if (missing) {
                 keySpace.missing(index, key);
             } else {
                 keySpace.present(index, key);
+            }
+            return engine.get(key, value) != BenchEngine.NOT_FOUND;
+        }
+
+        /**
+         * The loaded key a lookup or update asks for: by {@code --distribution}; for {@code latest},
+         * the key loaded that many places before the last (in the fill's order).
+         */
+        private int nextIndex() {
+            if (config.distribution() != BenchConfig.Distribution.LATEST) {
+                return chooser.next(random);
+            }
+            return byRecency(chooser.recency(random));
+        }
+
+        /** The loaded key {@code back} places before the last loaded one (clamped to the first). */
+        private int byRecency(long back) {
+            int position = (int) Math.max(0, keySpace.keys() - 1 - back);
+            return filledRandomly ? randomOrder()[position] : position;
+        }
+
+        /** readlatest's insert: a new key, which becomes the newest once written. */
+        private boolean insertLatest() throws IOException {
+            keySpace.inserted(latestReserved.getAndIncrement(), key);
+            values.fill(random, value);
+            engine.put(key, value);
+            latestInserted.incrementAndGet();
+            return true;
+        }
+
+        /** readlatest's lookup: zipfian over recency, counting this run's inserts as the newest keys. */
+        private boolean lookupLatest() throws IOException {
+            long back = latestChooser.recency(random);
+            long inserted = latestInserted.get();
+            if (back < inserted) {
+                keySpace.inserted(inserted - 1 - back, key);
+            } else {
+                keySpace.present(byRecency(back - inserted), key);
             }
             return engine.get(key, value) != BenchEngine.NOT_FOUND;
         }
@@ -509,13 +562,13 @@ public final class BenchRunner {
         }
 
         private boolean seek() throws IOException {
-            keySpace.present(chooser.next(random), key);
+            keySpace.present(nextIndex(), key);
             return engine.seekScan(key, config.scanLength(), scanKey, value) > 0;
         }
 
         /** Read-modify-write: the value read (or, for a key not found, the last one) with one byte changed, written back. */
         private boolean update() throws IOException {
-            keySpace.present(chooser.next(random), key);
+            keySpace.present(nextIndex(), key);
             boolean found = engine.get(key, value) != BenchEngine.NOT_FOUND;
             value[random.nextInt(value.length)] ^= 1;
             engine.put(key, value);

@@ -47,7 +47,17 @@ public final class JsonReport {
 
     public static void write(Path file, BenchConfig config, MachineInfo machine, BenchResults run, int coldOps)
             throws IOException {
-        MAPPER.writeValue(file.toFile(), toJson(config, machine, run, coldOps));
+        write(file, config, machine, run, coldOps, List.of());
+    }
+
+    /** As {@link #write(Path, BenchConfig, MachineInfo, BenchResults, int)}, with the one-shot command latencies. */
+    public static void write(Path file, BenchConfig config, MachineInfo machine, BenchResults run, int coldOps,
+                             List<OneShotResult> oneShot) throws IOException {
+        ObjectNode root = toJson(config, machine, run, coldOps);
+        if (!oneShot.isEmpty()) {
+            root.set("oneShot", MAPPER.valueToTree(oneShot));
+        }
+        MAPPER.writeValue(file.toFile(), root);
     }
 
     static ObjectNode toJson(BenchConfig config, MachineInfo machine, BenchResults run, int coldOps) {

@@ -48,9 +48,22 @@ public final class KeyChooser {
         }
     }
 
-    /** A chooser over {@code keys} keys with the given distribution. */
+    /**
+     * A chooser over {@code keys} keys with the given distribution. For {@code LATEST} it chooses
+     * as zipfian does, and {@link #next} is the index in load order counted from the newest:
+     * the caller maps it onto its keys ({@link #recency}).
+     */
     public static KeyChooser of(BenchConfig.Distribution distribution, int keys) {
-        return new KeyChooser(keys, distribution == BenchConfig.Distribution.ZIPFIAN);
+        return new KeyChooser(keys, distribution != BenchConfig.Distribution.UNIFORM);
+    }
+
+    /**
+     * A recency position for the {@code latest} distribution: 0 the newest, skewed zipfian toward
+     * it (YCSB's latest generator: the most recently inserted keys are the most popular), not
+     * scattered.
+     */
+    public long recency(SplittableRandom random) {
+        return rank(random.nextDouble());
     }
 
     /** The next key index, in {@code [0, keys)}. */

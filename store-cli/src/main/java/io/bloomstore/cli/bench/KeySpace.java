@@ -125,6 +125,17 @@ public final class KeySpace {
         encode(2L * checkIndex(index) + 1, out);
     }
 
+    /**
+     * Writes key {@code j} of those inserted after the load (readlatest's inserts) into {@code out}:
+     * present-key encodings past the loaded ones, so no other workload's key ever equals one.
+     */
+    public void inserted(long j, byte[] out) {
+        if (j < 0) {
+            throw new IllegalArgumentException("inserted key " + j + " is negative");
+        }
+        encode(2L * (keys + j), out);
+    }
+
     /** A random permutation of the key indices: the order fillrandom writes in. */
     public int[] shuffledIndices(long seed) {
         int[] order = new int[keys];

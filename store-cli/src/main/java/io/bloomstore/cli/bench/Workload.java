@@ -34,6 +34,11 @@ public enum Workload {
     RANGEMISSING(Kind.READ),
     /** Read-modify-write of loaded keys: a lookup, one changed byte, a put of the value back. */
     UPDATERANDOM(Kind.READ),
+    /**
+     * YCSB's workload D: 95% lookups of recently inserted keys ({@code latest} distribution: zipfian
+     * over recency, the newest most popular) and 5% inserts of new keys, which become the newest.
+     */
+    READLATEST(Kind.READ),
     /** readrandom on every thread while one more thread overwrites random keys. */
     READWHILEWRITING(Kind.READ),
     /** Reopening the loaded store in a fresh JVM: open time, heap, resident set, filter and index bytes. */
@@ -58,13 +63,13 @@ public enum Workload {
 
     /** Whether {@code bloomstore bench} runs it when no {@code --workloads} are named. */
     public boolean isDefault() {
-        return kind != Kind.OPEN && !isScan();
+        return kind != Kind.OPEN && !isScan() && this != READLATEST;
     }
 
     /** Whether the workload's operations are point lookups (it has a per-lookup read count). */
     public boolean isPointLookup() {
         return this == READRANDOM || this == READMISSING || this == READMIXED || this == READWHILEWRITING
-                || this == UPDATERANDOM;
+                || this == UPDATERANDOM || this == READLATEST;
     }
 
     /** Whether the workload scans by prefix or range: it needs keys with a prefix structure, so it is not a default. */

@@ -1,11 +1,10 @@
 package io.bloomstore.cli.streams;
 
-import ch.qos.logback.classic.Level;
+import io.bloomstore.cli.CliLogConfigurator;
 import io.bloomstore.cli.Json;
 import io.bloomstore.cli.Main;
 import io.bloomstore.cli.bench.MachineInfo;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -81,17 +80,10 @@ public final class StreamsBenchCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
     Path json;
 
-    /**
-     * Kafka logs only errors unless {@code --verbose}, where the command line's logging is in
-     * effect (a logback configuration of the user's own that sets Kafka's level is kept).
-     */
+    /** Kafka logs only errors unless {@code --verbose} (a logback configuration of the user's own is kept). */
     private void quietKafkaUnlessVerbose() {
-        if (((Main) spec.root().userObject()).verbose()) {
-            return;
-        }
-        if (LoggerFactory.getLogger(KAFKA_LOGGER) instanceof ch.qos.logback.classic.Logger kafka
-                && kafka.getLevel() == null) {
-            kafka.setLevel(Level.ERROR);
+        if (!((Main) spec.root().userObject()).verbose()) {
+            CliLogConfigurator.holdToErrors(KAFKA_LOGGER);
         }
     }
 

@@ -92,4 +92,43 @@ class KeyChooserTest {
             previous = r;
         }
     }
+
+    @Test
+    void latestFavoursTheNewestInOrder() {
+        System.out.println("KeyChooserTest seed " + SEED);
+        KeyChooser chooser = KeyChooser.of(BenchConfig.Distribution.LATEST, KEYS);
+        SplittableRandom random = new SplittableRandom(SEED);
+        int[] counts = new int[KEYS];
+        for (int i = 0; i < DRAWS; i++) {
+            long back = chooser.recency(random);
+            assertTrue(back >= 0 && back < KEYS, "recency " + back);
+            counts[(int) back]++;
+        }
+        double zeta = 0;
+        for (int i = 1; i <= KEYS; i++) {
+            zeta += 1 / Math.pow(i, KeyChooser.ZIPFIAN_THETA);
+        }
+        // Not scattered: the newest key (0 back) is the hottest, with the zipfian share 1/zeta (3% tolerance,
+        // about ten sigma), and the next ones follow in order.
+        assertEquals(DRAWS / zeta, counts[0], 0.03 * DRAWS / zeta, "share of the newest key");
+        assertTrue(counts[0] > counts[1] && counts[1] > counts[10] && counts[10] > counts[1000],
+                "popularity falls with age: " + counts[0] + " " + counts[1] + " " + counts[10] + " " + counts[1000]);
+    }
+
+    @Test
+    void insertedKeysAreNoOtherWorkloadsKeys() {
+        KeySpace keys = new KeySpace(100, 16);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        byte[] k = keys.newKeyBuffer();
+        for (int i = 0; i < 100; i++) {
+            keys.present(i, k);
+            assertTrue(seen.add(Arrays.toString(k)));
+            keys.missing(i, k);
+            assertTrue(seen.add(Arrays.toString(k)));
+        }
+        for (int j = 0; j < 100; j++) {
+            keys.inserted(j, k);
+            assertTrue(seen.add(Arrays.toString(k)), "inserted key " + j + " collides");
+        }
+    }
 }

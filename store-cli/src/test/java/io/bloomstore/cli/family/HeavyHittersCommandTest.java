@@ -20,7 +20,7 @@ class HeavyHittersCommandTest {
     private static String[] run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = Main.commandLine(new Main());
         cl.setOut(new PrintWriter(out));
         cl.setErr(new PrintWriter(err));
         int code = cl.execute(args);

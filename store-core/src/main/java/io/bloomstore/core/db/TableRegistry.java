@@ -77,7 +77,7 @@ final class TableRegistry {
         });
     }
 
-    /** Opens a live table of {@code level} (maps its filter; reads only its footer, index and properties). */
+    /** Opens a live table of {@code level} (maps its filter; reads only its footer and properties: the index on first use). */
     void open(long fileNumber, int level) throws IOException {
         TableReader reader = TableReader.open(fs, dir, fileNumber, options, cache, counters, counters.level(level),
                 files);

@@ -1,5 +1,6 @@
 package io.bloomstore.core.manifest;
 
+import io.bloomstore.core.table.TableFileNames;
 import java.nio.file.Path;
 
 /**
@@ -30,19 +31,19 @@ public final class FileNames {
     }
 
     public static Path wal(Path dir, long number) {
-        return dir.resolve(String.format("%06d.log", number));
+        return dir.resolve(TableFileNames.number(number) + ".log");
     }
 
     public static Path table(Path dir, long number) {
-        return dir.resolve(String.format("%06d.sst", number));
+        return dir.resolve(TableFileNames.table(number));
     }
 
     public static Path filter(Path dir, long number) {
-        return dir.resolve(String.format("%06d.filter", number));
+        return dir.resolve(TableFileNames.filter(number));
     }
 
     public static Path manifest(Path dir, long number) {
-        return dir.resolve(String.format(MANIFEST_PREFIX + "%06d", number));
+        return dir.resolve(MANIFEST_PREFIX + TableFileNames.number(number));
     }
 
     /** The kind and number of a store file name, or null for a name a store never writes. */

@@ -26,7 +26,7 @@ final class BlockCodec {
     static final int TRAILER_BYTES = 5;
     /** LZ4 cannot expand data by more than 255 times; a larger declared length is damage. */
     private static final int LZ4_MAX_RATIO = 255;
-    private static final LZ4Factory LZ4_FACTORY = LZ4Factory.fastestInstance();
+    private static final LZ4Factory LZ4_FACTORY = Lz4.FACTORY;
 
     private BlockCodec() {
     }

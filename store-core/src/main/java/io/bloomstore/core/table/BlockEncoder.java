@@ -5,7 +5,6 @@ import io.bloomstore.core.fs.WritableFile;
 import java.io.IOException;
 import java.util.zip.CRC32C;
 import net.jpountz.lz4.LZ4Compressor;
-import net.jpountz.lz4.LZ4Factory;
 
 /**
  * Writes blocks in their stored form ({@link BlockCodec}: payload, type byte, CRC32C) straight
@@ -18,7 +17,7 @@ import net.jpountz.lz4.LZ4Factory;
  * <p>Thread safety: not thread-safe; one per table builder.
  */
 final class BlockEncoder {
-    private static final LZ4Compressor LZ4 = LZ4Factory.fastestInstance().fastCompressor();
+    private static final LZ4Compressor LZ4 = Lz4.FACTORY.fastCompressor();
 
     private final CRC32C crc = new CRC32C();
     private final byte[] trailer = new byte[BlockCodec.TRAILER_BYTES];

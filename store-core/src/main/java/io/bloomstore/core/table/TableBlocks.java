@@ -26,11 +26,11 @@ final class TableBlocks {
     private final CountingReader reader;
     private final BlockCache cache;
     private final StoreCounters counters;
-    private final TableIndex index;
+    private final IndexSource index;
     /** Bytes of the table's data blocks: where a readahead window stops. */
     private final long dataSize;
 
-    TableBlocks(long fileNumber, CountingReader reader, BlockCache cache, StoreCounters counters, TableIndex index,
+    TableBlocks(long fileNumber, CountingReader reader, BlockCache cache, StoreCounters counters, IndexSource index,
                 long dataSize) {
         this.fileNumber = fileNumber;
         this.reader = reader;
@@ -40,13 +40,19 @@ final class TableBlocks {
         this.dataSize = dataSize;
     }
 
+    /** The table's index, decoded on first use ({@link TableReader#index()}). */
+    @FunctionalInterface
+    interface IndexSource {
+        TableIndex get() throws IOException;
+    }
+
     /**
      * Data block {@code b} for a reader: from the block cache (a counted hit), else one counted
      * read, decoded into a new array and cached — or, with a {@code scratch} and a block the
      * doorkeeper does not admit, decoded into {@code scratch}.
      */
     Block readerBlock(int b, ScratchBlock scratch) throws IOException {
-        BlockHandle h = index.handle(b);
+        BlockHandle h = index.get().handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
         if (block != null) {
             counters.blockCacheHits().increment();
@@ -75,7 +81,7 @@ final class TableBlocks {
      * cleared when the block came from the cache).
      */
     Block backgroundBlock(int b, Readahead readahead, WholeBlock whole) throws IOException {
-        BlockHandle h = index.handle(b);
+        BlockHandle h = index.get().handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
         if (block != null) {
             if (whole != null) {

@@ -19,7 +19,8 @@ final class TableIterator implements InternalIterator {
     private static final byte[] EMPTY = new byte[0];
 
     private final TableReader table;
-    private final TableIndex index;
+    /** The table's index, fetched on first use (the table decodes it then, {@link TableReader#index()}). */
+    private TableIndex index;
     private final boolean fillCache;
     /** For a pass that does not fill the cache (compaction): blocks read ahead, a window at a time. */
     private final Readahead readahead;
@@ -40,7 +41,6 @@ final class TableIterator implements InternalIterator {
     /** An iterator that fills the cache (readahead null) or reads through {@code readahead}, which it closes. */
     TableIterator(TableReader table, Readahead readahead) {
         this.table = table;
-        this.index = table.index();
         this.fillCache = readahead == null;
         this.readahead = readahead;
         this.whole = fillCache ? null : new WholeBlock(table);
@@ -60,7 +60,7 @@ final class TableIterator implements InternalIterator {
 
     @Override
     public void seekToLast() throws IOException {
-        load(index.blockCount() - 1);
+        load(index().blockCount() - 1);
         block.seekToLast();
         skipBackward();
     }
@@ -68,8 +68,8 @@ final class TableIterator implements InternalIterator {
     @Override
     public void seek(byte[] userKey) throws IOException {
         byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
-        int b = index.findBlock(target);
-        if (b == index.blockCount()) {
+        int b = index().findBlock(target);
+        if (b == index().blockCount()) {
             invalidate();
             return;
         }
@@ -81,14 +81,23 @@ final class TableIterator implements InternalIterator {
     @Override
     public void seekForPrev(byte[] userKey) throws IOException {
         byte[] target = InternalKeys.lastKeyOf(userKey);
-        int b = index.findBlock(target);
-        if (b == index.blockCount()) {
+        int b = index().findBlock(target);
+        if (b == index().blockCount()) {
             seekToLast();
             return;
         }
         load(b);
         block.seekForPrev(target);
         skipBackward();
+    }
+
+    private TableIndex index() throws IOException {
+        TableIndex i = index;
+        if (i == null) {
+            i = table.index();
+            index = i;
+        }
+        return i;
     }
 
     @Override
@@ -107,7 +116,7 @@ final class TableIterator implements InternalIterator {
 
     private void skipForward() throws IOException {
         while (!block.valid()) {
-            if (blockIndex + 1 >= index.blockCount()) {
+            if (blockIndex + 1 >= index().blockCount()) {
                 invalidate();
                 return;
             }
@@ -132,7 +141,7 @@ final class TableIterator implements InternalIterator {
     private void decode() throws IOException {
         byte[] key = block.key();
         long trailer = InternalKeys.trailer(key);
-        type = table.typeOf(trailer, index.offset(blockIndex));
+        type = table.typeOf(trailer, index().offset(blockIndex));
         sequence = trailer >>> 8;
         userKey = InternalKeys.userKey(key);
     }
@@ -209,7 +218,7 @@ final class TableIterator implements InternalIterator {
     @Override
     public void skipBlock() throws IOException {
         requireValid();
-        if (blockIndex + 1 >= index.blockCount()) {
+        if (blockIndex + 1 >= index().blockCount()) {
             invalidate();
             return;
         }

@@ -51,7 +51,10 @@ public final class TableReader implements Closeable {
     /** The counters of the level the table lives at; replaced when a trivial move takes it down. */
     private volatile LevelCounters levelCounters;
     private final TableProperties props;
-    private final TableIndex index;
+    /** The index block's place; the index is read and decoded on first use ({@link #index()}). */
+    private final BlockHandle indexHandle;
+    private final Object indexLoad = new Object();
+    private volatile TableIndex index;
     /** Reads the data blocks, through the block cache. */
     private final TableBlocks blocks;
     private final FilterSet filters;
@@ -70,8 +73,8 @@ public final class TableReader implements Closeable {
     private volatile boolean closed;
 
     private TableReader(FileSystem fs, Path dir, long fileNumber, CountingReader reader, BlockCache cache,
-                        StoreCounters counters, LevelCounters levelCounters, TableProperties props, TableIndex index,
-                        FilterSet filters, long fileSize, boolean verifiedOnOpen) {
+                        StoreCounters counters, LevelCounters levelCounters, TableProperties props,
+                        BlockHandle indexHandle, FilterSet filters, long fileSize, boolean verifiedOnOpen) {
         this.fs = fs;
         this.fileNumber = fileNumber;
         this.path = reader.name();
@@ -81,8 +84,8 @@ public final class TableReader implements Closeable {
         this.counters = counters;
         this.levelCounters = levelCounters;
         this.props = props;
-        this.index = index;
-        this.blocks = new TableBlocks(fileNumber, reader, cache, counters, index, props.dataSize());
+        this.indexHandle = indexHandle;
+        this.blocks = new TableBlocks(fileNumber, reader, cache, counters, this::index, props.dataSize());
         this.filters = filters;
         this.filter = filters == null ? null : filters.section(FilterSet.Role.KEY).filter();
         FilterSet.Section prefixes = filters == null ? null : filters.section(FilterSet.Role.PREFIX);
@@ -136,7 +139,6 @@ public final class TableReader implements Closeable {
         Path path = dir.resolve(TableFileNames.table(fileNumber));
         RandomReadFile file = files.open(path);
         FilterSet filter = null;
-        TableIndex index = null;
         try {
             CountingReader reader = new CountingReader(file, path, counters);
             long size = reader.size();
@@ -153,13 +155,6 @@ public final class TableReader implements Closeable {
                 throw new CorruptionException(path, size - Footer.BYTES, "data (" + props.dataSize()
                         + " bytes), properties " + ph + " and index " + ih + " do not tile the file");
             }
-            index = TableIndex.decode(new Block(readMeta(reader, ih), path, ih.offset()),
-                    props.dataBlocks(), props.dataSize());
-            byte[] lastKey = index.lastKey(index.blockCount() - 1);
-            if (InternalKeys.compareUserKey(lastKey, props.largestUserKey()) != 0) {
-                throw new CorruptionException(path, ih.offset(), "index ends at another key than the properties'"
-                        + " largest key");
-            }
             if (props.filterKind() != null) {
                 filter = TableFilters.open(fs, dir.resolve(TableFileNames.filter(fileNumber)), props,
                         opts.verifyFilterOnOpen());
@@ -167,17 +162,46 @@ public final class TableReader implements Closeable {
                     countFilterFileRead(counters, props);
                 }
             }
-            return new TableReader(fs, dir, fileNumber, reader, cache, counters, levelCounters, props, index, filter,
+            return new TableReader(fs, dir, fileNumber, reader, cache, counters, levelCounters, props, ih, filter,
                     size, opts.verifyFilterOnOpen());
         } catch (IOException | RuntimeException e) {
             if (filter != null) {
                 filter.close();
             }
-            if (index != null) {
-                index.close();
-            }
             file.close();
             throw e;
+        }
+    }
+
+    /**
+     * The table's index, read and decoded on first use: a store opens its tables without reading
+     * their indexes (as RocksDB's table cache opens tables), so an open costs a footer, properties
+     * and a filter mapping per table, and a lookup decodes only the indexes of the tables whose
+     * filters let it through. Damage in the index is reported then, as a {@link CorruptionException}
+     * naming the file and offset.
+     *
+     * @throws IllegalStateException when the table is closed
+     */
+    TableIndex index() throws IOException {
+        TableIndex i = index;
+        if (i != null) {
+            return i;
+        }
+        synchronized (indexLoad) {
+            checkOpen();
+            i = index;
+            if (i == null) {
+                i = TableIndex.decode(new Block(readMeta(reader, indexHandle), path, indexHandle.offset()),
+                        props.dataBlocks(), props.dataSize());
+                byte[] lastKey = i.lastKey(i.blockCount() - 1);
+                if (InternalKeys.compareUserKey(lastKey, props.largestUserKey()) != 0) {
+                    i.close();
+                    throw new CorruptionException(path, indexHandle.offset(), "index ends at another key than the"
+                            + " properties' largest key");
+                }
+                index = i;
+            }
+            return i;
         }
     }
 
@@ -239,6 +263,7 @@ public final class TableReader implements Closeable {
         }
         byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
         boolean found = false;
+        TableIndex index = index();
         for (int b = index.findBlock(target); b < index.blockCount(); b++) {
             // The block may be this thread's scratch: nothing read from it outlives this loop.
             BlockIterator it = lookupBlock(b).iterator();
@@ -387,12 +412,14 @@ public final class TableReader implements Closeable {
 
     /** Estimated heap bytes of this table's index: a small constant, the index itself being off the heap. */
     public long indexHeapBytes() {
-        return index.heapBytes();
+        TableIndex i = index;
+        return i == null ? 0 : i.heapBytes();
     }
 
     /** Bytes of this table's index held outside the heap (its last keys and block handles). */
     public long indexOffHeapBytes() {
-        return index.offHeapBytes();
+        TableIndex i = index;
+        return i == null ? 0 : i.offHeapBytes();
     }
 
     ValueType typeOf(long trailer, long blockOffset) throws CorruptionException {
@@ -429,10 +456,6 @@ public final class TableReader implements Closeable {
      */
     Block backgroundBlock(int b, Readahead readahead, WholeBlock whole) throws IOException {
         return blocks.backgroundBlock(b, readahead, whole);
-    }
-
-    TableIndex index() {
-        return index;
     }
 
     /** An iterator over every entry in internal order, reading blocks through the cache. */
@@ -544,7 +567,11 @@ public final class TableReader implements Closeable {
             try {
                 reader.close();
             } finally {
-                index.close();
+                synchronized (indexLoad) {
+                    if (index != null) {
+                        index.close();
+                    }
+                }
             }
         }
     }

@@ -1,0 +1,269 @@
+package io.bloomstore.kafka;
+
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.StoreStats;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.kstream.internals.TimeWindow;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A Kafka Streams {@code WindowStore<Bytes, byte[]>} kept in time-segmented BloomStores
+ * ({@link SegmentedStore}), with the semantics of Kafka's RocksDB window store: an entry is
+ * (key, window start) → value, in the segment of its window start; a null value deletes (and is
+ * ignored with {@code retainDuplicates}, which gives every put its own sequence number, for
+ * stream-stream joins); reads see only windows starting at or after
+ * {@code streamTime − retention + 1}; time bounds are inclusive; null key bounds are open; a key
+ * range with {@code from > to} is empty. Iteration order is Kafka's RocksDB's: segment by
+ * segment (oldest first, newest first backwards), by key and then window start within a segment;
+ * a one-key fetch is thus in window-start order. Windows are {@code [start, start + windowSize)}.
+ *
+ * <p>A one-key fetch scans {@code [key@from, key@to]} of each segment in the time range, a scan the
+ * segment's prefix filters confine to that key: a table whose prefix filter says the key is absent
+ * is skipped before any of its blocks is read, so a join probe for a key that is not there reads no
+ * data block (see {@link SegmentKeys}).
+ *
+ * <p>Thread safety: as {@link SegmentedStore}; safe for the stream thread and interactive queries.
+ */
+public class BloomWindowStore implements WindowStore<Bytes, byte[]> {
+    private static final Logger LOG = LoggerFactory.getLogger(BloomWindowStore.class);
+    /** Kafka's changelog key: key, window start (8 bytes), sequence number (4 bytes). */
+    private static final int CHANGELOG_SUFFIX = Long.BYTES + Integer.BYTES;
+
+    private final SegmentedStore store;
+    private final long windowSize;
+    private final boolean retainDuplicates;
+    private int seqnum;
+
+    BloomWindowStore(String name, String metricsScope, StoreOptions options, long retentionPeriod,
+                     long segmentInterval, long windowSize, boolean retainDuplicates) {
+        this.store = new SegmentedStore(name, metricsScope, options, retentionPeriod, segmentInterval);
+        this.windowSize = windowSize;
+        this.retainDuplicates = retainDuplicates;
+    }
+
+    @Override
+    public String name() {
+        return store.name;
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        store.init(context, root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
+    }
+
+    void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        store.restoreBatch(records, k -> ByteBuffer.wrap(k).getLong(k.length - CHANGELOG_SUFFIX), k -> {
+            int keyLength = k.length - CHANGELOG_SUFFIX;
+            ByteBuffer b = ByteBuffer.wrap(k);
+            return SegmentKeys.window(Arrays.copyOf(k, keyLength), b.getLong(keyLength), b.getInt(keyLength + Long.BYTES));
+        });
+    }
+
+    @Override
+    public void put(Bytes key, byte[] value, long windowStartTimestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        if (value == null && retainDuplicates) {
+            return;
+        }
+        synchronized (this) {
+            if (retainDuplicates) {
+                seqnum = (seqnum + 1) & Integer.MAX_VALUE;
+            }
+            store.put(windowStartTimestamp, SegmentKeys.window(key.get(), windowStartTimestamp, seqnum), value);
+        }
+    }
+
+    @Override
+    public byte[] fetch(Bytes key, long timestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return store.get(timestamp, SegmentKeys.window(key.get(), timestamp, seqnum));
+    }
+
+    @Override
+    public WindowStoreIterator<byte[]> fetch(Bytes key, long timeFrom, long timeTo) {
+        return fetchKey(key, timeFrom, timeTo, true);
+    }
+
+    @Override
+    public WindowStoreIterator<byte[]> backwardFetch(Bytes key, long timeFrom, long timeTo) {
+        return fetchKey(key, timeFrom, timeTo, false);
+    }
+
+    private WindowStoreIterator<byte[]> fetchKey(Bytes key, long timeFrom, long timeTo, boolean forward) {
+        Objects.requireNonNull(key, "key cannot be null");
+        long from = Math.max(timeFrom, store.minVisibleTime());
+        byte[] k = key.get();
+        byte[] lo = SegmentKeys.atTime(k, from);
+        byte[] hi = timeTo == Long.MAX_VALUE ? SegmentKeys.keyUpperBound(k) : SegmentKeys.atTime(k, timeTo + 1);
+        if (timeTo < from) {
+            return store.iterate(0, -1, forward, lo, hi, c -> new SegmentedIterator.Values(store, c, kv -> null));
+        }
+        return store.iterate(from, timeTo, forward, lo, hi, c -> new SegmentedIterator.Values(store, c,
+                kv -> KeyValue.pair(SegmentKeys.firstTime(kv.key()), kv.value())));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo) {
+        return fetchRange(keyFrom, keyTo, timeFrom, timeTo, true);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes keyFrom, Bytes keyTo, long timeFrom,
+                                                                 long timeTo) {
+        return fetchRange(keyFrom, keyTo, timeFrom, timeTo, false);
+    }
+
+    private KeyValueIterator<Windowed<Bytes>, byte[]> fetchRange(Bytes keyFrom, Bytes keyTo, long timeFrom,
+                                                                 long timeTo, boolean forward) {
+        if (keyFrom != null && keyTo != null && keyFrom.compareTo(keyTo) > 0) {
+            LOG.warn("Returning empty iterator for fetch with invalid key range: from > to. This may be due to range"
+                    + " arguments set in the wrong order, or serdes that don't preserve ordering when"
+                    + " lexicographically comparing the serialized bytes. Note that the built-in numerical serdes do"
+                    + " not follow this for negative numbers");
+            return windowed(0, -1, forward, null, null);
+        }
+        byte[] lo = keyFrom == null ? null : SegmentKeys.keyLowerBound(keyFrom.get());
+        byte[] hi = keyTo == null ? null : SegmentKeys.keyUpperBound(keyTo.get());
+        return windowed(timeFrom, timeTo, forward, lo, hi);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetchAll(long timeFrom, long timeTo) {
+        return windowed(timeFrom, timeTo, true, null, null);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetchAll(long timeFrom, long timeTo) {
+        return windowed(timeFrom, timeTo, false, null, null);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> all() {
+        return windowed(0, Long.MAX_VALUE, true, null, null);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardAll() {
+        return windowed(0, Long.MAX_VALUE, false, null, null);
+    }
+
+    /** Entries of keys in [lo, hi) whose window start is in [timeFrom, timeTo] and visible. */
+    private KeyValueIterator<Windowed<Bytes>, byte[]> windowed(long timeFrom, long timeTo, boolean forward,
+                                                               byte[] lo, byte[] hi) {
+        long from = Math.max(timeFrom, store.minVisibleTime());
+        return store.iterate(from, timeTo, forward, lo, hi, c -> new SegmentedIterator<>(store, c, kv -> {
+            long start = SegmentKeys.firstTime(kv.key());
+            if (start < from || start > timeTo) {
+                return null;
+            }
+            return KeyValue.pair(new Windowed<>(Bytes.wrap(SegmentKeys.userKey(kv.key())), window(start)), kv.value());
+        }));
+    }
+
+    /** Kafka's window of a start: {@code [start, start + size)}, the end capped at Long.MAX_VALUE. */
+    private TimeWindow window(long start) {
+        long end = start + windowSize;
+        return new TimeWindow(start, end < 0 ? Long.MAX_VALUE : end);
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return store.gate.isOpen();
+    }
+
+    @Override
+    public Position getPosition() {
+        return store.position();
+    }
+
+    @Override
+    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        synchronized (store) {
+            return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, store.position(),
+                    store.context());
+        }
+    }
+
+    /** Stores manage their offsets: see {@link SegmentedStore}. */
+    @Override
+    @SuppressWarnings("deprecation")
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        store.commit(changelogOffsets);
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        return store.committedOffset(partition);
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public void flush() {
+        store.flush();
+    }
+
+    @Override
+    public long approximateNumUncommittedBytes() {
+        return store.approximateNumUncommittedBytes();
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+
+    /** The statistics of each live segment's BloomStore, oldest first. */
+    public List<StoreStats> segmentStats() {
+        return store.segmentStats();
+    }
+
+    /** The store's directory, {@code <state dir>/bloomstore/<name>}: one sub-directory per segment. */
+    public Path directory() {
+        return store.directory();
+    }
+
+    /** The ids of the live segments (window start / segment interval), oldest first. */
+    public List<Long> segmentIds() {
+        return store.segmentIds();
+    }
+
+    /** Open iterators: for tests. */
+    int openIterators() {
+        return store.gate.openIterators();
+    }
+}

@@ -1,0 +1,61 @@
+package io.bloomstore.kafka;
+
+import io.bloomstore.core.Store;
+import io.bloomstore.core.WriteBatch;
+import io.bloomstore.core.WriteOptions;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
+import org.apache.kafka.streams.processor.StateStoreContext;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Set;
+
+/**
+ * Whether a store was closed cleanly, kept in the store under the meta key {@code status}, as
+ * Kafka's RocksDB store keeps it in its offsets column family. Under {@code exactly_once_v2} a
+ * store may hold writes of a transaction that never committed: buffered writes reach the
+ * BloomStore when the buffer passes its bound, before a key-value iterator opens, or at close,
+ * with the offsets of the last commit. After a clean close that is harmless; after a crash the
+ * committed offsets no longer describe the data. So at open, under exactly-once, a store whose
+ * status still says "open" throws {@link TaskCorruptedException}: Kafka then wipes the task's
+ * state and restores it from the changelog, which holds committed writes only. Under
+ * at-least-once the status is ignored (replaying a few records is within its guarantee).
+ *
+ * <p>The "open" status is written with a sync at open, so it reaches the disk before any write
+ * that could need it; "closed" goes with the last batch at close.
+ *
+ * <p>Thread safety: stateless.
+ */
+final class OpenStatus {
+    static final byte[] KEY = KeyCodec.meta("status");
+    private static final byte[] OPEN = {'o'};
+    private static final byte[] CLOSED = {'c'};
+
+    private OpenStatus() {
+    }
+
+    /**
+     * Checks the status left by the last run and marks the store open.
+     *
+     * @throws TaskCorruptedException under exactly-once when the last run did not close the store
+     */
+    static void open(Store store, StateStoreContext context, String storeName) throws IOException {
+        byte[] status = store.get(KEY);
+        Object guarantee = context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG);
+        if (StreamsConfig.EXACTLY_ONCE_V2.equals(guarantee) && Arrays.equals(status, OPEN)) {
+            throw new TaskCorruptedException(Set.of(context.taskId()), new ProcessorStateException("BloomStore "
+                    + storeName + " was not closed cleanly, so under exactly_once_v2 it may hold uncommitted writes:"
+                    + " its task's state is rebuilt from the changelog"));
+        }
+        WriteBatch batch = new WriteBatch();
+        batch.put(KEY, OPEN);
+        store.write(batch, WriteOptions.SYNC);
+    }
+
+    /** Adds the "closed" status to the last batch a clean close writes. */
+    static void closeIn(WriteBatch batch) {
+        batch.put(KEY, CLOSED);
+    }
+}

@@ -1,0 +1,595 @@
+package io.bloomstore.kafka;
+
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreIterator;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.StoreStats;
+import io.bloomstore.core.WriteBatch;
+import io.bloomstore.core.WriteOptions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
+import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
+import org.apache.kafka.streams.processor.internals.metrics.TaskMetrics;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import java.util.function.UnaryOperator;
+
+/**
+ * The time-segmented engine under {@link BloomWindowStore} and {@link BloomSessionStore}, laid out
+ * like Kafka's segmented RocksDB stores: an entry goes to segment {@code floor(time / interval)}
+ * (time: a window's start, a session's end), and each segment is a BloomStore of its own
+ * ({@link Segment}), opened with the {@link SegmentKeys#PREFIX} prefix extractor so one-key fetches
+ * skip tables through their prefix filters. The store keeps the largest time it has seen (the
+ * observed stream time); entries older than {@code streamTime − retention + 1} are invisible, and a
+ * segment wholly older than {@code streamTime − retention} is dropped with its files: expiry never
+ * writes a tombstone. One BloomStore per segment, rather than one store with segment-prefixed
+ * keys, because dropping a segment is then deleting a directory; a single store would need
+ * tombstones or a delete-files-in-range the engine does not have.
+ *
+ * <p>Beside the segments, a small BloomStore {@code <dir>/meta} keeps the changelog offsets, the
+ * IQ position and the observed stream time. Writes are buffered per segment ({@link PendingWrites})
+ * and written, segments first and then the meta store, when they pass a size bound, before an
+ * iterator opens and at close, as {@link BloomKeyValueStore} does. A process crash loses nothing
+ * the store wrote (no write is synced: the changelog is the source of truth); the offsets are
+ * written last, so they never describe data the segments lack. Under exactly_once_v2 a store that
+ * was not closed cleanly refuses to open ({@link OpenStatus}), so Kafka rebuilds it from the
+ * changelog.
+ *
+ * <p>Thread safety: writes are serialized on this object; reads and iterators run beside them
+ * inside the {@link StoreGate}, whose close waits for them (see {@link StoreGate} for why no read
+ * can touch a closed BloomStore). Segments are found in a concurrent map and pinned by readers
+ * ({@link Segment#acquire()}) so expiry never closes one under a reader.
+ */
+final class SegmentedStore {
+    private static final Logger LOG = LoggerFactory.getLogger(SegmentedStore.class);
+    private static final byte[] POSITION_KEY = KeyCodec.meta("position");
+    private static final byte[] STREAM_TIME_KEY = KeyCodec.meta("stream-time");
+
+    final String name;
+    final StoreGate gate;
+    private final String metricsScope;
+    private final StoreOptions options;
+    private final StoreOptions metaOptions;
+    final long retentionPeriod;
+    final long segmentInterval;
+    private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
+    private final PendingOffsets offsets = new PendingOffsets();
+    private final long maxPendingBytes;
+    private Store meta;
+    private Path dir;
+    private StateStoreContext context;
+    private Position position = Position.emptyPosition();
+    private boolean consistencyEnabled;
+    private volatile long observedStreamTime = -1;
+    private BloomStoreMetrics metrics;
+    private Sensor droppedRecords;
+
+    SegmentedStore(String name, String metricsScope, StoreOptions options, long retentionPeriod, long segmentInterval) {
+        this.name = Objects.requireNonNull(name, "name cannot be null");
+        this.metricsScope = metricsScope;
+        this.gate = new StoreGate(name);
+        this.options = options.toBuilder().prefixExtractor(SegmentKeys.PREFIX).build();
+        // The meta store holds a few keys: a small memtable keeps its WAL and memory small.
+        this.metaOptions = options.toBuilder().memtableBytes(Math.min(options.memtableBytes(), 256 * 1024)).build();
+        this.retentionPeriod = retentionPeriod;
+        this.segmentInterval = segmentInterval;
+        this.maxPendingBytes = Math.max(64 * 1024, Math.min(options.memtableBytes() / 2, 8L << 20));
+    }
+
+    /** Opens the meta store and the live segments, drops expired ones, registers the restore callback. */
+    void init(StateStoreContext context, StateStore root, RecordBatchingStateRestoreCallback restore) {
+        this.context = context;
+        this.dir = new File(new File(context.stateDir(), BloomKeyValueStore.DIR), name).toPath();
+        try {
+            Files.createDirectories(dir);
+            meta = Store.open(dir.resolve("meta"), metaOptions);
+            byte[] stored = meta.get(POSITION_KEY);
+            position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
+            byte[] time = meta.get(STREAM_TIME_KEY);
+            observedStreamTime = time == null ? -1 : ByteBuffer.wrap(time).getLong();
+            OpenStatus.open(meta, context, name);
+            openExisting();
+        } catch (TaskCorruptedException e) {
+            closeAll();
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            closeAll();
+            throw new ProcessorStateException("Error opening BloomStore " + name + " at " + dir, e);
+        }
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
+                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        if (context.metrics() instanceof StreamsMetricsImpl impl) {
+            droppedRecords = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(),
+                    context.taskId().toString(), impl);
+        }
+        gate.opened();
+        metrics = BloomStoreMetrics.register(context, metricsScope, name, this::statsIfOpen);
+        context.register(root, restore);
+    }
+
+    private void openExisting() throws IOException {
+        List<Path> dirs;
+        try (var list = Files.list(dir)) {
+            dirs = list.toList();
+        }
+        long minLive = segmentId(observedStreamTime - retentionPeriod);
+        for (Path p : dirs) {
+            Long start = Segment.startOf(p.getFileName().toString());
+            if (start == null) {
+                continue;
+            }
+            long id = Math.floorDiv(start, segmentInterval);
+            if (id * segmentInterval != start) {
+                throw new IllegalStateException("segment directory " + p + " does not start at a multiple of the"
+                        + " segment interval " + segmentInterval + " ms: was the store's retention period changed?");
+            }
+            Segment s = new Segment(id, p, Store.open(p, options));
+            segments.put(id, s);
+            if (id < minLive) {
+                segments.remove(id);
+                s.drop();
+            }
+        }
+    }
+
+    long segmentId(long time) {
+        return Math.floorDiv(time, segmentInterval);
+    }
+
+    /** The oldest time still visible: {@code streamTime − retention + 1}. */
+    long minVisibleTime() {
+        long t = observedStreamTime;
+        return t == -1 ? Long.MIN_VALUE : t - retentionPeriod + 1;
+    }
+
+    long observedStreamTime() {
+        return observedStreamTime;
+    }
+
+    Position position() {
+        return position;
+    }
+
+    StateStoreContext context() {
+        return context;
+    }
+
+    /**
+     * Buffers a put (a delete when {@code value} is null) of the entry at {@code time}: advances the
+     * stream time, drops the segments it expires, and skips (counting a dropped record) an entry
+     * whose segment has expired.
+     */
+    synchronized void put(long time, byte[] storedKey, byte[] value) {
+        write(time, storedKey, value, true);
+    }
+
+    /** A delete that is silently nothing when the entry's segment has expired (a session's remove). */
+    synchronized void remove(long time, byte[] storedKey) {
+        write(time, storedKey, null, false);
+    }
+
+    private void write(long time, byte[] storedKey, byte[] value, boolean countExpired) {
+        checkSizes(storedKey, value);
+        gate.enter();
+        try {
+            observedStreamTime = Math.max(observedStreamTime, time);
+            long id = segmentId(time);
+            if (id < segmentId(observedStreamTime - retentionPeriod)) {
+                if (countExpired) {
+                    LOG.warn("Skipping record for expired segment.");
+                    if (droppedRecords != null) {
+                        droppedRecords.record();
+                    }
+                }
+                return;
+            }
+            Segment s = segmentFor(id);
+            StoreQueryUtils.updatePosition(position, context);
+            s.pending.put(Bytes.wrap(storedKey), value);
+            dropExpired();
+            if (pendingBytes() > maxPendingBytes) {
+                writeAll();
+            }
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /** The value at {@code storedKey} of the entry at {@code time}, or null (absent or expired). */
+    byte[] get(long time, byte[] storedKey) {
+        gate.enter();
+        try {
+            if (time < minVisibleTime()) {
+                return null;
+            }
+            Segment s = segments.get(segmentId(time));
+            if (s == null || !s.acquire()) {
+                return null;
+            }
+            try {
+                boolean[] buffered = new boolean[1];
+                byte[] v = s.pending.lookup(Bytes.wrap(storedKey), buffered);
+                return buffered[0] ? v : s.store.get(storedKey);
+            } finally {
+                s.release();
+            }
+        } catch (IOException | UncheckedIOException e) {
+            throw new ProcessorStateException("Error reading from BloomStore " + name, e);
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /**
+     * An iterator over the segments of times [{@code fromTime}, {@code toTime}] (by segment id,
+     * ascending or not), scanning [{@code lo}, {@code hi}) of each (null: open): {@code wrap} makes
+     * it of a cursor, inside the gate. The cursor merges each segment's buffered writes in the
+     * range (as of now) with the segment's BloomStore, so a scan writes nothing.
+     */
+    synchronized <T> T iterate(long fromTime, long toTime, boolean forward, byte[] lo, byte[] hi,
+                               Function<SegmentCursor, T> wrap) {
+        gate.enter();
+        try {
+            NavigableMap<Long, Segment> range = segmentId(fromTime) > segmentId(toTime)
+                    ? new ConcurrentSkipListMap<>()
+                    : segments.subMap(segmentId(fromTime), true, segmentId(toTime), true);
+            List<Segment> pinned = new ArrayList<>();
+            for (Segment s : (forward ? range : range.descendingMap()).values()) {
+                if (s.acquire()) {
+                    pinned.add(s);
+                }
+            }
+            return wrap.apply(new SegmentCursor(pinned, forward, lo, hi));
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /** Restores a batch of changelog records: each to its segment as one write per segment, then the meta store. */
+    synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records,
+                                   ToLongFunction<byte[]> timeOf, UnaryOperator<byte[]> storedKeyOf) {
+        gate.enter();
+        try {
+            if (!pendingIsEmpty()) {
+                writeAll();
+            }
+            Map<Segment, WriteBatch> batches = new HashMap<>();
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
+                long time = timeOf.applyAsLong(r.key());
+                observedStreamTime = Math.max(observedStreamTime, time);
+                long id = segmentId(time);
+                if (id < segmentId(observedStreamTime - retentionPeriod)) {
+                    continue;
+                }
+                WriteBatch batch = batches.computeIfAbsent(segmentFor(id), s -> new WriteBatch());
+                byte[] key = storedKeyOf.apply(r.key());
+                if (r.value() == null) {
+                    batch.delete(key);
+                } else {
+                    batch.put(key, r.value());
+                }
+            }
+            for (Map.Entry<Segment, WriteBatch> e : batches.entrySet()) {
+                e.getKey().store.write(e.getValue(), WriteOptions.DEFAULT);
+            }
+            dropExpired();
+            writeMeta(false);
+        } catch (IOException | UncheckedIOException e) {
+            throw new ProcessorStateException("Error restoring a batch into BloomStore " + name, e);
+        } finally {
+            gate.exit();
+        }
+    }
+
+    synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
+        if (!gate.isOpen()) {
+            return;
+        }
+        offsets.record(changelogOffsets);
+        if (pendingBytes() > maxPendingBytes) {
+            writeAllInGate();
+        }
+    }
+
+    synchronized Long committedOffset(TopicPartition partition) {
+        gate.enter();
+        try {
+            return offsets.committed(partition, meta, name);
+        } finally {
+            gate.exit();
+        }
+    }
+
+    synchronized void flush() {
+        if (gate.isOpen()) {
+            writeAllInGate();
+        }
+    }
+
+    long approximateNumUncommittedBytes() {
+        return pendingBytes();
+    }
+
+    /** Closes the iterators (waiting for steps in flight), writes the buffers, closes every BloomStore. */
+    synchronized void close() {
+        gate.close(() -> {
+            try {
+                writeAll(true);
+            } finally {
+                if (metrics != null) {
+                    metrics.remove();
+                    metrics = null;
+                }
+                closeAll();
+            }
+        });
+    }
+
+    /** The statistics of each live segment's BloomStore, oldest first. */
+    List<StoreStats> segmentStats() {
+        gate.enter();
+        try {
+            List<StoreStats> out = new ArrayList<>();
+            for (Segment s : segments.values()) {
+                if (s.acquire()) {
+                    try {
+                        out.add(s.store.stats());
+                    } finally {
+                        s.release();
+                    }
+                }
+            }
+            return out;
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /** Live segments' ids, oldest first: for tests. */
+    List<Long> segmentIds() {
+        return List.copyOf(segments.keySet());
+    }
+
+    Path directory() {
+        return dir;
+    }
+
+    private List<StoreStats> statsIfOpen() {
+        if (!gate.isOpen()) {
+            return null;
+        }
+        try {
+            return segmentStats();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private Segment segmentFor(long id) throws UncheckedIOException {
+        Segment s = segments.get(id);
+        if (s != null) {
+            return s;
+        }
+        Path p = dir.resolve(Segment.dirName(id * segmentInterval));
+        try {
+            s = new Segment(id, p, Store.open(p, options));
+        } catch (IOException e) {
+            throw new ProcessorStateException("Error opening segment " + p + " of BloomStore " + name, e);
+        }
+        segments.put(id, s);
+        return s;
+    }
+
+    /** Drops every segment wholly older than {@code streamTime − retention}. */
+    private void dropExpired() {
+        long minLive = segmentId(observedStreamTime - retentionPeriod);
+        for (Segment s : List.copyOf(segments.headMap(minLive, false).values())) {
+            segments.remove(s.id);
+            s.drop();
+        }
+    }
+
+    private long pendingBytes() {
+        long sum = 0;
+        for (Segment s : segments.values()) {
+            sum += s.pending.bytes();
+        }
+        return sum;
+    }
+
+    private boolean pendingIsEmpty() {
+        for (Segment s : segments.values()) {
+            if (!s.pending.isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void writeAllInGate() {
+        gate.enter();
+        try {
+            writeAll();
+        } finally {
+            gate.exit();
+        }
+    }
+
+    private void writeAll() {
+        writeAll(false);
+    }
+
+    /**
+     * The buffered writes of every segment, then offsets, position and stream time; {@code closing}
+     * also marks the store closed cleanly ({@link OpenStatus}).
+     */
+    private void writeAll(boolean closing) {
+        try {
+            for (Segment s : segments.values()) {
+                if (!s.pending.isEmpty()) {
+                    WriteBatch batch = new WriteBatch();
+                    s.pending.addTo(batch);
+                    s.store.write(batch, WriteOptions.DEFAULT);
+                    s.pending.clear();
+                }
+            }
+            writeMeta(closing);
+        } catch (IOException | UncheckedIOException e) {
+            throw new ProcessorStateException("Error writing to BloomStore " + name, e);
+        }
+    }
+
+    private void writeMeta(boolean closing) throws IOException {
+        WriteBatch batch = new WriteBatch();
+        if (closing) {
+            OpenStatus.closeIn(batch);
+        }
+        offsets.addTo(batch, meta);
+        batch.put(POSITION_KEY, PositionCodec.encode(position));
+        batch.put(STREAM_TIME_KEY, ByteBuffer.allocate(Long.BYTES).putLong(observedStreamTime).array());
+        meta.write(batch, WriteOptions.DEFAULT);
+        offsets.clear();
+    }
+
+    private void checkSizes(byte[] storedKey, byte[] value) {
+        if (storedKey.length > options.maxKeyBytes()) {
+            throw new IllegalArgumentException("key of " + storedKey.length + " bytes (escaped, with its times) is"
+                    + " over the store's maximum of " + options.maxKeyBytes() + " (StoreOptions.maxKeyBytes)");
+        }
+        if (value != null && value.length > options.maxValueBytes()) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes is over the store's maximum of "
+                    + options.maxValueBytes() + " (StoreOptions.maxValueBytes)");
+        }
+    }
+
+    /** Closes every segment and the meta store, keeping their files; the first error is thrown. */
+    private void closeAll() {
+        RuntimeException first = null;
+        for (Segment s : segments.values()) {
+            try {
+                s.close();
+            } catch (IOException | RuntimeException e) {
+                first = first == null ? new ProcessorStateException("Error closing BloomStore " + name, e) : first;
+            }
+        }
+        segments.clear();
+        if (meta != null) {
+            try {
+                meta.close();
+            } catch (IOException | RuntimeException e) {
+                first = first == null ? new ProcessorStateException("Error closing BloomStore " + name, e) : first;
+            }
+            meta = null;
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /**
+     * Walks the pinned segments in order: in each, merges the buffered writes of the range (a
+     * snapshot taken when the cursor reaches the segment; a buffered write shadows the stored entry
+     * of its key, a buffered delete hides it) with one BloomStore iterator; releases the segments
+     * at {@link #close()}. Not thread-safe: used under its {@link GuardedIterator}'s monitor.
+     */
+    static final class SegmentCursor {
+        private final List<Segment> pinned;
+        private final boolean forward;
+        private final byte[] lo;
+        private final byte[] hi;
+        private int nextSegment;
+        private StoreIterator current;
+        private io.bloomstore.core.KeyValue stored;
+        private List<Map.Entry<byte[], byte[]>> buffered = List.of();
+        private int nextBuffered;
+
+        SegmentCursor(List<Segment> pinned, boolean forward, byte[] lo, byte[] hi) {
+            this.pinned = pinned;
+            this.forward = forward;
+            this.lo = lo;
+            this.hi = hi;
+        }
+
+        /** The next entry, or null after the last segment. */
+        io.bloomstore.core.KeyValue next() {
+            while (true) {
+                if (current == null) {
+                    if (nextSegment >= pinned.size()) {
+                        return null;
+                    }
+                    Segment s = pinned.get(nextSegment++);
+                    buffered = s.pending.snapshot(lo, hi, forward);
+                    nextBuffered = 0;
+                    current = forward ? s.store.iterator(lo, hi) : s.store.reverseIterator(lo, hi);
+                    stored = null;
+                }
+                if (stored == null && current.hasNext()) {
+                    stored = current.next();
+                }
+                Map.Entry<byte[], byte[]> pending = nextBuffered < buffered.size() ? buffered.get(nextBuffered) : null;
+                if (stored == null && pending == null) {
+                    current.close();
+                    current = null;
+                    continue;
+                }
+                int c = stored == null ? -1 : pending == null ? 1 : Arrays.compareUnsigned(pending.getKey(), stored.key());
+                if (!forward && stored != null && pending != null) {
+                    c = -c;
+                }
+                if (c > 0) {
+                    io.bloomstore.core.KeyValue out = stored;
+                    stored = null;
+                    return out;
+                }
+                nextBuffered++;
+                if (c == 0) {
+                    stored = null;
+                }
+                if (pending.getValue() != null) {
+                    return new io.bloomstore.core.KeyValue(pending.getKey(), pending.getValue().clone());
+                }
+            }
+        }
+
+        void close() {
+            if (current != null) {
+                current.close();
+                current = null;
+            }
+            for (Segment s : pinned) {
+                s.release();
+            }
+            pinned.clear();
+        }
+    }
+}
