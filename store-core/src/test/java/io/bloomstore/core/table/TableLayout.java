@@ -1,5 +1,6 @@
 package io.bloomstore.core.table;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -19,7 +20,7 @@ public final class TableLayout {
      * Every stored block of the open table {@code t} whose file is {@code file}: its data blocks,
      * then the properties and index blocks, each as {offset, stored size (payload, type and CRC)}.
      */
-    public static List<long[]> blocks(TableReader t, byte[] file) {
+    public static List<long[]> blocks(TableReader t, byte[] file) throws IOException {
         List<long[]> out = new ArrayList<>();
         TableIndex index = t.index();
         for (int b = 0; b < index.blockCount(); b++) {
