@@ -37,6 +37,12 @@ import io.bloomstore.core.table.TableOptions;
  *       tables are cut at {@code targetFileBytes} 8 MiB;
  *       {@code autoCompaction} true runs compactions in the background (false leaves them to
  *       {@link Store#compact()}, and writers are then never delayed);
+ *   <li>{@code maxBackgroundJobs} 2: compactions that may run at once, each on its own thread,
+ *       when their tables and key ranges do not overlap (level 0 → 1 beside a deeper one, deeper
+ *       ones on disjoint ranges, and a merge inside level 0 while level 0 → 1 runs); memtable
+ *       flushes have a thread of their own besides, so a flush never waits behind a compaction.
+ *       RocksDB counts its flush thread among its {@code max_background_jobs} (2 gives it one
+ *       flush and one compaction, more only when compaction falls behind);
  *   <li>{@code bytesPerSync} 1 MiB: the WAL and table files are synced in the background every
  *       megabyte written, so a memtable switch or a finished table waits for little (0: off);
  *   <li>{@code walRecovery} {@link WalRecovery#TOLERATE_TORN_TAIL}: only a torn final WAL record
@@ -80,6 +86,8 @@ public final class StoreOptions {
     public static final int NON_TABLE_FILES = 10;
     /** The smallest bounded {@code maxOpenFiles}: the non-table files plus ten tables. */
     public static final int MIN_MAX_OPEN_FILES = NON_TABLE_FILES + 10;
+    /** The largest {@code maxBackgroundJobs}: one thread each. */
+    public static final int MAX_BACKGROUND_JOBS = 64;
 
     private final boolean createIfMissing;
     private final long memtableBytes;
@@ -98,6 +106,7 @@ public final class StoreOptions {
     private final long baseLevelBytes;
     private final long targetFileBytes;
     private final boolean autoCompaction;
+    private final int maxBackgroundJobs;
     private final WalRecovery walRecovery;
     private final long maxManifestBytes;
     private final int maxOpenFiles;
@@ -115,6 +124,10 @@ public final class StoreOptions {
         }
         if (b.maxManifestBytes < 1024) {
             throw new IllegalArgumentException("maxManifestBytes must be at least 1024: " + b.maxManifestBytes);
+        }
+        if (b.maxBackgroundJobs < 1 || b.maxBackgroundJobs > MAX_BACKGROUND_JOBS) {
+            throw new IllegalArgumentException("maxBackgroundJobs must be between 1 and " + MAX_BACKGROUND_JOBS + ": "
+                    + b.maxBackgroundJobs);
         }
         if (b.walRecovery == null) {
             throw new IllegalArgumentException("walRecovery must not be null");
@@ -165,6 +178,7 @@ public final class StoreOptions {
         this.baseLevelBytes = b.baseLevelBytes;
         this.targetFileBytes = b.targetFileBytes;
         this.autoCompaction = b.autoCompaction;
+        this.maxBackgroundJobs = b.maxBackgroundJobs;
         this.walRecovery = b.walRecovery;
         this.maxManifestBytes = b.maxManifestBytes;
         this.maxOpenFiles = b.maxOpenFiles;
@@ -215,6 +229,7 @@ public final class StoreOptions {
         b.baseLevelBytes = baseLevelBytes;
         b.targetFileBytes = targetFileBytes;
         b.autoCompaction = autoCompaction;
+        b.maxBackgroundJobs = maxBackgroundJobs;
         b.walRecovery = walRecovery;
         b.maxManifestBytes = maxManifestBytes;
         b.maxOpenFiles = maxOpenFiles;
@@ -308,6 +323,11 @@ public final class StoreOptions {
         return autoCompaction;
     }
 
+    /** Compactions that may run at once (flushes have a thread of their own besides). */
+    public int maxBackgroundJobs() {
+        return maxBackgroundJobs;
+    }
+
     /** What opening the store does with damaged WAL segments. */
     public WalRecovery walRecovery() {
         return walRecovery;
@@ -361,7 +381,7 @@ public final class StoreOptions {
                 + ", bytesPerSync=" + bytesPerSync
                 + ", levelSizeRatio="
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
-                + ", autoCompaction=" + autoCompaction + ", walRecovery=" + walRecovery
+                + ", autoCompaction=" + autoCompaction + ", maxBackgroundJobs=" + maxBackgroundJobs + ", walRecovery=" + walRecovery
                 + ", maxManifestBytes=" + maxManifestBytes + ", maxOpenFiles=" + maxOpenFiles
                 + ", directReads=" + directReads + ", jmxName=" + jmxName + "]";
     }
@@ -405,6 +425,7 @@ public final class StoreOptions {
         private long baseLevelBytes = 256L << 20;
         private long targetFileBytes = 8L << 20;
         private boolean autoCompaction = true;
+        private int maxBackgroundJobs = 2;
         private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
         private long maxManifestBytes = 64L << 20;
         private int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
@@ -520,6 +541,12 @@ public final class StoreOptions {
 
         public Builder autoCompaction(boolean v) {
             autoCompaction = v;
+            return this;
+        }
+
+        /** Compactions that may run at once, 1 to {@value StoreOptions#MAX_BACKGROUND_JOBS} (default 2). */
+        public Builder maxBackgroundJobs(int v) {
+            maxBackgroundJobs = v;
             return this;
         }
 

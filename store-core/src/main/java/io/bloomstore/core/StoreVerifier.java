@@ -121,8 +121,8 @@ public final class StoreVerifier {
                 }
                 case TABLE, FILTER -> {
                     if (version != null && !referenced.contains(p.number())) {
-                        warn(path, "not referenced by the manifest (left by an interrupted flush); the next open"
-                                + " deletes it");
+                        warn(path, "not referenced by the manifest (left by an interrupted flush or compaction, or"
+                                + " replaced by a compaction shortly before close); the next open deletes it");
                     } else if (version == null && p.kind() == FileNames.Kind.TABLE) {
                         checkTableContents(p.number(), path, null);
                     }

@@ -33,13 +33,14 @@ public final class BenchCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--engines", split = ",", paramLabel = "NAME",
-            description = "Engines to run: bloomstore, bloomstore-nofilter, rocksdb (default: all).")
+            description = "Engines to run: bloomstore, bloomstore-nofilter, rocksdb, rocksdb-ribbon (RocksDB with its "
+                    + "Ribbon filter at the same bits per key) (default: all).")
     List<String> engines;
 
     @Option(names = "--workloads", split = ",", paramLabel = "NAME",
             description = "Workloads (default: all but open and the scans): fillseq, fillrandom, readrandom, "
-                    + "readmissing, readmixed, seekrandom, updaterandom, readwhilewriting; readlatest (YCSB D: 95% lookups of recent "
-                    + "keys, 5% inserts); open (reopen the loaded store "
+                    + "readmissing, readmixed, seekrandom, updaterandom, readwhilewriting; readlatest (YCSB D: 95%% lookups of recent "
+                    + "keys, 5%% inserts); open (reopen the loaded store "
                     + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
                     + "prefixscan, prefixmissing, rangescan, rangemissing.")
     List<String> workloads;
@@ -214,11 +215,17 @@ public final class BenchCommand implements Callable<Integer> {
         }
         BenchResults run;
         List<OneShotResult> oneShot = List.of();
+        Exception oneShotFailure = null;
         try {
             run = new BenchRunner(config, scans, factory, noProgress ? null : System.err, warmUpKeys)
                     .withColdOps(coldOps).run(engineNames, chosen, root, repeat);
             if (oneShotRuns > 0) {
-                oneShot = OneShotProbe.run(root.resolve("bloomstore"), config, oneShotRuns, 0);
+                try {
+                    oneShot = OneShotProbe.run(root.resolve("bloomstore"), config, oneShotRuns, 0);
+                } catch (IOException | RuntimeException e) {
+                    // The other workloads' results are printed all the same; the failure is reported after them.
+                    oneShotFailure = e;
+                }
             }
         } finally {
             if (!keep) {
@@ -247,6 +254,12 @@ public final class BenchCommand implements Callable<Integer> {
             out.println("report written to " + report);
         }
         out.flush();
+        if (oneShotFailure instanceof IOException io) {
+            throw io;
+        }
+        if (oneShotFailure instanceof RuntimeException re) {
+            throw re;
+        }
         return 0;
     }
 

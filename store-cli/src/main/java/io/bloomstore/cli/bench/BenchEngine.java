@@ -72,6 +72,14 @@ public interface BenchEngine extends AutoCloseable {
         return EngineMemory.UNKNOWN;
     }
 
+    /**
+     * What the live tables' filters cost in memory: their bytes × 8 over the entries of those
+     * tables, as the engine's own statistics give them; NaN when unknown or there are no tables.
+     */
+    default double filterBitsPerKey() {
+        return Double.NaN;
+    }
+
     @Override
     void close() throws IOException;
 }

@@ -148,6 +148,7 @@ public final class BenchRunner {
         List<ColdResult> cold = new ArrayList<>();
         List<OpenResult> opened = new ArrayList<>();
         List<CloseResult> closes = new ArrayList<>();
+        List<FilterCost> filters = new ArrayList<>();
         Map<String, TimeSpent> time = new LinkedHashMap<>();
         for (String name : engines) {
             time.put(name, new TimeSpent(name));
@@ -169,7 +170,7 @@ public final class BenchRunner {
                 }
                 spent.add(TimeSpent.Phase.COLD_PROBE, System.nanoTime() - t0);
                 Path dir = dataRoot.resolve(name);
-                results.addAll(runEngine(name, inProcess, dir, open, round, spent, closes));
+                results.addAll(runEngine(name, inProcess, dir, open, round, spent, closes, filters));
                 if (open) {
                     long t2 = System.nanoTime();
                     opened.add(OpenProbe.run(name, dir, config, round));
@@ -177,16 +178,18 @@ public final class BenchRunner {
                 }
             }
         }
-        return new BenchResults(rounds, results, cold, opened, closes, List.copyOf(time.values()));
+        return new BenchResults(rounds, results, cold, opened, closes, List.copyOf(time.values()), filters);
     }
 
     /**
      * Runs {@code workloads} on a fresh store in {@code dir}; with {@code loadForOpen} the store is
      * left loaded, flushed and settled for {@link OpenProbe} to reopen. Every fill is followed at
-     * once by a timed close (added to {@code closes}); the next workload reopens the store.
+     * once by a timed close (added to {@code closes}), and so is every other workload that writes
+     * (updaterandom, readlatest, readwhilewriting); the next workload reopens the store. The
+     * filters' cost per key is read once the loaded store first settles (added to {@code filters}).
      */
     private List<WorkloadResult> runEngine(String name, List<Workload> workloads, Path dir, boolean loadForOpen,
-            int round, TimeSpent spent, List<CloseResult> closes) throws IOException {
+            int round, TimeSpent spent, List<CloseResult> closes, List<FilterCost> filters) throws IOException {
         List<WorkloadResult> results = new ArrayList<>();
         BenchEngine engine = null;
         boolean loaded = false;
@@ -210,7 +213,14 @@ public final class BenchRunner {
                     e.prepareForReads();
                     return null;
                 });
+                if (filters.stream().noneMatch(f -> f.engine().equals(name) && f.round() == round)) {
+                    filters.add(new FilterCost(name, round, engine.filterBitsPerKey()));
+                }
                 results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round, dir)));
+                if (w.writes()) {
+                    closes.add(timedClose(name, engine, w, round));
+                    engine = null;
+                }
             }
             if (loadForOpen) {
                 if (!loaded) {
@@ -231,7 +241,7 @@ public final class BenchRunner {
         return results;
     }
 
-    /** Closes {@code engine} right after fill {@code w} and times the close. */
+    /** Closes {@code engine} right after workload {@code w}, which wrote, and times the close. */
     private static CloseResult timedClose(String name, BenchEngine engine, Workload w, int round) throws IOException {
         long t0 = System.nanoTime();
         engine.close();

@@ -172,6 +172,17 @@ public final class BloomStoreEngine implements BenchEngine {
         return new EngineMemory(s.filterBytes(), s.indexHeapBytes(), s.indexOffHeapBytes());
     }
 
+    /** Filter bytes of the live tables (StoreStats.filterBytes) over the entries of the levels' tables. */
+    @Override
+    public double filterBitsPerKey() {
+        if (store == null) {
+            return Double.NaN;
+        }
+        StoreStats s = store.stats();
+        long entries = s.levels().stream().mapToLong(StoreStats.LevelStats::entries).sum();
+        return entries == 0 ? Double.NaN : 8.0 * s.filterBytes() / entries;
+    }
+
     @Override
     public void close() throws IOException {
         if (store != null) {

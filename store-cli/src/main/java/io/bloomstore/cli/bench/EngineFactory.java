@@ -21,7 +21,8 @@ public final class EngineFactory {
         return new EngineFactory()
                 .register(BloomStoreEngine.NAME, () -> new BloomStoreEngine(true))
                 .register(BloomStoreEngine.NAME_NO_FILTER, () -> new BloomStoreEngine(false))
-                .register(RocksDbEngine.NAME, RocksDbEngine::new);
+                .register(RocksDbEngine.NAME, RocksDbEngine::new)
+                .register(RocksDbEngine.NAME_RIBBON, () -> new RocksDbEngine(true));
     }
 
     /** Adds an engine under {@code name}; names are unique. */

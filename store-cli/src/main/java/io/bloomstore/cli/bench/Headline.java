@@ -21,6 +21,8 @@ import java.util.function.ToDoubleFunction;
 public final class Headline {
     /** The engine every other one is compared with. */
     public static final String BASELINE = RocksDbEngine.NAME;
+    /** The second baseline, RocksDB at its best for missing keys: with its Ribbon filter. */
+    public static final String RIBBON_BASELINE = RocksDbEngine.NAME_RIBBON;
 
     private final List<WorkloadResult> results;
     private final Summary summary;
@@ -72,6 +74,15 @@ public final class Headline {
             return OptionalDouble.empty();
         }
         return OptionalDouble.of(row.medianRatioToBaseline());
+    }
+
+    /** The median over rounds of the engine's ops/s over {@link #RIBBON_BASELINE}'s in the same round, if both ran it. */
+    public OptionalDouble ratioToRibbon(String engine, Workload workload) {
+        Summary.Row row = summary.find(engine, workload);
+        if (row == null || Double.isNaN(row.medianRatioToRibbon())) {
+            return OptionalDouble.empty();
+        }
+        return OptionalDouble.of(row.medianRatioToRibbon());
     }
 
     /** Data-block reads per lookup in readmissing (median over rounds), if the engine ran it. */
@@ -130,6 +141,21 @@ public final class Headline {
                 row.forEach((w, v) -> line.append(String.format(Locale.ROOT, " %s %.2fx", w.cliName(), v)));
                 out.println(line);
             });
+        }
+        if (engines.contains(RIBBON_BASELINE) && engines.size() > 1) {
+            out.println("Throughput ratio to " + RIBBON_BASELINE + " (ops/s, higher is better"
+                    + (rounds > 1 ? "; median of the " + rounds + " per-round ratios" : "") + "):");
+            for (String e : engines) {
+                if (e.equals(RIBBON_BASELINE)) {
+                    continue;
+                }
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-22s", e));
+                for (Workload w : Workload.values()) {
+                    ratioToRibbon(e, w).ifPresent(v -> line.append(String.format(Locale.ROOT, " %s %.2fx",
+                            w.cliName(), v)));
+                }
+                out.println(line);
+            }
         }
     }
 }

@@ -147,7 +147,7 @@ public final class HtmlReport {
     }
 
     private static void closeTable(StringBuilder h, List<CloseResult> closes) {
-        h.append("<section id=\"close\">\n<h2>Close after a fill</h2>\n<table>\n");
+        h.append("<section id=\"close\">\n<h2>Close after writes</h2>\n<table>\n");
         headerRow(h, "engine", "after", "rounds", "median ms", "max ms");
         for (CloseSummary c : CloseSummary.of(closes)) {
             h.append("<tr><td class=\"l\">").append(escape(c.engine())).append("</td>");
@@ -157,7 +157,7 @@ public final class HtmlReport {
             cell(h, String.format(Locale.ROOT, "%.1f", c.maxMillis()));
             h.append("</tr>\n");
         }
-        h.append("</table>\n<p class=\"note\">The store closed as soon as the fill's last put returned: memtable "
+        h.append("</table>\n<p class=\"note\">The store closed as soon as the writing workload's last operation returned: memtable "
                 + "unflushed, background compaction likely running.</p>\n</section>\n");
     }
 

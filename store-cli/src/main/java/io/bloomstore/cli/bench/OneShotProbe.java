@@ -78,7 +78,8 @@ final class OneShotProbe {
         commands.put("stats", List.of("--data", data, "stats"));
 
         Map<String, List<String>> paths = new LinkedHashMap<>();
-        if (Files.isExecutable(launcher)) {
+        // The launcher runs the bloomstore.jar beside it: only when that is the jar of this run.
+        if (Files.isExecutable(launcher) && jar.getFileName().toString().equals("bloomstore.jar")) {
             paths.put(LAUNCHER, List.of(launcher.toString()));
             // Untimed: the launcher makes its archive on its first short command.
             time(concat(List.of(launcher.toString()), commands.get("stats")), java);

@@ -52,6 +52,9 @@ public final class ResultTable {
         if (!run.closes().isEmpty()) {
             printCloses(out, run.closes());
         }
+        if (!run.filters().isEmpty()) {
+            printFilterCost(out, run.filters());
+        }
         printTime(out, run.time());
     }
 
@@ -85,11 +88,23 @@ public final class ResultTable {
     private static void printSummary(PrintWriter out, Summary summary, int rounds) {
         out.println();
         out.printf(Locale.ROOT, "Summary over %d rounds (engine order rotated every round):%n", rounds);
-        out.printf(Locale.ROOT, "%-20s %-16s %12s %12s %12s %18s%n", "engine", "workload", "median ops/s",
-                "min ops/s", "max ops/s", "median ratio " + Headline.BASELINE);
+        out.printf(Locale.ROOT, "%-20s %-16s %12s %12s %12s %18s %25s%n", "engine", "workload", "median ops/s",
+                "min ops/s", "max ops/s", "median ratio " + Headline.BASELINE, "median ratio " + Headline.RIBBON_BASELINE);
         for (Summary.Row r : summary.rows()) {
-            out.printf(Locale.ROOT, "%-20s %-16s %,12.0f %,12.0f %,12.0f %18s%n", r.engine(), r.workload().cliName(),
-                    r.medianOpsPerSec(), r.minOpsPerSec(), r.maxOpsPerSec(), ratio(r.medianRatioToBaseline()));
+            out.printf(Locale.ROOT, "%-20s %-16s %,12.0f %,12.0f %,12.0f %18s %25s%n", r.engine(), r.workload().cliName(),
+                    r.medianOpsPerSec(), r.minOpsPerSec(), r.maxOpsPerSec(), ratio(r.medianRatioToBaseline()),
+                    ratio(r.medianRatioToRibbon()));
+        }
+    }
+
+    private static void printFilterCost(PrintWriter out, List<FilterCost> filters) {
+        out.println();
+        out.println("Filter memory per key (the loaded, settled store: filter bytes x 8 / entries of the live tables,"
+                + " from each engine's own statistics):");
+        out.printf(Locale.ROOT, "%-20s %5s %12s%n", "engine", "round", "bits/key");
+        for (FilterCost f : filters) {
+            out.printf(Locale.ROOT, "%-20s %5d %12s%n", f.engine(), f.round() + 1,
+                    Double.isNaN(f.bitsPerKey()) ? "n/a" : String.format(Locale.ROOT, "%.2f", f.bitsPerKey()));
         }
     }
 
@@ -122,7 +137,8 @@ public final class ResultTable {
 
     private static void printCloses(PrintWriter out, List<CloseResult> closes) {
         out.println();
-        out.println("Close right after a fill (memtable unflushed, compaction likely running; ms):");
+        out.println("Close right after writes (a fill, updaterandom, readlatest, readwhilewriting: memtable unflushed,"
+                + " compaction likely running; ms):");
         out.printf(Locale.ROOT, "%-20s %-16s %7s %10s %10s%n", "engine", "after", "rounds", "median ms", "max ms");
         for (CloseSummary c : CloseSummary.of(closes)) {
             out.printf(Locale.ROOT, "%-20s %-16s %7d %10.1f %10.1f%n", c.engine(), c.after().cliName(), c.rounds(),

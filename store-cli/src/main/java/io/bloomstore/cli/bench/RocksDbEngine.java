@@ -5,11 +5,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
 
 import io.bloomstore.core.PrefixExtractor;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
+import org.rocksdb.ConfigOptions;
+import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.HistogramType;
 import org.rocksdb.LRUCache;
@@ -21,6 +26,7 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.RocksObject;
 import org.rocksdb.Slice;
 import org.rocksdb.Statistics;
+import org.rocksdb.TableProperties;
 import org.rocksdb.TickerType;
 import org.rocksdb.WriteOptions;
 
@@ -33,6 +39,15 @@ import org.rocksdb.WriteOptions;
  * so its filters also hold the prefixes (RocksDB's prefix Bloom filter); scans set
  * {@code iterate_upper_bound} and {@code auto_prefix_mode}, under which a seek whose bounds share a
  * prefix checks that prefix's filter first.
+ *
+ * <p>{@value #NAME_RIBBON} is the same engine with RocksDB's Ribbon filter ({@code NewRibbonFilterPolicy},
+ * Standard128Ribbon; Bloom for level-0 flushes, as that policy's default {@code bloom_before_level = 0}).
+ * RocksDB's Java API has no class for it, so the table options are given as RocksDB's own options
+ * string ({@code filter_policy=ribbonfilter:B}), with an LRU block cache of the same size. RocksDB
+ * states a Ribbon filter's size as the Bloom bits per key of equal false-positive rate and says it
+ * takes about 30% less memory than that Bloom filter; to spend the configured bits per key rather
+ * than 30% fewer, B is the configured bits divided by {@value #RIBBON_SPACE_RATIO} ({@link
+ * #ribbonBloomEquivalentBits}). What each engine actually spends is {@link #filterBitsPerKey()}.
  *
  * <p>Counters come from RocksDB's statistics tickers:
  * <pre>
@@ -59,6 +74,10 @@ import org.rocksdb.WriteOptions;
  */
 public final class RocksDbEngine implements BenchEngine {
     public static final String NAME = "rocksdb";
+    /** RocksDB with its Ribbon filter at the configured bits per key. */
+    public static final String NAME_RIBBON = "rocksdb-ribbon";
+    /** A Ribbon filter's bits over those of the Bloom filter of the same false-positive rate (RocksDB's figure). */
+    static final double RIBBON_SPACE_RATIO = 0.7;
     /** How RocksDB's statistics are kept, as the report states it. */
     public static final String STATS_LEVEL = "tickers only: EXCEPT_DETAILED_TIMERS with all histograms ignored";
     /** How long {@link #prepareForReads} waits for background compactions before going on. */
@@ -74,9 +93,25 @@ public final class RocksDbEngine implements BenchEngine {
     private ReadOptions seekOptions;
     private double configuredFpr;
     private ScanConfig scans = ScanConfig.none();
+    private final boolean ribbon;
 
     static {
         RocksDB.loadLibrary();
+    }
+
+    /** RocksDB with its full Bloom filter. */
+    public RocksDbEngine() {
+        this(false);
+    }
+
+    /** RocksDB with its Ribbon filter when {@code ribbon}, else with its full Bloom filter. */
+    public RocksDbEngine(boolean ribbon) {
+        this.ribbon = ribbon;
+    }
+
+    /** The Bloom-equivalent bits per key that make RocksDB's Ribbon filter spend about {@code bitsPerKey}. */
+    static double ribbonBloomEquivalentBits(double bitsPerKey) {
+        return bitsPerKey / RIBBON_SPACE_RATIO;
     }
 
     @Override
@@ -85,19 +120,36 @@ public final class RocksDbEngine implements BenchEngine {
             throw new IllegalStateException("already open");
         }
         statistics = keep(new Statistics(EnumSet.allOf(HistogramType.class)));
-        BlockBasedTableConfig table = new BlockBasedTableConfig()
-                .setFilterPolicy(keep(new BloomFilter(config.bitsPerKey())))
-                .setWholeKeyFiltering(true)
-                .setBlockCache(keep(new LRUCache(config.blockCacheBytes())));
-        Options options = keep(new Options())
-                .setCreateIfMissing(true)
+        Options options;
+        if (ribbon) {
+            double equivalent = ribbonBloomEquivalentBits(config.bitsPerKey());
+            Properties table = new Properties();
+            table.setProperty("block_based_table_factory", String.format(Locale.ROOT,
+                    "{filter_policy=ribbonfilter:%.3f;whole_key_filtering=true;block_cache=%d}", equivalent,
+                    config.blockCacheBytes()));
+            try (ConfigOptions parse = new ConfigOptions();
+                 DBOptions db = new DBOptions();
+                 ColumnFamilyOptions cf = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(parse, table)) {
+                if (cf == null) {
+                    throw new IOException("RocksDB refused its Ribbon filter options: " + table);
+                }
+                options = keep(new Options(db, cf));
+            }
+            configuredFpr = BenchConfig.blockedBloomFpr(equivalent);
+        } else {
+            options = keep(new Options()).setTableFormatConfig(new BlockBasedTableConfig()
+                    .setFilterPolicy(keep(new BloomFilter(config.bitsPerKey())))
+                    .setWholeKeyFiltering(true)
+                    .setBlockCache(keep(new LRUCache(config.blockCacheBytes()))));
+            configuredFpr = BenchConfig.blockedBloomFpr(config.bitsPerKey());
+        }
+        options.setCreateIfMissing(true)
                 .setStatistics(statistics)
                 .setCompressionType(config.compression() == BenchConfig.Compression.LZ4
                         ? CompressionType.LZ4_COMPRESSION : CompressionType.NO_COMPRESSION)
                 .setWriteBufferSize(config.memtableBytes())
                 .setMaxBackgroundJobs(2)
-                .setUseDirectReads(config.directReads())
-                .setTableFormatConfig(table);
+                .setUseDirectReads(config.directReads());
         if (scans.prefixExtractor()) {
             // The filters then also hold the prefixes, beside the whole keys: RocksDB at its best for scans.
             options.useFixedLengthPrefixExtractor(scans.prefixBytes());
@@ -106,7 +158,6 @@ public final class RocksDbEngine implements BenchEngine {
         readOptions = keep(new ReadOptions());
         // With a prefix extractor a plain seek would stay inside the seek key's prefix; seekrandom reads on.
         seekOptions = keep(new ReadOptions().setTotalOrderSeek(true));
-        configuredFpr = BenchConfig.blockedBloomFpr(config.bitsPerKey());
         try {
             db = RocksDB.open(options, dir.toString());
         } catch (RocksDBException e) {
@@ -255,6 +306,25 @@ public final class RocksDbEngine implements BenchEngine {
             return new EngineMemory(0, 0, db.getLongProperty("rocksdb.estimate-table-readers-mem"));
         } catch (RocksDBException e) {
             return EngineMemory.UNKNOWN;
+        }
+    }
+
+    /** Filter bytes over entries of every live table (RocksDB's table properties), in bits. */
+    @Override
+    public double filterBitsPerKey() {
+        if (db == null) {
+            return Double.NaN;
+        }
+        try {
+            long filterBytes = 0;
+            long entries = 0;
+            for (TableProperties t : db.getPropertiesOfAllTables().values()) {
+                filterBytes += t.getFilterSize();
+                entries += t.getNumEntries();
+            }
+            return entries == 0 ? Double.NaN : 8.0 * filterBytes / entries;
+        } catch (RocksDBException e) {
+            return Double.NaN;
         }
     }
 

@@ -11,8 +11,9 @@ import java.util.function.ToDoubleFunction;
  * The rounds of a repeated run ({@code --repeat N}) reduced to one row per engine and workload:
  * median, minimum and maximum ops/s, and the median over rounds of the ratio to the
  * {@value Headline#BASELINE} engine's ops/s in the same round — a ratio of two figures measured
- * minutes apart rather than of two medians that may come from different rounds. With one round
- * the median is the round's figure.
+ * minutes apart rather than of two medians that may come from different rounds — and the same
+ * against {@value Headline#RIBBON_BASELINE} (RocksDB with its Ribbon filter) when it ran. With one
+ * round the median is the round's figure.
  *
  * <p>Thread safety: immutable.
  */
@@ -21,9 +22,10 @@ public final class Summary {
      * One engine and workload over all rounds.
      *
      * @param medianRatioToBaseline NaN when the baseline did not run the workload
+     * @param medianRatioToRibbon   the same against {@value Headline#RIBBON_BASELINE}; NaN when it did not run it
      */
     public record Row(String engine, Workload workload, int rounds, double medianOpsPerSec, double minOpsPerSec,
-            double maxOpsPerSec, double medianRatioToBaseline) {
+            double maxOpsPerSec, double medianRatioToBaseline, double medianRatioToRibbon) {
     }
 
     private final List<Row> rows = new ArrayList<>();
@@ -36,18 +38,23 @@ public final class Summary {
         }
         byEngine.forEach((engine, workloads) -> workloads.forEach((w, runs) -> {
             double[] ops = runs.stream().mapToDouble(WorkloadResult::opsPerSec).sorted().toArray();
-            List<Double> ratios = new ArrayList<>();
-            for (WorkloadResult r : runs) {
-                for (WorkloadResult b : results) {
-                    if (b.engine().equals(Headline.BASELINE) && b.workload() == w && b.round() == r.round()
-                            && b.opsPerSec() > 0) {
-                        ratios.add(r.opsPerSec() / b.opsPerSec());
-                    }
+            rows.add(new Row(engine, w, runs.size(), median(ops), ops[0], ops[ops.length - 1],
+                    medianRatio(results, runs, Headline.BASELINE), medianRatio(results, runs, Headline.RIBBON_BASELINE)));
+        }));
+    }
+
+    /** The median over {@code runs} of each run's ops/s over {@code baseline}'s in the same round and workload. */
+    private static double medianRatio(List<WorkloadResult> results, List<WorkloadResult> runs, String baseline) {
+        List<Double> ratios = new ArrayList<>();
+        for (WorkloadResult r : runs) {
+            for (WorkloadResult b : results) {
+                if (b.engine().equals(baseline) && b.workload() == r.workload() && b.round() == r.round()
+                        && b.opsPerSec() > 0) {
+                    ratios.add(r.opsPerSec() / b.opsPerSec());
                 }
             }
-            rows.add(new Row(engine, w, runs.size(), median(ops), ops[0], ops[ops.length - 1],
-                    median(ratios.stream().mapToDouble(Double::doubleValue).toArray())));
-        }));
+        }
+        return median(ratios.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     public List<Row> rows() {

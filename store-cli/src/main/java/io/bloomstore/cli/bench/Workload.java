@@ -53,6 +53,14 @@ public enum Workload {
         this.kind = kind;
     }
 
+    /**
+     * Whether the workload writes: a fill, updaterandom, readlatest (its inserts) or
+     * readwhilewriting (each followed by a timed close).
+     */
+    public boolean writes() {
+        return isFill() || this == UPDATERANDOM || this == READLATEST || this == READWHILEWRITING;
+    }
+
     public boolean isFill() {
         return kind == Kind.FILL;
     }

@@ -81,12 +81,15 @@ class BenchCommandTest {
         assertTrue(root.at("/headline/opsPerSecRatioToRocksdb/sim/readmissing").isNumber());
         assertTrue(root.at("/headline/readsPerMissingLookup/sim-nofilter").asDouble() >= 1);
         JsonNode closes = root.get("closeSummary");
-        assertEquals(ENGINES.size() * 2, closes.size(), "a close after each of the two fills per engine: " + closes);
+        long writing = Arrays.stream(Workload.values()).filter(w -> w.isDefault() && w.writes()).count();
+        assertEquals(4, writing, "fillseq, fillrandom, updaterandom, readwhilewriting");
+        assertEquals(ENGINES.size() * writing, closes.size(), "a close after each writing workload per engine: " + closes);
         for (JsonNode c : closes) {
-            assertTrue(c.get("medianMillis").asDouble() >= 0 && c.get("after").asText().startsWith("fill"), c.toString());
+            assertTrue(c.get("medianMillis").asDouble() >= 0
+                    && Workload.byCliName(c.get("after").asText()).writes(), c.toString());
         }
-        assertEquals(ENGINES.size() * 2, root.get("close").size());
-        assertTrue(console.contains("Close right after a fill"), console);
+        assertEquals(ENGINES.size() * writing, root.get("close").size());
+        assertTrue(console.contains("Close right after writes"), console);
 
         Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(html.toFile());
         NodeList sections = doc.getElementsByTagName("section");

@@ -10,7 +10,9 @@ import java.util.List;
 /**
  * One compaction: tables of a level and the tables of the next level whose key ranges overlap
  * theirs, merged into new tables at the next level — or, to drop garbage from the bottom level
- * that nothing above will push down, all tables of a level rewritten in place. Whether the output
+ * that nothing above will push down, all tables of a level rewritten in place — or, while level
+ * 0 → 1 runs, a run of the newest level-0 tables merged into one level-0 table (intra-level-0,
+ * as RocksDB's), so that lookups consult fewer tables meanwhile. Whether the output
  * level is the bottom for the compaction's key range (no deeper table overlaps it) decides whether
  * tombstones may go. When nothing below overlaps, the inputs can instead move down whole
  * ({@link #isTrivialMove}).
@@ -31,10 +33,10 @@ public final class Compaction {
     Compaction(Version version, int level, int outputLevel, List<FileMetaData> inputs,
                List<FileMetaData> nextInputs) {
         boolean down = outputLevel == level + 1 && outputLevel < Version.NUM_LEVELS;
-        boolean inPlace = outputLevel == level && level >= 1 && nextInputs.isEmpty();
+        boolean inPlace = outputLevel == level && nextInputs.isEmpty();
         if (level < 0 || !(down || inPlace) || inputs.isEmpty()) {
             throw new IllegalArgumentException("a compaction needs input tables and writes the next level, or "
-                    + "rewrites a level ≥ 1 in place");
+                    + "rewrites its level in place");
         }
         this.level = level;
         this.outputLevel = outputLevel;
@@ -48,7 +50,9 @@ public final class Compaction {
         }
         this.smallest = lo;
         this.largest = hi;
-        boolean bottom = true;
+        // Inside level 0, older level-0 tables (those level 0 → 1 is merging) may hold what a
+        // tombstone deletes: never the bottom.
+        boolean bottom = outputLevel > 0;
         for (int deeper = outputLevel + 1; deeper < Version.NUM_LEVELS && bottom; deeper++) {
             bottom = overlapping(version, deeper, lo, hi).isEmpty();
         }
@@ -89,6 +93,17 @@ public final class Compaction {
         inputs.forEach(f -> e.deleteFile(level, f.fileNumber()));
         inputs.forEach(f -> e.addFile(outputLevel, f));
         return e;
+    }
+
+    /** Whether this merges level-0 tables into a level-0 table. */
+    public boolean isIntraLevel0() {
+        return level == 0 && outputLevel == 0;
+    }
+
+    /** Whether the key ranges of the two compactions' inputs intersect. */
+    public boolean overlaps(Compaction other) {
+        return Arrays.compareUnsigned(largest, other.smallest) >= 0
+                && Arrays.compareUnsigned(smallest, other.largest) <= 0;
     }
 
     /** The tables of {@code level} whose ranges intersect [{@code lo}, {@code hi}] (both inclusive). */

@@ -90,9 +90,7 @@ public final class CompactionJob {
     public List<FileMetaData> run(Merger merged, Output output) throws IOException {
         try {
             while (merged.valid()) {
-                if (cancelled.getAsBoolean()) {
-                    throw new CompactionCancelledException("compaction cancelled: the store is closing");
-                }
+                checkCancelled();
                 WholeBlock whole = merged.wholeBlock();
                 if (whole != null) {
                     addWhole(whole, output);
@@ -185,12 +183,20 @@ public final class CompactionJob {
         }
     }
 
+    private void checkCancelled() throws CompactionCancelledException {
+        if (cancelled.getAsBoolean()) {
+            throw new CompactionCancelledException("compaction cancelled: the store is closing");
+        }
+    }
+
     /** Data blocks copied whole into the outputs. */
     public long blocksCopied() {
         return blocksCopied;
     }
 
     private void finish(TableBuilder builder, Output output) throws IOException {
+        // Finishing writes the index and filter and syncs the file: not for a closing store.
+        checkCancelled();
         TableMetadata t = builder.finish();
         FileMetaData meta = new FileMetaData(t.fileNumber(), t.fileSize(), t.filterFileSize(), t.smallestUserKey(),
                 t.largestUserKey(), t.entries(), t.smallestSeq(), t.largestSeq());

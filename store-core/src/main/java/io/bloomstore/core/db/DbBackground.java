@@ -22,11 +22,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -38,9 +41,13 @@ import org.slf4j.LoggerFactory;
  * and {@link #compact()}), and the background error that a failure of either leaves behind, after
  * which the store refuses writes.
  *
- * <p>Thread safety: one flush thread and one compaction thread. Results are installed under the
- * store's mutex; a second lock lets one compaction run at a time (background or {@link #compact()})
- * and is never taken while holding the mutex.
+ * <p>Thread safety: one flush thread and {@code StoreOptions.maxBackgroundJobs} compaction
+ * threads. Compactions are chosen under the store's mutex, which also records the running ones
+ * and their tables, so two never share a table or write overlapping ranges of one level
+ * ({@link CompactionPicker#pick(Version, Set, java.util.Collection)}); each logs its MANIFEST edit
+ * without the mutex (the version set orders the edits) and installs the result under it. A
+ * manual {@link #compact()} waits for the running compactions and holds new ones back while it
+ * runs.
  */
 final class DbBackground {
     private static final Logger LOG = LoggerFactory.getLogger(DbBackground.class);
@@ -62,15 +69,26 @@ final class DbBackground {
     private final ExecutorService flusher;
     private final ExecutorService compactor;
     private final ReentrantLock mutex;
-    private final ReentrantLock compactionLock = new ReentrantLock();
-    /** A background compaction is queued or running; guarded by the mutex. */
-    private boolean compactionScheduled;
+    /** Background compactions queued or running; guarded by the mutex. */
+    private final List<Compaction> running = new ArrayList<>();
+    /** The file numbers of their input tables; guarded by the mutex. */
+    private final Set<Long> busy = new HashSet<>();
+    /** A {@link #compact()} call is running: no background compaction starts; guarded by the mutex. */
+    private boolean manual;
+    /** The most compactions queued or running at once, and the merges inside level 0 started; under the mutex. */
+    private int mostRunning;
+    private long intraLevel0Started;
     /** Flushes between retiring their memtable and deleting its obsolete files; under the mutex. */
     private int flushesFinishing;
     /** Set by close: a running compaction stops at its next entry and removes its outputs. */
     private volatile boolean cancelCompactions;
-    /** Set at close once writers are drained: flushes that have not started are left to the WAL. */
+    /**
+     * Set at close once writers are drained: a running flush stops before its MANIFEST edit and
+     * queued ones do not start; their memtables are left to the WAL, which the next open replays.
+     */
     private volatile boolean skipQueuedFlushes;
+    /** Memtable entries a flush writes between two looks at {@link #skipQueuedFlushes}. */
+    private static final int FLUSH_CANCEL_CHECK_ENTRIES = 1024;
 
     DbBackground(DbState db) {
         this.db = db;
@@ -78,12 +96,21 @@ final class DbBackground {
         this.picker = new CompactionPicker(options);
         this.mutex = db.mutex();
         this.flusher = daemon("bloomstore-flush-" + db.dir.getFileName());
-        this.compactor = daemon("bloomstore-compact-" + db.dir.getFileName());
+        this.compactor = daemons(options.maxBackgroundJobs(), "bloomstore-compact-" + db.dir.getFileName());
     }
 
     private static ExecutorService daemon(String name) {
         return Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private static ExecutorService daemons(int threads, String name) {
+        AtomicInteger made = new AtomicInteger();
+        return Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, name + "-" + made.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
@@ -180,6 +207,10 @@ final class DbBackground {
             } finally {
                 mutex.unlock();
             }
+        } catch (CompactionCancelledException e) {
+            // Closing: the table is abandoned, and the memtable's synced WAL segment is replayed by
+            // the next open.
+            LOG.debug("Flush of a memtable of {} entries stopped: the store is closing", m.entries());
         } catch (Throwable t) {
             // Any throwable, an Error too: lost with the thread, it would leave writers waiting forever.
             mutex.lock();
@@ -220,8 +251,15 @@ final class DbBackground {
         TableBuilder builder = new TableBuilder(db.fs, db.dir, number, TableOptions.of(options).withFilter(filter),
                 db.syncer, options.bytesPerSync());
         TableMetadata t;
+        int sinceCheck = 0;
         try (InternalIterator it = m.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
+                if (++sinceCheck == FLUSH_CANCEL_CHECK_ENTRIES) {
+                    sinceCheck = 0;
+                    if (skipQueuedFlushes) {
+                        throw new CompactionCancelledException("flush stopped: the store is closing");
+                    }
+                }
                 if (versions.keep(it.key(), it.sequence(), it.type())) {
                     builder.add(it.key(), it.sequence(), it.type(), it.value());
                 }
@@ -275,30 +313,65 @@ final class DbBackground {
 
     // ---- compaction ----
 
-    /** With the mutex held: queues a background compaction when a level needs one and none is queued. */
+    /**
+     * With the mutex held: queues background compactions while a level needs one that can run
+     * beside those running and fewer than {@code maxBackgroundJobs} run. Its tables are marked
+     * busy from now until it has been installed or abandoned.
+     */
     void maybeScheduleCompaction() {
-        if (db.closed || compactionScheduled || !options.autoCompaction() || db.backgroundError != null
-                || !picker.needsCompaction(db.versions.current())) {
-            return;
+        while (!db.closed && !manual && options.autoCompaction() && db.backgroundError == null
+                && running.size() < options.maxBackgroundJobs()) {
+            Compaction c = picker.pick(db.versions.current(), busy, running);
+            if (c == null) {
+                return;
+            }
+            running.add(c);
+            c.allInputs().forEach(f -> busy.add(f.fileNumber()));
+            mostRunning = Math.max(mostRunning, running.size());
+            intraLevel0Started += c.isIntraLevel0() ? 1 : 0;
+            compactor.execute(() -> backgroundCompaction(c));
         }
-        compactionScheduled = true;
-        compactor.execute(this::backgroundCompaction);
     }
 
-    /** Compaction thread: runs the compaction the picker chooses, then schedules the next if needed. */
-    private void backgroundCompaction() {
+    /** Compactions queued or running now, for tests: each one's tables are its own. */
+    List<Compaction> running() {
+        mutex.lock();
         try {
-            compactionLock.lock();
-            try {
-                Compaction c = db.closed ? null : picker.pick(db.versions.current());
-                if (c != null && c.isTrivialMove(MAX_GRANDPARENT_FILES * options.targetFileBytes())
-                        && filtersFit(c)) {
+            return List.copyOf(running);
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** The most background compactions queued or running at once since open. */
+    int mostRunning() {
+        mutex.lock();
+        try {
+            return mostRunning;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Merges inside level 0 started since open. */
+    long intraLevel0Started() {
+        mutex.lock();
+        try {
+            return intraLevel0Started;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Compaction thread: runs {@code c} (a trivial move when it can be one), then schedules what is needed next. */
+    private void backgroundCompaction(Compaction c) {
+        try {
+            if (!db.closed && !cancelCompactions) {
+                if (c.isTrivialMove(MAX_GRANDPARENT_FILES * options.targetFileBytes()) && filtersFit(c)) {
                     moveTables(c);
-                } else if (c != null) {
+                } else {
                     runCompaction(c);
                 }
-            } finally {
-                compactionLock.unlock();
             }
         } catch (CompactionCancelledException e) {
             // The store is closing: the outputs are removed and the inputs stay live, nothing failed.
@@ -307,7 +380,8 @@ final class DbBackground {
         } finally {
             mutex.lock();
             try {
-                compactionScheduled = false;
+                running.remove(c);
+                c.allInputs().forEach(f -> busy.remove(f.fileNumber()));
                 maybeScheduleCompaction();
                 db.queue.signalChange();
             } finally {
@@ -346,7 +420,7 @@ final class DbBackground {
     private void awaitCompactionsCaughtUp() throws IOException {
         mutex.lock();
         try {
-            while (!db.closed && db.backgroundError == null && (compactionScheduled
+            while (!db.closed && db.backgroundError == null && (!running.isEmpty()
                     || options.autoCompaction() && picker.needsCompaction(db.versions.current()))) {
                 db.queue.awaitChange();
             }
@@ -359,9 +433,24 @@ final class DbBackground {
         }
     }
 
-    /** Merges every level down into the bottom one; the caller has flushed the memtables. */
+    /**
+     * Merges every level down into the bottom one; the caller has flushed the memtables. Waits for
+     * running background compactions (and another {@code compact()}) first, and starts none while
+     * it runs.
+     */
     void compact() throws IOException {
-        compactionLock.lock();
+        mutex.lock();
+        try {
+            while (manual) {
+                db.queue.awaitChange();
+            }
+            manual = true;
+            while (!running.isEmpty()) {
+                db.queue.awaitChange();
+            }
+        } finally {
+            mutex.unlock();
+        }
         try {
             Version v = db.versions.current();
             int bottom = 1;
@@ -399,7 +488,14 @@ final class DbBackground {
                 }
             }
         } finally {
-            compactionLock.unlock();
+            mutex.lock();
+            try {
+                manual = false;
+                maybeScheduleCompaction();
+                db.queue.signalChange();
+            } finally {
+                mutex.unlock();
+            }
         }
     }
 
@@ -436,7 +532,7 @@ final class DbBackground {
     }
 
     /**
-     * With the compaction lock held: a trivial move. One MANIFEST edit takes the input tables to
+     * A trivial move, its tables marked busy. One MANIFEST edit takes the input tables to
      * the next level unchanged (no bytes read or written; their filters go with them), and their
      * filter answers count at the new level from then on. A failed edit makes the store read-only,
      * as a failed compaction does; the tables stay where they were.
@@ -456,7 +552,7 @@ final class DbBackground {
     }
 
     /**
-     * With the compaction lock held: merges the compaction's inputs into new tables at its output
+     * With the compaction's tables marked busy (or from {@link #compact()}): merges the compaction's inputs into new tables at its output
      * level (filters chosen by the policy for that level), then installs the result with one
      * MANIFEST edit. The replaced tables leave the live set at once and are closed, unmapped and
      * deleted when their last reader lets go.
@@ -474,8 +570,10 @@ final class DbBackground {
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
         TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));
         int outputLevel = c.outputLevel();
+        // A merge inside level 0 writes one table: level-0 tables are searched one by one.
+        long targetBytes = c.isIntraLevel0() ? Long.MAX_VALUE : options.targetFileBytes();
         CompactionJob job = new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()),
-                options.targetFileBytes(), () -> cancelCompactions);
+                targetBytes, () -> cancelCompactions);
         List<TableHandle> inputs = new ArrayList<>();
         List<InternalIterator> sources = new ArrayList<>();
         try {
@@ -583,19 +681,35 @@ final class DbBackground {
     }
 
     /**
-     * At close, after writers (and any {@code flush()} call) are drained: cancels a running
-     * compaction (it stops at its next entry and deletes its outputs; its inputs stay live), lets
-     * a running flush finish and skips queued ones, whose memtables' WAL segments were synced when
-     * they were switched out and are replayed by the next open (as RocksDB leaves them to its WAL),
-     * so close waits for at most one flush.
+     * At close, after writers (and any {@code flush()} call) are drained: cancels running
+     * compactions (each stops at its next entry and deletes its outputs; its inputs stay live),
+     * stops a running flush that has not reached its MANIFEST edit (within 1,024 entries) and
+     * skips queued ones, whose memtables' WAL segments were synced when they were switched out and
+     * are replayed by the next open (as RocksDB leaves them to its WAL), so close waits for no
+     * flush's table to be written.
      */
     void shutdown() {
-        cancelCompactions = true;
-        skipQueuedFlushes = true;
+        requestShutdown();
         awaitTermination(flusher);
         awaitTermination(compactor);
-        compactionLock.lock();
-        compactionLock.unlock();
+        mutex.lock();
+        try {
+            while (manual) {
+                db.queue.awaitChange();
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * The first half of {@link #shutdown()}, which does not wait: running compactions and a
+     * running flush stop at their next check, queued ones do not start. Close calls it before it
+     * syncs the WAL, so that the background threads wind down meanwhile.
+     */
+    void requestShutdown() {
+        cancelCompactions = true;
+        skipQueuedFlushes = true;
     }
 
     private static void awaitTermination(ExecutorService executor) {

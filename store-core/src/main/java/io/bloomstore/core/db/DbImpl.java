@@ -211,17 +211,28 @@ public final class DbImpl implements Store {
         return db.options;
     }
 
+    /** The background work, for tests in this package. */
+    DbBackground background() {
+        return background;
+    }
+
+    /** The current version (the MANIFEST's), for tests in this package. */
+    io.bloomstore.core.manifest.Version currentVersion() {
+        return db.versions.current();
+    }
+
     /** The open tables and their reclaiming, for tests in this package. */
     TableRegistry tables() {
         return db.tables;
     }
 
     /**
-     * Refuses new writes, lets queued writers and a running flush finish (queued flushes are left
-     * to the WAL, which the next open replays), cancels a running
-     * compaction (removing its partial outputs), syncs the WAL and releases the lock; the WAL and
-     * MANIFEST are closed and the lock released even when the sync throws. Tables still used by open iterators stay open until
-     * those are closed.
+     * Refuses new writes and lets queued writers finish; stops a running flush and skips queued
+     * ones (their memtables are left to the WAL, which the next open replays); cancels running
+     * compactions (removing their partial outputs, at the latest at the next open); syncs the WAL
+     * while those stop; releases the lock. The WAL and MANIFEST are closed and the lock released
+     * even when the sync throws. Tables still used by open iterators stay open until those are
+     * closed; replaced tables not yet deleted are deleted by the next open.
      */
     @Override
     public void close() throws IOException {
@@ -235,6 +246,15 @@ public final class DbImpl implements Store {
         } finally {
             db.mutex().unlock();
         }
+        // No writer is left, and no background thread writes the WAL: its final sync runs while
+        // the background threads stop, not after them (each wait is milliseconds on a busy machine).
+        background.requestShutdown();
+        Throwable walFailure = null;
+        try {
+            writes.closeWal();
+        } catch (IOException | RuntimeException | Error e) {
+            walFailure = e;
+        }
         background.shutdown();
         if (jmx != null) {
             jmx.close();
@@ -242,21 +262,24 @@ public final class DbImpl implements Store {
         if (db.readOnly) {
             db.cumulative.addToFileOrSkip(lockFile);
         } else {
-            db.cumulative.saveOrWarn();
+            db.cumulative.saveWithoutSyncOrWarn();
         }
         db.mutex().lock();
         try {
-            try {
-                writes.closeWal();
-            } finally {
-                db.versions.close();
-            }
+            db.versions.close();
         } finally {
             db.mutex().unlock();
             db.readers.scrape();
             db.view.tables().release();
             db.tables.closeAll();
             lock.close();
+        }
+        if (walFailure instanceof IOException e) {
+            throw e;
+        } else if (walFailure instanceof RuntimeException e) {
+            throw e;
+        } else if (walFailure instanceof Error e) {
+            throw e;
         }
     }
 }

@@ -9,11 +9,13 @@ import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * failure, which is logged). The same thread checks each newly opened table's filter sidecar
  * (its payload CRC) ahead of the table's first "absent" answer, which would otherwise wait for
  * that whole-file read. Once the store is closed, a table still held by an iterator is
- * reclaimed on the thread that closes the iterator. The tables' {@code .sst} descriptors are held
+ * reclaimed on the thread that closes the iterator. Replaced tables whose files are not deleted
+ * yet when the store closes are left on disk: they are in no MANIFEST, and the next open deletes
+ * them as orphans before it hands the store out. The tables' {@code .sst} descriptors are held
  * by a {@link TableFileCache}, which bounds how many are open at once
  * ({@code StoreOptions.maxOpenFiles}).
  *
@@ -46,7 +50,7 @@ final class TableRegistry {
     private final Map<Long, TableHandle> open = new ConcurrentHashMap<>();
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
-    private final ExecutorService reclaimer;
+    private final ThreadPoolExecutor reclaimer;
     /** Whether {@link #open} queues the sidecar check; a read-only open leaves it to the lookups. */
     private final boolean checkFiltersAhead;
     private volatile boolean closing;
@@ -70,7 +74,7 @@ final class TableRegistry {
         this.options = options;
         this.cache = cache;
         this.counters = counters;
-        this.reclaimer = Executors.newSingleThreadExecutor(r -> {
+        this.reclaimer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
             Thread t = new Thread(r, "bloomstore-reclaim-" + dir.getFileName());
             t.setDaemon(true);
             return t;
@@ -162,7 +166,10 @@ final class TableRegistry {
         try {
             h.reader().close();
             cache.invalidateFile(h.fileNumber());
-            if (h.obsolete()) {
+            // Once the store is closing, unlinking a replaced table (milliseconds each, for the
+            // tens of megabytes a compaction just replaced) would make close wait: the table is
+            // in no MANIFEST any more, and the next open deletes it with the other orphans.
+            if (h.obsolete() && !closing) {
                 fs.delete(FileNames.table(dir, h.fileNumber()));
                 fs.delete(FileNames.filter(dir, h.fileNumber()));
             }
@@ -226,15 +233,22 @@ final class TableRegistry {
     }
 
     /**
-     * At close: drops every live table and waits (up to 10 s) for the background thread to close
-     * those no iterator holds.
+     * At close: drops every live table, closes on the calling thread those no iterator holds and
+     * what the background thread had queued, and waits (up to 10 s) for the one it is running;
+     * replaced tables not deleted yet stay for the next open.
      */
     void closeAll() {
         closing = true;
+        // The closing thread closes the live tables itself, and takes over the reclaim thread's
+        // queue, beside the one task that thread is running: on a busy machine each hand-off to
+        // another thread waits milliseconds for a core, and close would wait for all of them.
+        reclaimer.shutdown();
         for (Long n : open.keySet()) {
             drop(n, false);
         }
-        reclaimer.shutdown();
+        List<Runnable> queued = new ArrayList<>();
+        reclaimer.getQueue().drainTo(queued);
+        queued.forEach(Runnable::run);
         try {
             if (!reclaimer.awaitTermination(10, TimeUnit.SECONDS)) {
                 LOG.warn("tables of {} still being closed after 10 s", dir);

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The set of live SSTables at one moment, per level: level 0 holds flushed memtables whose key
- * ranges may overlap, newest first; levels 1 and up (filled by compaction) hold tables with
+ * The set of live SSTables at one moment, per level: level 0 holds flushed memtables (and merges
+ * of them) whose key ranges may overlap, newest entries first; levels 1 and up (filled by compaction) hold tables with
  * disjoint ranges sorted by smallest key, so a point lookup consults at most one per level.
  * A new version is made by {@link #apply(VersionEdit)}; versions are never changed, so a reader
  * that took one keeps a consistent view.
@@ -24,8 +24,16 @@ public final class Version {
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     public static final int NUM_LEVELS = 7;
 
+    /**
+     * Level 0 by the newest entry each table holds, newest first: a merge inside level 0 writes
+     * its output under a new file number while tables flushed meanwhile hold newer entries, so
+     * file numbers alone would put it above them. Level-0 tables never interleave in sequence
+     * numbers (flushes take the memtables in order, and a merge inside level 0 takes a run of
+     * the newest tables), so this order is also their order by age. The file number breaks ties
+     * (empty tables).
+     */
     private static final Comparator<FileMetaData> NEWEST_FIRST =
-            Comparator.comparingLong(FileMetaData::fileNumber).reversed();
+            Comparator.comparingLong(FileMetaData::largestSeq).thenComparingLong(FileMetaData::fileNumber).reversed();
     private static final Comparator<FileMetaData> BY_SMALLEST_KEY =
             (a, b) -> Arrays.compareUnsigned(a.smallestKey(), b.smallestKey());
 

@@ -39,31 +39,32 @@ class CrashTest {
     @TempDir
     Path tmp;
 
+    /** With three compactions allowed side by side (the held runs below use the default, two). */
     @Test
     void killedWriterLosesNothingAcknowledged() throws Exception {
-        run(4, false);
+        run(4, false, 3);
     }
 
     @Test
     void killedWriterWithSeveralUnflushedSegments() throws Exception {
-        run(3, true);
+        run(3, true, 2);
     }
 
     @Test
     @Tag("stress")
     void killedWriterManyCycles() throws Exception {
-        run(Integer.getInteger("bloomstore.crash.cycles", 200), false);
+        run(Integer.getInteger("bloomstore.crash.cycles", 200), false, 3);
     }
 
     @Test
     @Tag("stress")
     void killedWriterWithSeveralUnflushedSegmentsManyCycles() throws Exception {
-        run(Integer.getInteger("bloomstore.crash.cycles", 200) / 4, true);
+        run(Integer.getInteger("bloomstore.crash.cycles", 200) / 4, true, 3);
     }
 
-    private void run(int cycles, boolean held) throws Exception {
+    private void run(int cycles, boolean held, int jobs) throws Exception {
         long seed = Long.getLong("bloomstore.seed", System.nanoTime());
-        System.out.println("CrashTest seed " + seed + ", " + cycles + " cycles");
+        System.out.println("CrashTest seed " + seed + ", " + cycles + " cycles, maxBackgroundJobs " + jobs);
         Random rnd = new Random(seed);
         CrashHistory history = new CrashHistory(seed);
         Path dir = tmp.resolve("crash");
@@ -77,7 +78,7 @@ class CrashTest {
             long lastAck;
             Path acks = tmp.resolve("acks-" + cycle);
             try (ChildJvm child = ChildJvm.start(held ? "write-held" : "write", dir.toString(), Long.toString(seed),
-                    Long.toString(recovered), acks.toString())) {
+                    Long.toString(recovered), acks.toString(), Integer.toString(jobs))) {
                 if (rnd.nextInt(4) == 0) {
                     Thread.sleep(rnd.nextInt(1000));
                 } else {
@@ -103,7 +104,7 @@ class CrashTest {
                 assertTrue(lastAck < 0, "cycle " + cycle + ": acknowledged writes but the store was never created");
             }
             long k;
-            try (Store store = Store.open(dir, CrashWriter.OPTIONS)) {
+            try (Store store = Store.open(dir, CrashWriter.options(jobs))) {
                 k = history.recoveredPrefix(store);
                 for (StoreStats.LevelStats l : store.stats().levels()) {
                     if (l.files() > 0) {

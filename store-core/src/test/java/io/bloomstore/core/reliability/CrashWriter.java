@@ -31,8 +31,14 @@ public final class CrashWriter {
      * tiny levels (compaction at 2 level-0 tables, level 1 of 64 KiB, each level 4× the one above,
      * 16 KiB tables) so that background compactions run, and get killed, in most cycles.
      */
-    static final StoreOptions OPTIONS = StoreOptions.builder().memtableBytes(32 * 1024).blockSize(1024)
-            .l0Triggers(2, 8, 12).baseLevelBytes(64 * 1024).levelSizeRatio(4).targetFileBytes(16 * 1024).build();
+    static final StoreOptions OPTIONS = options(StoreOptions.defaults().maxBackgroundJobs());
+
+    /** {@link #OPTIONS} with {@code jobs} compactions allowed at once. */
+    static StoreOptions options(int jobs) {
+        return StoreOptions.builder().memtableBytes(32 * 1024).blockSize(1024).l0Triggers(2, 8, 12)
+                .baseLevelBytes(64 * 1024).levelSizeRatio(4).targetFileBytes(16 * 1024).maxBackgroundJobs(jobs)
+                .build();
+    }
 
     private CrashWriter() {
     }
@@ -65,6 +71,8 @@ public final class CrashWriter {
             race(Path.of(args[1]), args[2], Path.of(args[3]), Integer.parseInt(args[4]));
             return;
         }
+        // write and write-held: DIR SEED FIRST-OPERATION ACKS [JOBS]
+        StoreOptions options = args.length > 5 ? options(Integer.parseInt(args[5])) : OPTIONS;
         Store store;
         if (args[0].equals("write-held")) {
             FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, 1).beforeCreate(p -> {
@@ -76,9 +84,9 @@ public final class CrashWriter {
                     }
                 }
             });
-            store = Store.open(fs, Path.of(args[1]), OPTIONS);
+            store = Store.open(fs, Path.of(args[1]), options);
         } else {
-            store = Store.open(Path.of(args[1]), OPTIONS);
+            store = Store.open(Path.of(args[1]), options);
         }
         out.println("open");
         if (args[0].equals("hold")) {

@@ -22,6 +22,8 @@ import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The store on a failing disk ({@link FaultInjectionFileSystem}): a full disk, failing writes and
@@ -195,33 +197,36 @@ class FaultInjectionTest {
         }
     }
 
-    @Test
-    void randomFaultsThenCrashRecoverAPrefixWithEverySyncedWrite() throws IOException {
-        sweep(30, 300);
+    /** With one compaction at a time and with three side by side. */
+    @ParameterizedTest(name = "maxBackgroundJobs {0}")
+    @ValueSource(ints = {1, 3})
+    void randomFaultsThenCrashRecoverAPrefixWithEverySyncedWrite(int jobs) throws IOException {
+        sweep(30, 300, OPTIONS.toBuilder().maxBackgroundJobs(jobs).build());
     }
 
     @Test
     @Tag("stress")
     void randomFaultsThenCrashManySeeds() throws IOException {
-        sweep(2000, 600);
+        sweep(2000, 600, OPTIONS.toBuilder().maxBackgroundJobs(3).build());
     }
 
-    private static void sweep(int seeds, int operations) throws IOException {
+    private static void sweep(int seeds, int operations, StoreOptions options) throws IOException {
         long base = Long.getLong("bloomstore.seed", System.nanoTime());
-        System.out.println("FaultInjectionTest sweep base seed " + base + " (" + seeds + " seeds)");
+        System.out.println("FaultInjectionTest sweep base seed " + base + " (" + seeds + " seeds, maxBackgroundJobs "
+                + options.maxBackgroundJobs() + ")");
         int faults = 0;
         for (int s = 0; s < seeds; s++) {
-            faults += runOne(base + s, operations) ? 1 : 0;
+            faults += runOne(base + s, operations, options) ? 1 : 0;
         }
         System.out.println("FaultInjectionTest: " + seeds + " runs, " + faults + " hit a fault before the crash");
         assertTrue(faults > seeds / 4, "faults were injected in " + faults + " of " + seeds + " runs");
     }
 
     /** One run: random writes until a fault (or the end), a crash, then reopening; true if a fault hit. */
-    private static boolean runOne(long seed, int operations) throws IOException {
+    private static boolean runOne(long seed, int operations, StoreOptions options) throws IOException {
         Random rnd = new Random(seed);
         FaultInjectionFileSystem fs = new FaultInjectionFileSystem(new MemoryFileSystem(), seed);
-        Store store = Store.open(fs, DIR, OPTIONS);
+        Store store = Store.open(fs, DIR, options);
         List<TreeMap<String, String>> models = new ArrayList<>();
         TreeMap<String, String> model = new TreeMap<>();
         models.add(new TreeMap<>(model));
@@ -278,7 +283,7 @@ class FaultInjectionTest {
         int recovered = -1;
         if (rnd.nextBoolean()) {
             // Reopening on a disk that still fails must fail cleanly or recover correctly.
-            try (Store s = Store.open(after, DIR, OPTIONS)) {
+            try (Store s = Store.open(after, DIR, options)) {
                 recovered = prefix(contents(s), models, lastSynced, where + " (faulty reopen)");
             } catch (IOException e) {
                 recovered = -1;
@@ -286,7 +291,7 @@ class FaultInjectionTest {
             after = after.crash();
         }
         after.heal();
-        try (Store s = Store.open(after, DIR, OPTIONS)) {
+        try (Store s = Store.open(after, DIR, options)) {
             int k = prefix(contents(s), models, lastSynced, where);
             if (recovered >= 0) {
                 assertEquals(recovered, k, where + ": what one open recovered the next keeps");
