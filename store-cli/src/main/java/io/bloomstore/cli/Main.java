@@ -21,9 +21,11 @@ import io.bloomstore.cli.store.FlushCommand;
 import io.bloomstore.cli.store.GetCommand;
 import io.bloomstore.cli.store.LoadCommand;
 import io.bloomstore.cli.store.PutCommand;
+import io.bloomstore.cli.store.RepairCommand;
 import io.bloomstore.cli.store.ScanCommand;
 import io.bloomstore.cli.store.StatsCommand;
 import io.bloomstore.cli.store.VerifyCommand;
+import io.bloomstore.cli.stress.StressCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,8 +53,8 @@ import picocli.CommandLine.Spec;
  * {@code IllegalArgumentException} 2, anything else 70. New commands throw those and get the
  * scheme for free; they register here as subcommands.
  *
- * <p>The store commands ({@code put get delete scan load stats flush compact verify}) work on the directory of
- * the global {@code --data DIR} option (also accepted after the command name), by default
+ * <p>The store commands ({@code put get delete scan load stats flush compact verify repair}) work on the
+ * directory of the global {@code --data DIR} option (also accepted after the command name), by default
  * {@value #DEFAULT_DATA_DIR} in the working directory.
  *
  * <p>Thread safety: one instance per invocation.
@@ -139,6 +141,7 @@ public final class Main implements Runnable {
      */
     private static Map<String, Supplier<Object>> allCommands() {
         Map<String, Supplier<Object>> all = new LinkedHashMap<>(ONE_SHOT);
+        all.put("stress", StressCommand::new);
         all.put("filter", FilterCommand::new);
         all.put("bench", BenchCommand::new);
         all.put("bench-streams", StreamsBenchCommand::new);
@@ -169,6 +172,7 @@ public final class Main implements Runnable {
         m.put("flush", FlushCommand::new);
         m.put("compact", CompactCommand::new);
         m.put("verify", VerifyCommand::new);
+        m.put("repair", RepairCommand::new);
         return Collections.unmodifiableMap(m);
     }
 

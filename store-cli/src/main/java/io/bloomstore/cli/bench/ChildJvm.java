@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Starts {@link BenchChild} in a fresh JVM and returns the one result line it prints: the way the
  * benchmark measures what a single process sees (cold start, open time, heap and resident set)
- * without the parent's warm JIT, heap and mappings.
+ * without the parent's warm JIT, heap and mappings. {@link #javaCommand} gives the command line
+ * for any other child class (the crash test's writer, {@code bloomstore stress}).
  *
  * <p>The child gets the parent's Java binary and class path, the parent's JVM options (heap size,
  * {@code -XX:SharedArchiveFile} for a class-data-sharing archive, ...) except debugging agents and
@@ -23,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread safety: stateless.
  */
-final class ChildJvm {
+public final class ChildJvm {
     /** Marks the child's result line on its standard output. */
     static final String RESULT_PREFIX = "BLOOMSTORE-BENCH-CHILD ";
     private static final long TIMEOUT_MINUTES = 60;
@@ -44,8 +45,12 @@ final class ChildJvm {
         return EngineFactory.standard().names().contains(name);
     }
 
-    /** Runs {@link BenchChild} with {@code args}; returns its result line without the prefix. */
-    static String run(List<String> args) throws IOException {
+    /**
+     * The command that runs {@code mainClass}'s {@code main} in a fresh JVM like this one: the same
+     * Java binary, class path and JVM options (less debugging agents and archive creation), and the
+     * module flags the CLI jar's manifest grants. Arguments follow.
+     */
+    public static List<String> javaCommand(Class<?> mainClass) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -56,7 +61,13 @@ final class ChildJvm {
         command.addAll(MODULE_FLAGS);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(BenchChild.class.getName());
+        command.add(mainClass.getName());
+        return command;
+    }
+
+    /** Runs {@link BenchChild} with {@code args}; returns its result line without the prefix. */
+    static String run(List<String> args) throws IOException {
+        List<String> command = javaCommand(BenchChild.class);
         command.addAll(args);
         Path errors = Files.createTempFile("bloomstore-bench-child", ".err");
         try {

@@ -81,6 +81,24 @@ public final class DbImpl implements Store {
         }
     }
 
+    /**
+     * After a failed open (recovery's last step or later): stops the background threads and lets go
+     * of the view's tables, writing nothing. The opener then closes the WAL segment, the tables, the
+     * MANIFEST and the lock.
+     */
+    void abandonOpen() {
+        db.mutex().lock();
+        try {
+            db.closed = true;
+            db.queue.closeAndDrain();
+        } finally {
+            db.mutex().unlock();
+        }
+        background.shutdown();
+        db.readers.scrape();
+        db.view.tables().release();
+    }
+
     @Override
     public void put(byte[] key, byte[] value) throws IOException {
         put(key, value, WriteOptions.DEFAULT);

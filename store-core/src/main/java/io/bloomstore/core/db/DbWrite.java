@@ -278,6 +278,10 @@ final class DbWrite {
             awaitWriteback();
             wal.sync();
             next = new LogWriter(db.fs.create(FileNames.wal(db.dir, walNumber)), LogFormat.WAL_MAGIC);
+            // A sync write in the new segment is durable only if the segment's name is: without
+            // this, a power loss could drop the whole segment, and recovery, which sees it as the
+            // newest, would find no hole and lose acknowledged writes silently.
+            db.fs.syncDirectory(db.dir);
         } catch (IOException e) {
             // Like every write-path I/O failure this makes the store read-only: after a failed
             // sync what the old segment holds is unknown, and writing on could leave a hole.

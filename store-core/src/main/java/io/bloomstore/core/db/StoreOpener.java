@@ -5,6 +5,7 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.WritableFile;
 import io.bloomstore.core.io.TableFileCache;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.FileNames;
@@ -48,7 +49,7 @@ final class StoreOpener {
                 throw new IllegalArgumentException("no store at " + dir
                         + ": the directory does not exist (createIfMissing is false)");
             }
-            fs.createDirectories(dir);
+            createDurably(fs, dir);
         }
         // Refused before the lock too, so that a directory that is not a store gets no LOCK file.
         if (!fs.exists(dir.resolve(FileNames.CURRENT))) {
@@ -66,7 +67,8 @@ final class StoreOpener {
         Closeable lock = fs.lock(dir.resolve(FileNames.LOCK));
         VersionSet versions = null;
         TableRegistry tables = null;
-        DbImpl db;
+        WritableFile walFile = null;
+        DbImpl db = null;
         try {
             // Decided only now, under the lock: another process may have created the store since.
             boolean isStore = fs.exists(dir.resolve(FileNames.CURRENT));
@@ -99,19 +101,17 @@ final class StoreOpener {
             WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
                     options.walRecovery());
             long walNumber = versions.newFileNumber();
-            LogWriter wal = new LogWriter(fs.create(FileNames.wal(dir, walNumber)), LogFormat.WAL_MAGIC);
+            walFile = fs.create(FileNames.wal(dir, walNumber));
+            LogWriter wal = new LogWriter(walFile, LogFormat.WAL_MAGIC);
+            // The new segment's name is durable before any write relies on it, and before recovery
+            // deletes the segments it replaces.
+            fs.syncDirectory(dir);
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, walNumber, wal,
                     replayed.lastSequence());
             db.finishRecovery(replayed.memtable(), replayed.dropped());
         } catch (IOException | RuntimeException | Error e) {
-            if (tables != null) {
-                tables.closeAll();
-            }
-            if (versions != null) {
-                versions.close();
-            }
-            lock.close();
+            releaseAfterFailure(e, db, walFile, tables, versions, lock);
             throw e;
         }
         try {
@@ -126,6 +126,55 @@ final class StoreOpener {
             throw e;
         }
         return db;
+    }
+
+    /**
+     * After a failed open, lets go of everything it took — background threads, the WAL segment's
+     * descriptor and buffer, every table (descriptors, mapped filters, off-heap indexes), the
+     * MANIFEST and the LOCK — so that a failed open leaves nothing behind and the store can be
+     * opened again. Failures while releasing are added to {@code failure}.
+     */
+    private static void releaseAfterFailure(Throwable failure, DbImpl db, WritableFile walFile, TableRegistry tables,
+                                            VersionSet versions, Closeable lock) {
+        List<Closeable> steps = new ArrayList<>();
+        if (db != null) {
+            steps.add(db::abandonOpen);
+        }
+        if (walFile != null) {
+            steps.add(walFile);
+        }
+        if (tables != null) {
+            steps.add(tables::closeAll);
+        }
+        if (versions != null) {
+            steps.add(versions);
+        }
+        steps.add(lock);
+        for (Closeable step : steps) {
+            try {
+                step.close();
+            } catch (IOException | RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+
+    /**
+     * Creates the store directory and any missing parents, syncing each new directory's parent so
+     * that a new store's directory survives a power loss with the first sync write in it.
+     */
+    private static void createDurably(FileSystem fs, Path dir) throws IOException {
+        Path absolute = dir.toAbsolutePath().normalize();
+        Path existing = absolute;
+        while (existing.getParent() != null && !fs.exists(existing)) {
+            existing = existing.getParent();
+        }
+        fs.createDirectories(dir);
+        for (Path p = absolute; p != null && !p.equals(existing); p = p.getParent()) {
+            if (p.getParent() != null) {
+                fs.syncDirectory(p.getParent());
+            }
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.bloomstore.core.fs;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,7 +25,11 @@ import java.util.function.Predicate;
  *       ({@link #crash()}), or keeps a random prefix of it, a write torn at a random byte
  *       ({@link #crashTearing()}), also at a chosen step: the n-th mutating call (create, write,
  *       sync, rename, delete, directory sync) from now on ({@link #crashAfterOperations}), so a
- *       test can crash at every step of a procedure in turn.
+ *       test can crash at every step of a procedure in turn;
+ *   <li>one failing call at a chosen step: the n-th call of any kind that can fail (create, open,
+ *       read, size, write, sync, rename, delete, list, directory sync, lock) from now on fails
+ *       with an I/O error and the disk works again ({@link #failOperationAfter}), so a test can
+ *       fail every step of a procedure, reads included, in turn.
  * </ul>
  * A hook run before each file is created ({@link #beforeCreate}) can hold the creating thread
  * (a flush held back, so several WAL segments stay unflushed) or throw into it (an {@link Error}
@@ -33,8 +38,18 @@ import java.util.function.Predicate;
  * opener act in the moment before it. Faults can be confined to some files ({@link #onlyFiles}) and are counted
  * ({@link #injectedFaults()}). A crash returns a fresh view of the same files for reopening:
  * this instance, and every file opened through it, fails every later call, so the abandoned
- * store's threads cannot write after the "crash". Directory entries are not simulated: creations,
- * renames and deletes are durable at once.
+ * store's threads cannot write after the "crash".
+ *
+ * <p>Directory entries are modelled as POSIX promises them, as LevelDB's and RocksDB's fault
+ * injection environments do: a create of a new name, a rename or a delete is durable only once the
+ * directory is synced ({@link #syncDirectory}). A crash undoes every such change no directory sync
+ * followed, newest first: a created file disappears (whatever of its data was synced), a renamed
+ * file gets its old name back and a replaced target returns, a deleted file comes back (with its
+ * unsynced data dropped as any file's). {@link #crashTearing()} keeps a random prefix of those
+ * changes instead, as a journaling file system that commits them in order may. Until a directory
+ * sync, the bytes of a deleted or replaced file are kept in memory (this is a test tool: its files
+ * are small), so the base file system always shows the names as they are now. Directory creation
+ * is not modelled ({@link #createDirectories} is durable at once).
  *
  * <p>Thread safety: safe for concurrent use; every write, sync and crash is serialised on state
  * shared by all views of the same files.
@@ -72,11 +87,14 @@ public final class FaultInjectionFileSystem implements FileSystem {
         double readProbability;
         long faults;
         long operationsBeforeCrash = Long.MAX_VALUE;
+        long operationsBeforeFailure = Long.MAX_VALUE;
         volatile Consumer<Path> beforeCreate = p -> { };
         volatile Consumer<Path> beforeLock = p -> { };
         volatile Consumer<Path> beforeDelete = p -> { };
         volatile Consumer<Path> beforeSync = p -> { };
         volatile Consumer<Path> beforeList = p -> { };
+        /** Creates, renames and deletes no directory sync has made durable yet, oldest first. */
+        final List<DirectoryChange> unsynced = new ArrayList<>();
 
         Shared(long seed) {
             this.random = new Random(seed);
@@ -168,6 +186,17 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return this;
     }
 
+    /**
+     * After {@code operations} more calls that can fail succeed (see the class comment for which),
+     * the next one fails with an I/O error; later calls work again.
+     */
+    public FaultInjectionFileSystem failOperationAfter(long operations) {
+        synchronized (shared) {
+            shared.operationsBeforeFailure = operations;
+        }
+        return this;
+    }
+
     /** Removes every fault setting: the disk works again. */
     public FaultInjectionFileSystem heal() {
         synchronized (shared) {
@@ -178,6 +207,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
             shared.readProbability = 0;
             shared.only = p -> true;
             shared.operationsBeforeCrash = Long.MAX_VALUE;
+            shared.operationsBeforeFailure = Long.MAX_VALUE;
             shared.beforeCreate = p -> { };
             shared.beforeLock = p -> { };
             shared.beforeDelete = p -> { };
@@ -216,6 +246,12 @@ public final class FaultInjectionFileSystem implements FileSystem {
         synchronized (shared) {
             dead = true;
             shared.operationsBeforeCrash = Long.MAX_VALUE;
+            List<DirectoryChange> changes = shared.unsynced;
+            int kept = tear ? shared.random.nextInt(changes.size() + 1) : 0;
+            for (int i = changes.size() - 1; i >= kept; i--) {
+                changes.get(i).undo();
+            }
+            changes.clear();
             for (Map.Entry<Path, long[]> e : shared.files.entrySet()) {
                 long written = e.getValue()[0];
                 long synced = e.getValue()[1];
@@ -230,6 +266,84 @@ public final class FaultInjectionFileSystem implements FileSystem {
             }
             locks.clear();
             return new FaultInjectionFileSystem(base, shared);
+        }
+    }
+
+    /**
+     * A change to a directory entry that no directory sync has made durable. {@code removed} holds
+     * the bytes of the deleted file, or of the target a rename replaced (null when there is none),
+     * and {@code removedState} its written and synced byte counts when this file system wrote it.
+     */
+    private final class DirectoryChange {
+        final Kind kind;
+        final Path path;
+        final Path target;
+        final byte[] removed;
+        final long[] removedState;
+
+        DirectoryChange(Kind kind, Path path, Path target, byte[] removed, long[] removedState) {
+            this.kind = kind;
+            this.path = path;
+            this.target = target;
+            this.removed = removed;
+            this.removedState = removedState;
+        }
+
+        Path directory() {
+            return directoryOf(path);
+        }
+
+        /** With the shared lock held, at a crash: puts the directory back as it was before. */
+        void undo() throws IOException {
+            switch (kind) {
+                case CREATE -> {
+                    base.delete(path);
+                    shared.files.remove(path);
+                }
+                case DELETE -> {
+                    restoreFile(path, removed);
+                    restoreState(path, removedState);
+                }
+                case RENAME -> {
+                    base.rename(target, path);
+                    long[] state = shared.files.remove(target);
+                    restoreState(path, state);
+                    if (removed != null) {
+                        restoreFile(target, removed);
+                        restoreState(target, removedState);
+                    }
+                }
+            }
+        }
+
+        private void restoreState(Path p, long[] state) {
+            if (state != null) {
+                shared.files.put(p, state);
+            }
+        }
+    }
+
+    private enum Kind { CREATE, DELETE, RENAME }
+
+    private static Path directoryOf(Path path) {
+        Path parent = path.toAbsolutePath().normalize().getParent();
+        return parent == null ? path.toAbsolutePath().getRoot() : parent;
+    }
+
+    /** The whole contents of a file of the base file system, kept while its removal is not durable. */
+    private byte[] readAll(Path path) throws IOException {
+        try (RandomReadFile in = base.openRead(path)) {
+            ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(in.size()));
+            in.readFully(0, bytes);
+            return bytes.array();
+        }
+    }
+
+    /** Puts a removed file back, durably, through the base file system. */
+    private void restoreFile(Path path, byte[] bytes) throws IOException {
+        try (WritableFile out = base.create(path)) {
+            out.write(ByteBuffer.wrap(bytes));
+            out.sync();
         }
     }
 
@@ -254,9 +368,13 @@ public final class FaultInjectionFileSystem implements FileSystem {
         shared.beforeCreate.accept(path);
         synchronized (shared) {
             step("create", path);
+            boolean isNew = !base.exists(path);
             WritableFile file = base.create(path);
             long[] state = {0, 0};
             shared.files.put(path, state);
+            if (isNew) {
+                shared.unsynced.add(new DirectoryChange(Kind.CREATE, path, null, null, null));
+            }
             return new FaultyWritableFile(path, file, state);
         }
     }
@@ -264,12 +382,14 @@ public final class FaultInjectionFileSystem implements FileSystem {
     @Override
     public RandomReadFile openRead(Path path) throws IOException {
         checkAlive();
+        countUnlocked("open", path);
         RandomReadFile file = base.openRead(path);
         return new RandomReadFile() {
             @Override
             public int read(long position, ByteBuffer dst) throws IOException {
                 checkAlive();
                 synchronized (shared) {
+                    count("read", path);
                     if (shared.only.test(path) && shared.random.nextDouble() < shared.readProbability) {
                         shared.faults++;
                         throw new IOException(IO_ERROR + " (injected) reading " + path);
@@ -297,6 +417,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
 
     @Override
     public long size(Path path) throws IOException {
+        countUnlocked("size", path);
         return base.size(path);
     }
 
@@ -306,8 +427,12 @@ public final class FaultInjectionFileSystem implements FileSystem {
         shared.beforeDelete.accept(path);
         synchronized (shared) {
             step("delete", path);
-            base.delete(path);
-            shared.files.remove(path);
+            if (base.exists(path)) {
+                byte[] bytes = readAll(path);
+                base.delete(path);
+                long[] state = shared.files.remove(path);
+                shared.unsynced.add(new DirectoryChange(Kind.DELETE, path, null, bytes, state));
+            }
         }
     }
 
@@ -315,19 +440,24 @@ public final class FaultInjectionFileSystem implements FileSystem {
     public void rename(Path source, Path target) throws IOException {
         synchronized (shared) {
             step("rename", source);
+            if (!base.exists(source)) {
+                throw new NoSuchFileException(source.toString());
+            }
+            byte[] replaced = base.exists(target) ? readAll(target) : null;
+            long[] replacedState = shared.files.remove(target);
             base.rename(source, target);
             long[] state = shared.files.remove(source);
             if (state != null) {
                 shared.files.put(target, state);
-            } else {
-                shared.files.remove(target);
             }
+            shared.unsynced.add(new DirectoryChange(Kind.RENAME, source, target, replaced, replacedState));
         }
     }
 
     @Override
     public List<String> list(Path dir) throws IOException {
         shared.beforeList.accept(dir);
+        countUnlocked("list", dir);
         return base.list(dir);
     }
 
@@ -341,8 +471,10 @@ public final class FaultInjectionFileSystem implements FileSystem {
     public void syncDirectory(Path dir) throws IOException {
         synchronized (shared) {
             step("directory sync", dir);
+            base.syncDirectory(dir);
+            Path synced = dir.toAbsolutePath().normalize();
+            shared.unsynced.removeIf(c -> c.directory().equals(synced));
         }
-        base.syncDirectory(dir);
     }
 
     @Override
@@ -351,6 +483,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         shared.beforeLock.accept(path);
         synchronized (shared) {
             checkAlive();
+            count("lock", path);
             Closeable lock = base.lock(path);
             locks.add(lock);
             return () -> {
@@ -392,7 +525,29 @@ public final class FaultInjectionFileSystem implements FileSystem {
         return base.supportsMapping();
     }
 
-    /** With the shared lock held, before a mutating call: the crash of {@link #crashAfterOperations}. */
+    /** With the shared lock held, before a call that can fail: the failure of {@link #failOperationAfter}. */
+    private void count(String what, Path path) throws IOException {
+        if (shared.operationsBeforeFailure == 0) {
+            shared.operationsBeforeFailure = Long.MAX_VALUE;
+            shared.faults++;
+            throw new IOException(IO_ERROR + " (injected) at " + what + " of " + path);
+        }
+        if (shared.operationsBeforeFailure != Long.MAX_VALUE) {
+            shared.operationsBeforeFailure--;
+        }
+    }
+
+    /** As {@link #count}, for a call that can fail and wait for it, without holding the shared lock. */
+    private void countUnlocked(String what, Path path) throws IOException {
+        synchronized (shared) {
+            count(what, path);
+        }
+    }
+
+    /**
+     * With the shared lock held, before a mutating call: the crash of {@link #crashAfterOperations},
+     * then the failure of {@link #failOperationAfter}.
+     */
     private void step(String what, Path path) throws IOException {
         checkAlive();
         if (shared.operationsBeforeCrash == 0) {
@@ -402,6 +557,7 @@ public final class FaultInjectionFileSystem implements FileSystem {
         if (shared.operationsBeforeCrash != Long.MAX_VALUE) {
             shared.operationsBeforeCrash--;
         }
+        count(what, path);
     }
 
     private void checkAlive() throws IOException {

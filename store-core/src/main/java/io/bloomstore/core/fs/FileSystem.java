@@ -51,7 +51,10 @@ public interface FileSystem {
 
     void createDirectories(Path dir) throws IOException;
 
-    /** Makes renames and creations in the directory durable. */
+    /**
+     * Makes the creations, renames and deletions of entries in the directory durable: until then a
+     * power loss may undo them (POSIX promises nothing more), whatever was synced in the files.
+     */
     void syncDirectory(Path dir) throws IOException;
 
     /**

@@ -47,6 +47,8 @@ public final class VersionSet implements Closeable {
     /** Null for a version set recovered read-only. */
     private LogWriter manifest;
     private long manifestRolls;
+    /** The failure of an earlier edit or roll, after which the MANIFEST takes nothing more; under this object's lock. */
+    private IOException failed;
     /** The number of the MANIFEST recovery read. */
     private long manifestNumberRead;
 
@@ -67,8 +69,22 @@ public final class VersionSet implements Closeable {
     /** As {@link #create(FileSystem, Path)}, rolling the MANIFEST once it passes {@code maxManifestBytes}. */
     public static VersionSet create(FileSystem fs, Path dir, long maxManifestBytes) throws IOException {
         VersionSet vs = new VersionSet(fs, dir, maxManifestBytes);
-        vs.writeNewManifest();
+        vs.writeNewManifest(vs.current, vs.logNumber, vs.lastSequence);
         return vs;
+    }
+
+    /**
+     * Writes a MANIFEST holding {@code state} and makes CURRENT name it, durably: what repair does
+     * once it has chosen the tables to keep. Every WAL segment numbered below {@code logNumber} is
+     * then obsolete. Returns the new MANIFEST's number.
+     */
+    public static long writeRepaired(FileSystem fs, Path dir, Version state, long logNumber, long lastSequence,
+                                     long nextFileNumber) throws IOException {
+        VersionSet vs = new VersionSet(fs, dir, DEFAULT_MAX_MANIFEST_BYTES);
+        vs.nextFileNumber.set(nextFileNumber);
+        vs.writeNewManifest(state, logNumber, lastSequence);
+        vs.close();
+        return vs.manifestNumber;
     }
 
     /**
@@ -84,8 +100,13 @@ public final class VersionSet implements Closeable {
     /** As {@link #recover(FileSystem, Path)}, rolling the MANIFEST once it passes {@code maxManifestBytes}. */
     public static VersionSet recover(FileSystem fs, Path dir, long maxManifestBytes) throws IOException {
         VersionSet vs = read(fs, dir, maxManifestBytes);
-        vs.writeNewManifest();
-        fs.delete(FileNames.manifest(dir, vs.manifestNumberRead));
+        vs.writeNewManifest(vs.current, vs.logNumber, vs.lastSequence);
+        try {
+            fs.delete(FileNames.manifest(dir, vs.manifestNumberRead));
+        } catch (IOException | RuntimeException e) {
+            vs.manifest.close();
+            throw e;
+        }
         return vs;
     }
 
@@ -170,26 +191,42 @@ public final class VersionSet implements Closeable {
         }
     }
 
-    private void writeNewManifest() throws IOException {
+    /**
+     * Writes a MANIFEST holding {@code state} in one edit, makes CURRENT name it durably, and makes
+     * it the one edits are appended to. On failure the previous MANIFEST stays the one in use here
+     * (CURRENT may name either: both hold every edit logged so far).
+     */
+    private void writeNewManifest(Version state, long stateLogNumber, long stateLastSequence) throws IOException {
         long number = nextFileNumber.getAndIncrement();
         Path path = FileNames.manifest(dir, number);
-        LogWriter writer = new LogWriter(fs.create(path), LogFormat.MANIFEST_MAGIC);
-        VersionEdit snapshot = new VersionEdit().setLogNumber(logNumber).setNextFileNumber(nextFileNumber.get())
-                .setLastSequence(lastSequence);
-        for (int level = 0; level < Version.NUM_LEVELS; level++) {
-            for (FileMetaData f : current.files(level)) {
-                snapshot.addFile(level, f);
+        WritableFile file = fs.create(path);
+        LogWriter writer = null;
+        try {
+            writer = new LogWriter(file, LogFormat.MANIFEST_MAGIC);
+            VersionEdit snapshot = new VersionEdit().setLogNumber(stateLogNumber)
+                    .setNextFileNumber(nextFileNumber.get()).setLastSequence(stateLastSequence);
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (FileMetaData f : state.files(level)) {
+                    snapshot.addFile(level, f);
+                }
             }
+            writer.addRecord(snapshot.encode());
+            writer.sync();
+            Path temp = dir.resolve(FileNames.CURRENT_TEMP);
+            try (WritableFile w = fs.create(temp)) {
+                w.write(ByteBuffer.wrap((path.getFileName() + "\n").getBytes(StandardCharsets.UTF_8)));
+                w.sync();
+            }
+            fs.rename(temp, dir.resolve(FileNames.CURRENT));
+            fs.syncDirectory(dir);
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                file.close();
+            } catch (IOException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            throw e;
         }
-        writer.addRecord(snapshot.encode());
-        writer.sync();
-        Path temp = dir.resolve(FileNames.CURRENT_TEMP);
-        try (WritableFile w = fs.create(temp)) {
-            w.write(ByteBuffer.wrap((path.getFileName() + "\n").getBytes(StandardCharsets.UTF_8)));
-            w.sync();
-        }
-        fs.rename(temp, dir.resolve(FileNames.CURRENT));
-        fs.syncDirectory(dir);
         manifest = writer;
         manifestNumber = number;
     }
@@ -201,31 +238,47 @@ public final class VersionSet implements Closeable {
      * switched to it atomically and the old one deleted; a crash at any step leaves CURRENT naming
      * a complete MANIFEST that holds the edit.
      *
-     * @throws IOException when the edit or the roll fails: the edit may or may not be durable, and
-     *         the caller must append nothing more (the store turns read-only)
+     * @throws IOException when the edit or the roll fails: the edit may or may not be durable, the
+     *         version set is left as it was before the call (current version and recorded numbers),
+     *         and every later call fails too, since nothing may be appended after a possibly torn
+     *         edit (the store turns read-only)
      */
     public synchronized Version logAndApply(VersionEdit edit) throws IOException {
         if (manifest == null) {
             throw new IllegalStateException("the version set of " + dir + " was recovered read-only");
         }
+        if (failed != null) {
+            throw new IOException("the MANIFEST takes no more edits after an earlier failure: " + failed.getMessage(),
+                    failed);
+        }
         edit.setNextFileNumber(nextFileNumber.get());
         Version next = current.apply(edit);
-        manifest.addRecord(edit.encode());
-        manifest.sync();
-        edit.logNumber().ifPresent(n -> logNumber = n);
-        edit.lastSequence().ifPresent(n -> lastSequence = n);
-        current = next;
-        if (manifest.size() > maxManifestBytes) {
-            roll();
+        long nextLogNumber = edit.logNumber().orElse(logNumber);
+        long nextLastSequence = edit.lastSequence().orElse(lastSequence);
+        try {
+            manifest.addRecord(edit.encode());
+            manifest.sync();
+            if (manifest.size() > maxManifestBytes) {
+                roll(next, nextLogNumber, nextLastSequence);
+            }
+        } catch (IOException e) {
+            failed = e;
+            throw e;
+        } catch (RuntimeException | Error e) {
+            failed = new IOException("MANIFEST edit failed: " + e, e);
+            throw e;
         }
+        logNumber = nextLogNumber;
+        lastSequence = nextLastSequence;
+        current = next;
         return next;
     }
 
-    /** Replaces the MANIFEST by a new one holding the current state in one edit. */
-    private void roll() throws IOException {
+    /** Replaces the MANIFEST by a new one holding {@code state} (the current one and the edit just logged) in one edit. */
+    private void roll(Version state, long stateLogNumber, long stateLastSequence) throws IOException {
         LogWriter old = manifest;
         Path oldPath = FileNames.manifest(dir, manifestNumber);
-        writeNewManifest();
+        writeNewManifest(state, stateLogNumber, stateLastSequence);
         manifestRolls++;
         // CURRENT names the new MANIFEST now: the old one is garbage, and the next open deletes it
         // if this cannot.

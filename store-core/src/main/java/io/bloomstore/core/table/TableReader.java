@@ -136,6 +136,29 @@ public final class TableReader implements Closeable {
     public static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
                                    StoreCounters counters, LevelCounters levelCounters, TableFileCache files)
             throws IOException {
+        return open(fs, dir, fileNumber, opts, cache, counters, levelCounters, files, true);
+    }
+
+    /**
+     * Opens a table without its filter sidecar, for repair: lookups read the index and blocks of
+     * every key, and {@link #verify()} checks the table's own bytes only. Its sidecar is checked
+     * apart ({@link #verifyFilter}).
+     */
+    public static TableReader openWithoutFilter(FileSystem fs, Path dir, long fileNumber, TableOptions opts,
+                                                StoreCounters counters) throws IOException {
+        return open(fs, dir, fileNumber, opts, BlockCache.disabled(), counters, counters.level(0),
+                TableFileCache.unbounded(fs), false);
+    }
+
+    /** Checks the filter sidecar of a table with these properties: its size, header and payload CRC. */
+    public static void verifyFilter(FileSystem fs, Path dir, long fileNumber, TableProperties props)
+            throws IOException {
+        TableFilters.verify(fs, dir.resolve(TableFileNames.filter(fileNumber)), props);
+    }
+
+    private static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
+                                    StoreCounters counters, LevelCounters levelCounters, TableFileCache files,
+                                    boolean withFilter) throws IOException {
         Path path = dir.resolve(TableFileNames.table(fileNumber));
         RandomReadFile file = files.open(path);
         FilterSet filter = null;
@@ -155,7 +178,7 @@ public final class TableReader implements Closeable {
                 throw new CorruptionException(path, size - Footer.BYTES, "data (" + props.dataSize()
                         + " bytes), properties " + ph + " and index " + ih + " do not tile the file");
             }
-            if (props.filterKind() != null) {
+            if (withFilter && props.filterKind() != null) {
                 filter = TableFilters.open(fs, dir.resolve(TableFileNames.filter(fileNumber)), props,
                         opts.verifyFilterOnOpen());
                 if (opts.verifyFilterOnOpen() || !fs.supportsMapping()) {

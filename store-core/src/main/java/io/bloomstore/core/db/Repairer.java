@@ -1,0 +1,480 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.RepairReport;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.compaction.ShadowedVersions;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.RandomReadFile;
+import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.ValueType;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.FileNames;
+import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.manifest.VersionEdit;
+import io.bloomstore.core.manifest.VersionSet;
+import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.stats.CountersFile;
+import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.table.TableBuilder;
+import io.bloomstore.core.table.TableMetadata;
+import io.bloomstore.core.table.TableOptions;
+import io.bloomstore.core.table.TableProperties;
+import io.bloomstore.core.table.TableReader;
+import io.bloomstore.core.wal.BatchCodec;
+import io.bloomstore.core.wal.LogFormat;
+import io.bloomstore.core.wal.LogReader;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The work of {@link io.bloomstore.core.StoreRepair}, under the store's lock: check every table
+ * (its blocks, then its filter sidecar, rebuilding a damaged sidecar by rewriting the table under
+ * its own number), salvage the WAL segments' records up to any damage, read the MANIFEST if one
+ * reads whole, then write a new MANIFEST and CURRENT — the MANIFEST's levels for the kept tables
+ * plus a level-0 table of the WAL records, or, without a MANIFEST, every kept table and the WAL
+ * records merged into one sorted level — and only then delete what the new MANIFEST replaced.
+ * Damaged files are moved into {@code lost/}; nothing is deleted that was not rewritten first.
+ *
+ * <p>Thread safety: one repair per instance, on the calling thread.
+ */
+public final class Repairer {
+    private static final Logger LOG = LoggerFactory.getLogger(Repairer.class);
+    /** The subdirectory damaged files are moved into. */
+    public static final String LOST = "lost";
+
+    private final FileSystem fs;
+    private final Path dir;
+    private final StoreOptions options;
+    private final StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
+    private final List<String> kept = new ArrayList<>();
+    private final List<String> rebuilt = new ArrayList<>();
+    private final List<String> lost = new ArrayList<>();
+    /** Files the new MANIFEST makes garbage: deleted once it is durable. */
+    private final List<Path> replaced = new ArrayList<>();
+    private long keysLost;
+    private int tablesOfUnknownSize;
+    private long walEntries;
+    private long walBytesDropped;
+    private long nextNumber = 1;
+    private long lastSequence;
+
+    /** A MANIFEST that read whole: its version and recorded numbers. */
+    private record Manifest(Path path, Version version, long logNumber, long lastSequence) {
+    }
+
+    private Repairer(FileSystem fs, Path dir, StoreOptions options) {
+        this.fs = fs;
+        this.dir = dir;
+        this.options = options;
+    }
+
+    public static RepairReport repair(FileSystem fs, Path dir, StoreOptions options) throws IOException {
+        if (!fs.exists(dir)) {
+            throw new IllegalArgumentException("no store at " + dir + ": the directory does not exist");
+        }
+        List<String> names = new ArrayList<>(fs.list(dir));
+        if (names.stream().map(FileNames::parse).noneMatch(p -> p != null && p.kind() != FileNames.Kind.LOCK)) {
+            throw new IllegalArgumentException(dir + " holds no BloomStore files: nothing to repair");
+        }
+        try (Closeable lock = fs.lock(dir.resolve(FileNames.LOCK))) {
+            return new Repairer(fs, dir, options).run(fs.list(dir));
+        }
+    }
+
+    private RepairReport run(List<String> names) throws IOException {
+        names.sort(null);
+        List<Long> tables = new ArrayList<>();
+        List<Long> wals = new ArrayList<>();
+        for (String name : names) {
+            FileNames.Parsed p = FileNames.parse(name);
+            if (p == null) {
+                continue;
+            }
+            nextNumber = Math.max(nextNumber, p.number() + 1);
+            if (p.kind() == FileNames.Kind.TABLE) {
+                tables.add(p.number());
+            } else if (p.kind() == FileNames.Kind.WAL) {
+                wals.add(p.number());
+            }
+        }
+        Manifest manifest = readManifest(names);
+        Map<Long, FileMetaData> good = new TreeMap<>();
+        for (long n : tables) {
+            FileMetaData f = checkTable(n);
+            if (f != null) {
+                good.put(n, f);
+            }
+        }
+        MemTable salvaged = new MemTable(0);
+        for (long n : wals) {
+            if (manifest == null || n >= manifest.logNumber()) {
+                salvageWal(n, salvaged);
+            }
+        }
+        Version version;
+        if (manifest != null) {
+            lastSequence = Math.max(lastSequence, manifest.lastSequence());
+            VersionEdit edit = new VersionEdit();
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (FileMetaData f : manifest.version().files(level)) {
+                    FileMetaData g = good.get(f.fileNumber());
+                    if (g != null) {
+                        edit.addFile(level, g);
+                    } else if (!fs.exists(FileNames.table(dir, f.fileNumber()))
+                            && !lost.contains(FileNames.table(dir, f.fileNumber()).getFileName().toString())) {
+                        // Named by the MANIFEST but gone: lost as a damaged one is.
+                        lost.add(FileNames.table(dir, f.fileNumber()).getFileName() + " (missing)");
+                        keysLost += f.entries();
+                    }
+                }
+            }
+            if (!salvaged.isEmpty()) {
+                // The WAL holds the newest writes: a level-0 table numbered above every other.
+                List<FileMetaData> out = writeMerged(List.of(salvaged.iterator()), false, Long.MAX_VALUE);
+                out.forEach(f -> edit.addFile(0, f));
+            }
+            version = Version.empty().apply(edit);
+        } else {
+            version = mergeEverything(good, salvaged);
+        }
+        long logNumber = nextNumber++;
+        long manifestNumber = VersionSet.writeRepaired(fs, dir, version, logNumber, lastSequence, nextNumber);
+        // The new MANIFEST is durable: what it replaced can go.
+        for (Path p : replaced) {
+            fs.delete(p);
+        }
+        for (String name : fs.list(dir)) {
+            FileNames.Parsed p = FileNames.parse(name);
+            if (p != null && (p.kind() == FileNames.Kind.MANIFEST && p.number() != manifestNumber
+                    || p.kind() == FileNames.Kind.TEMP)) {
+                fs.delete(dir.resolve(name));
+            }
+        }
+        checkCounters();
+        if (fs.exists(dir.resolve(LOST))) {
+            fs.syncDirectory(dir.resolve(LOST));
+        }
+        fs.syncDirectory(dir);
+        RepairReport report = new RepairReport(dir, kept, rebuilt, lost, keysLost, tablesOfUnknownSize, walEntries,
+                walBytesDropped, manifest != null, lastSequence);
+        LOG.info("Repaired {}: kept {} tables, rebuilt {}, lost {} files ({} keys), salvaged {} WAL entries", dir,
+                kept.size(), rebuilt.size(), lost.size(), keysLost, walEntries);
+        return report;
+    }
+
+    /** The MANIFEST name CURRENT holds, or null when CURRENT is missing or unreadable. */
+    private String readCurrentName() {
+        Path current = dir.resolve(FileNames.CURRENT);
+        if (!fs.exists(current)) {
+            return null;
+        }
+        try (RandomReadFile f = fs.openRead(current)) {
+            long size = f.size();
+            if (size < 2 || size > 256) {
+                return null;
+            }
+            ByteBuffer b = ByteBuffer.allocate((int) size);
+            f.readFully(0, b);
+            String text = new String(b.array(), StandardCharsets.UTF_8);
+            if (!text.endsWith("\n")) {
+                return null;
+            }
+            String name = text.substring(0, text.length() - 1);
+            FileNames.Parsed p = FileNames.parse(name);
+            return p != null && p.kind() == FileNames.Kind.MANIFEST ? name : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The MANIFEST CURRENT names (or, when CURRENT is missing or damaged, the newest one), if it
+     * reads whole: every record's CRC, every edit, no torn tail. A damaged one is moved into
+     * {@code lost/}, and so is a damaged CURRENT.
+     */
+    private Manifest readManifest(List<String> names) throws IOException {
+        String name = readCurrentName();
+        if (name == null && fs.exists(dir.resolve(FileNames.CURRENT))) {
+            lose(dir.resolve(FileNames.CURRENT), 0);
+        }
+        if (name == null || !fs.exists(dir.resolve(name))) {
+            name = null;
+            long newest = -1;
+            for (String n : names) {
+                FileNames.Parsed p = FileNames.parse(n);
+                if (p != null && p.kind() == FileNames.Kind.MANIFEST && p.number() > newest) {
+                    newest = p.number();
+                    name = n;
+                }
+            }
+        }
+        if (name == null) {
+            return null;
+        }
+        Path path = dir.resolve(name);
+        try (RandomReadFile f = fs.openRead(path)) {
+            LogReader reader = new LogReader(f, path, LogFormat.MANIFEST_MAGIC);
+            Version v = Version.empty();
+            long logNumber = 0;
+            long sequence = 0;
+            int edits = 0;
+            for (byte[] record = reader.next(); record != null; record = reader.next()) {
+                VersionEdit edit = VersionEdit.decode(record, path, reader.lastRecordOffset());
+                v = v.apply(edit);
+                logNumber = edit.logNumber().orElse(logNumber);
+                sequence = edit.lastSequence().orElse(sequence);
+                edits++;
+            }
+            if (edits == 0 || reader.droppedTailBytes() > 0) {
+                throw new CorruptionException(path, f.size() - reader.droppedTailBytes(),
+                        edits == 0 ? "no complete edit" : "damaged or torn last edit");
+            }
+            return new Manifest(path, v, logNumber, sequence);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("repair: {} does not read whole ({}); every kept table is merged instead", path, e.toString());
+            lose(path, 0);
+            return null;
+        }
+    }
+
+    /**
+     * Checks table {@code n}: its blocks, then its sidecar. Returns its metadata when it is kept
+     * (rebuilt under the same number when only the sidecar was bad), null when it is lost.
+     */
+    private FileMetaData checkTable(long n) throws IOException {
+        Path table = FileNames.table(dir, n);
+        Path filter = FileNames.filter(dir, n);
+        TableReader r;
+        try {
+            r = TableReader.openWithoutFilter(fs, dir, n, TableOptions.of(options), counters);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("repair: table {} does not open: {}", table, e.toString());
+            tablesOfUnknownSize++;
+            lose(table, 0);
+            lose(filter, 0);
+            return null;
+        }
+        TableMetadata t;
+        boolean sidecarBad = false;
+        TableProperties props = r.properties();
+        try {
+            boolean verified = true;
+            try {
+                r.verify();
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("repair: table {} does not verify: {}", table, e.toString());
+                verified = false;
+            }
+            if (!verified) {
+                r.close();
+                lose(table, props.entries());
+                lose(filter, 0);
+                return null;
+            }
+            lastSequence = Math.max(lastSequence, props.largestSeq());
+            t = r.metadata();
+            if (props.filterKind() != null) {
+                try {
+                    TableReader.verifyFilter(fs, dir, n, props);
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("repair: filter sidecar of table {} is damaged or missing ({}); rebuilding it", table,
+                            e.toString());
+                    sidecarBad = true;
+                    t = rewrite(r, props);
+                }
+            }
+        } finally {
+            r.close();
+        }
+        if (!sidecarBad) {
+            kept.add(table.getFileName().toString());
+            return meta(t);
+        }
+        // The table verified: its copy, with a fresh sidecar, takes its number (and so its place).
+        lose(filter, 0);
+        fs.rename(FileNames.table(dir, t.fileNumber()), table);
+        fs.rename(FileNames.filter(dir, t.fileNumber()), filter);
+        rebuilt.add(table.getFileName().toString());
+        return new FileMetaData(n, t.fileSize(), t.filterFileSize(), t.smallestUserKey(), t.largestUserKey(),
+                t.entries(), t.smallestSeq(), t.largestSeq());
+    }
+
+    /** Copies every entry of {@code r} into a new table with the filter its properties record. */
+    private TableMetadata rewrite(TableReader r, TableProperties props) throws IOException {
+        TableOptions opts = TableOptions.of(options).withFilter(props.filterKind(), props.bitsPerKey());
+        TableBuilder b = new TableBuilder(fs, dir, nextNumber++, opts);
+        try (InternalIterator it = r.iterator(false)) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                b.add(it.key(), it.sequence(), it.type(), it.value());
+            }
+            return b.finish();
+        } catch (IOException | RuntimeException e) {
+            b.abandon();
+            throw e;
+        }
+    }
+
+    /** Reads WAL segment {@code n}'s records into {@code mem} up to any damage; a damaged segment goes to {@code lost/}. */
+    private void salvageWal(long n, MemTable mem) throws IOException {
+        Path path = FileNames.wal(dir, n);
+        long size = fs.size(path);
+        boolean damaged = false;
+        try (RandomReadFile f = fs.openRead(path)) {
+            LogReader reader = new LogReader(f, path, LogFormat.WAL_MAGIC);
+            try {
+                for (byte[] record = reader.next(); record != null; record = reader.next()) {
+                    List<Object[]> entries = new ArrayList<>();
+                    long last = BatchCodec.decode(record, path, reader.lastRecordOffset(),
+                            (key, seq, type, value) -> entries.add(new Object[] {key, seq, type, value}));
+                    // Only whole batches: a batch is atomic.
+                    for (Object[] e : entries) {
+                        mem.add((byte[]) e[0], (Long) e[1], (ValueType) e[2], (byte[]) e[3]);
+                    }
+                    walEntries += entries.size();
+                    lastSequence = Math.max(lastSequence, last);
+                }
+                walBytesDropped += reader.droppedTailBytes();
+            } catch (CorruptionException e) {
+                damaged = true;
+                walBytesDropped += size - e.offset();
+                LOG.warn("repair: WAL segment {} is damaged at offset {}; its records before the damage are kept",
+                        path, e.offset());
+            }
+        } catch (CorruptionException e) {
+            // The header itself is damaged: nothing in the segment can be trusted.
+            damaged = true;
+            walBytesDropped += size;
+        }
+        if (damaged) {
+            lose(path, 0);
+        } else {
+            replaced.add(path);
+        }
+    }
+
+    /**
+     * Without a MANIFEST: merges every kept table and the salvaged WAL entries into new tables of
+     * level 1, newest version of each key winning and deletions dropped (nothing lies below), as a
+     * full compaction. The originals are replaced.
+     */
+    private Version mergeEverything(Map<Long, FileMetaData> good, MemTable salvaged) throws IOException {
+        List<TableReader> readers = new ArrayList<>();
+        List<InternalIterator> sources = new ArrayList<>();
+        try {
+            for (long n : good.keySet()) {
+                TableReader r = TableReader.openWithoutFilter(fs, dir, n, TableOptions.of(options), counters);
+                readers.add(r);
+                sources.add(r.iterator(false));
+                replaced.add(FileNames.table(dir, n));
+                replaced.add(FileNames.filter(dir, n));
+            }
+            sources.add(salvaged.iterator());
+            kept.clear();
+            VersionEdit edit = new VersionEdit();
+            for (FileMetaData f : writeMerged(sources, true, options.targetFileBytes())) {
+                edit.addFile(1, f);
+            }
+            return Version.empty().apply(edit);
+        } finally {
+            for (InternalIterator it : sources) {
+                it.close();
+            }
+            for (TableReader r : readers) {
+                r.close();
+            }
+        }
+    }
+
+    /**
+     * Merges {@code sources} into new tables of about {@code targetBytes} each; with
+     * {@code bottommost}, versions no reader can see and deletions are dropped.
+     */
+    private List<FileMetaData> writeMerged(List<InternalIterator> sources, boolean bottommost, long targetBytes)
+            throws IOException {
+        MergingIterator merged = MergingIterator.forward(sources, null);
+        ShadowedVersions shadowed = new ShadowedVersions(new long[0], bottommost);
+        List<FileMetaData> out = new ArrayList<>();
+        TableBuilder b = null;
+        byte[] lastKey = null;
+        try {
+            for (; merged.valid(); merged.advance()) {
+                InternalIterator it = merged.current();
+                byte[] key = it.key();
+                if (!shadowed.keep(key, it.sequence(), it.type())) {
+                    continue;
+                }
+                // A user key's versions stay in one table: a level's tables must not share a key.
+                if (b != null && b.fileSize() >= targetBytes && !Arrays.equals(lastKey, key)) {
+                    out.add(finish(b));
+                    b = null;
+                }
+                if (b == null) {
+                    b = new TableBuilder(fs, dir, nextNumber++, TableOptions.of(options));
+                }
+                b.add(key, it.sequence(), it.type(), it.value());
+                lastKey = key;
+            }
+            if (b != null) {
+                out.add(finish(b));
+                b = null;
+            }
+        } finally {
+            if (b != null) {
+                b.abandon();
+            }
+        }
+        return out;
+    }
+
+    private FileMetaData finish(TableBuilder b) throws IOException {
+        TableMetadata t = b.finish();
+        rebuilt.add(FileNames.table(dir, t.fileNumber()).getFileName().toString());
+        lastSequence = Math.max(lastSequence, t.largestSeq());
+        return meta(t);
+    }
+
+    private static FileMetaData meta(TableMetadata t) {
+        return new FileMetaData(t.fileNumber(), t.fileSize(), t.filterFileSize(), t.smallestUserKey(),
+                t.largestUserKey(), t.entries(), t.smallestSeq(), t.largestSeq());
+    }
+
+    /** The COUNTERS file holds statistics only: a damaged one goes to {@code lost/} and counting starts again. */
+    private void checkCounters() throws IOException {
+        Path counters = dir.resolve(FileNames.COUNTERS);
+        if (!fs.exists(counters)) {
+            return;
+        }
+        try {
+            CountersFile.read(fs, counters);
+        } catch (IOException | RuntimeException e) {
+            lose(counters, 0);
+        }
+    }
+
+    /** Moves a file that does not verify into {@code lost/}, counting the keys it held. */
+    private void lose(Path file, long keys) throws IOException {
+        if (!fs.exists(file)) {
+            return;
+        }
+        Path lostDir = dir.resolve(LOST);
+        fs.createDirectories(lostDir);
+        Path target = lostDir.resolve(file.getFileName());
+        for (int i = 1; fs.exists(target); i++) {
+            target = lostDir.resolve(file.getFileName() + "." + i);
+        }
+        fs.rename(file, target);
+        lost.add(file.getFileName().toString());
+        keysLost += keys;
+    }
+}
