@@ -97,6 +97,14 @@ public final class BinaryFuseFilter implements MembershipFilter {
         if (seg < 1 || Integer.bitCount(seg) != 1 || h.m() < 3L * seg || h.m() % seg != 0 || h.n() < 0) {
             throw new IllegalArgumentException("bad binary fuse shape: segment " + seg + ", length " + h.m());
         }
+        // m slots of aux bits each must be exactly the payload, checked before multiplying: a
+        // damaged m (its header CRC intact) could overflow m * aux into the payload's own size
+        // and send every lookup to slots far past the mapping.
+        if (h.m() > payload.length() * Byte.SIZE / h.aux()
+                || payload.length() != BitStore.wordsFor(h.m() * h.aux()) * Long.BYTES) {
+            throw new IllegalArgumentException("payload of " + payload.length() + " bytes does not hold " + h.m()
+                    + " fingerprints of " + h.aux() + " bits exactly");
+        }
         BitStore store = payload.words(0, BitStore.wordsFor(h.m() * h.aux()));
         return new BinaryFuseFilter(store, h.aux(), h.m(), seg, h.aux2(), h.hashStrategy(), h.seed(), h.n());
     }

@@ -114,7 +114,7 @@ public final class FilterFile {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             h = readAndCheck(path, ch, 0, ch.size(), verifyPayload);
         }
-        return construct(h, new MappedPayload(path, 0, h.payloadLength(), backend), path);
+        return construct(h, new MappedPayload(path, 0, h.payloadLength(), backend), path, 0);
     }
 
     /**
@@ -128,7 +128,7 @@ public final class FilterFile {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             h = readAndCheck(path, ch, offset, length, verifyPayload);
         }
-        return construct(h, new MappedPayload(path, offset, h.payloadLength(), OffHeapBackend.active()), path);
+        return construct(h, new MappedPayload(path, offset, h.payloadLength(), OffHeapBackend.active()), path, offset);
     }
 
     /** Reads a filter from any channel into memory of the given kind (no mapping). */
@@ -140,7 +140,7 @@ public final class FilterFile {
     public static MembershipFilter load(Path name, SeekableByteChannel ch, long offset, long length, Storage storage)
             throws IOException {
         FilterHeader h = readAndCheck(name, ch, offset, length, true);
-        return construct(h, new LoadedPayload(name, ch, offset, h.payloadLength(), storage), name);
+        return construct(h, new LoadedPayload(name, ch, offset, h.payloadLength(), storage), name, offset);
     }
 
     /** Reads and checks the header and the file's length; does not read the payload. */
@@ -162,7 +162,18 @@ public final class FilterFile {
         return readAndCheck(name, ch, offset, length, true);
     }
 
-    private static MembershipFilter construct(FilterHeader h, FilterPayload payload, Path path) throws IOException {
+    /**
+     * The filter of a checked header and its payload, the image starting at {@code base}. A header
+     * naming caller-supplied hash functions ({@link HashStrategy#CUSTOM}) cannot be opened: those
+     * functions are not in the file, and every kind but Bloom would ask the strategy for a
+     * built-in one and fail with an {@link IllegalStateException}; a file saying so is damaged.
+     */
+    private static MembershipFilter construct(FilterHeader h, FilterPayload payload, Path path, long base)
+            throws IOException {
+        if (h.hashStrategy() == HashStrategy.CUSTOM) {
+            throw new CorruptionException(path, base + 7, "a stored " + h.kind().cliName() + " filter cannot use"
+                    + " caller-supplied hash functions (hash strategy 0): they are not in the file");
+        }
         try {
             return FilterCodecs.open(h, payload);
         } catch (IllegalArgumentException e) {

@@ -172,4 +172,32 @@ class FilterFileCorruptionTest {
         Files.write(p, content);
         return p;
     }
+
+    /**
+     * Found by fuzzing (a header field changed, its CRC repaired): a binary fuse length M whose
+     * product with the fingerprint width overflows back to the payload's own size passed the
+     * payload check, and lookups then read far past the mapping — the JVM died of a SIGSEGV.
+     */
+    @Test
+    void aBinaryFuseLengthThatOverflowsIntoThePayloadSizeIsCorruptionNotACrash() throws IOException {
+        long[] hashes = new long[1000];
+        for (int i = 0; i < hashes.length; i++) {
+            hashes[i] = i * 0x9E3779B97F4A7C15L;
+        }
+        Path path = dir.resolve("fuse.bsf");
+        try (MembershipFilter f = Filters.build(FilterKind.BINARY_FUSE, 9, hashes, hashes.length, Storage.HEAP)) {
+            FilterFile.write(f, path);
+        }
+        byte[] b = Files.readAllBytes(path);
+        ByteBuffer le = ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int bits = le.getInt(12);
+        // m + 2^64 / bits: the same m * bits modulo 2^64, a multiple of the segment length still.
+        le.putLong(16, le.getLong(16) + (1L << (64 - Integer.numberOfTrailingZeros(bits))));
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(b, 0, 60);
+        le.putInt(60, (int) crc.getValue());
+        Files.write(path, b);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> FilterFile.open(path));
+        assertTrue(e.getMessage().contains("fingerprints"), e.getMessage());
+    }
 }

@@ -14,11 +14,24 @@ import java.nio.file.Path;
  * See {@code docs/architecture.md}.
  *
  * <p>Errors: {@link IllegalArgumentException} for bad arguments (null or empty key, key or value
- * over the configured maximum, a directory that is not a store); {@link IllegalStateException}
- * for use after {@link #close()}; {@link io.bloomstore.bloom.CorruptionException} (an {@link
+ * over the configured maximum, a directory that is not a store, a {@link Snapshot} taken of
+ * another store or of an earlier open of this one); {@link IllegalStateException} for use after
+ * {@link #close()}; {@link io.bloomstore.bloom.CorruptionException} (an {@link
  * IOException}) for damaged files; {@link LockedException} when the store is
  * already open elsewhere; other {@link IOException}s for I/O failures. After a failed background
  * flush or WAL write the store refuses further writes with that error.
+ *
+ * <p>Use after close, from any thread: once {@link #close()} has begun, every method but
+ * {@code close()} (idempotent) and {@link #options()} throws an {@link IllegalStateException}
+ * whose message reads {@code "store <dir> is closed"} — also a call that raced with the close
+ * and had not yet reached its point of no return; a call past that point completes normally.
+ * Iterators and snapshots taken before the close stay valid: an iterator reads on, to its end,
+ * the state it was opened on (it pinned those tables), and releases them when it is closed; a
+ * {@link StoreIterator} closed by another thread throws {@code "iterator is closed"}; a closed
+ * {@link Snapshot}, {@code "snapshot is closed"}. No misuse can make the store read memory it has
+ * released (a table's off-heap index, its mapped filter, a block buffer): every table is
+ * reference-counted and freed only when its last user — the live version, a running get, an
+ * iterator (which lets go only under its own lock, see {@link StoreIterator}) — lets go.
  *
  * <p>Ownership: the store copies every array it keeps, so a caller may reuse its key and value
  * buffers as soon as {@code put}, {@code delete} or {@link WriteBatch#put} returns; every array it
@@ -178,7 +191,10 @@ public interface Store extends AutoCloseable {
      * Waits for a running flush, cancels a running compaction (its partial outputs are removed; a
      * {@link #compact()} in progress fails), syncs the WAL and releases the directory lock, so it
      * returns promptly. Writes still in the memtable, or in full memtables whose flush had not
-     * started, stay in the WAL and are recovered by the next open. The files are closed and the lock released even when the final sync fails. Idempotent.
+     * started, stay in the WAL and are recovered by the next open. The files are closed and the
+     * lock released even when the final sync fails. Tables that open iterators still read stay
+     * open (and mapped) until those iterators are closed. Idempotent; safe to call from any
+     * thread while others use the store (they get the closed-store error above).
      */
     @Override
     void close() throws IOException;

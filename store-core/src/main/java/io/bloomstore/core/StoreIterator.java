@@ -20,7 +20,12 @@ import java.util.Iterator;
  * After {@link #close()}, {@link #hasNext()} and {@link #next()} throw
  * {@link IllegalStateException}.
  *
- * <p>Thread safety: not thread-safe; use from one thread at a time.
+ * <p>Thread safety: meant for one thread at a time, yet safe under misuse: every method holds
+ * the iterator's own lock, so {@link #close()} from another thread waits for a {@code hasNext}
+ * or {@code next} in progress (at most one block read) and releases the pinned tables only
+ * then; every later call throws {@link IllegalStateException} ({@code "iterator is closed"}).
+ * Two threads calling {@code next} share the entries between them, each entry going to one.
+ * Closing the store does not close its iterators: they read on to their end.
  */
 public interface StoreIterator extends Iterator<KeyValue>, AutoCloseable {
 

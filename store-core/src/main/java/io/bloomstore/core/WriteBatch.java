@@ -16,7 +16,10 @@ import java.util.List;
  *
  * <p>The batch is one WAL record; its encoding is in {@code docs/format/wal.md}.
  *
- * <p>Thread safety: not thread-safe; build it on one thread, then hand it to the store.
+ * <p>Thread safety: safe for concurrent use (each method holds the batch's lock), though a batch
+ * is meant to be built on one thread and then handed to the store. {@link Store#write} applies
+ * the operations the batch holds when the write starts ({@link #copy()}): a thread that adds to
+ * or clears the batch meanwhile changes neither what is written nor the sequence numbers it gets.
  */
 public final class WriteBatch {
     /** Receives a batch's operations in the order they were added. */
@@ -31,7 +34,7 @@ public final class WriteBatch {
     private final List<byte[]> values = new ArrayList<>();
     private long approximateBytes;
 
-    public WriteBatch put(byte[] key, byte[] value) {
+    public synchronized WriteBatch put(byte[] key, byte[] value) {
         if (value == null) {
             throw new IllegalArgumentException("value must not be null (use delete)");
         }
@@ -42,7 +45,7 @@ public final class WriteBatch {
         return this;
     }
 
-    public WriteBatch delete(byte[] key) {
+    public synchronized WriteBatch delete(byte[] key) {
         checkKey(key);
         keys.add(key.clone());
         values.add(null);
@@ -51,23 +54,35 @@ public final class WriteBatch {
     }
 
     /** Number of operations. */
-    public int count() {
+    public synchronized int count() {
         return keys.size();
     }
 
     /** Key and value bytes plus a small per-operation overhead. */
-    public long approximateBytes() {
+    public synchronized long approximateBytes() {
         return approximateBytes;
     }
 
-    public void clear() {
+    public synchronized void clear() {
         keys.clear();
         values.clear();
         approximateBytes = 0;
     }
 
+    /**
+     * A batch of the same operations as this one now, sharing their arrays (which no batch
+     * modifies): unaffected by later changes to this one.
+     */
+    public synchronized WriteBatch copy() {
+        WriteBatch c = new WriteBatch();
+        c.keys.addAll(keys);
+        c.values.addAll(values);
+        c.approximateBytes = approximateBytes;
+        return c;
+    }
+
     /** Calls the handler for each operation, in order. */
-    public void forEach(Handler handler) {
+    public synchronized void forEach(Handler handler) {
         for (int i = 0; i < keys.size(); i++) {
             byte[] v = values.get(i);
             if (v == null) {
@@ -85,7 +100,7 @@ public final class WriteBatch {
     }
 
     @Override
-    public String toString() {
+    public synchronized String toString() {
         StringBuilder sb = new StringBuilder("WriteBatch[");
         for (int i = 0; i < keys.size() && i < 8; i++) {
             sb.append(i == 0 ? "" : ", ").append(values.get(i) == null ? "delete " : "put ")

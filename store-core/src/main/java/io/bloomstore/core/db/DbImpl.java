@@ -106,7 +106,7 @@ public final class DbImpl implements Store {
 
     @Override
     public void put(byte[] key, byte[] value, WriteOptions writeOptions) throws IOException {
-        write(new WriteBatch().put(key, value), writeOptions);
+        writes.write(new WriteBatch().put(key, value), writeOptions);
     }
 
     @Override
@@ -116,12 +116,14 @@ public final class DbImpl implements Store {
 
     @Override
     public void delete(byte[] key, WriteOptions writeOptions) throws IOException {
-        write(new WriteBatch().delete(key), writeOptions);
+        writes.write(new WriteBatch().delete(key), writeOptions);
     }
 
     @Override
     public void write(WriteBatch batch, WriteOptions writeOptions) throws IOException {
-        writes.write(batch, writeOptions);
+        // The caller's batch may change on another thread while the group commit encodes it and
+        // counts its sequence numbers: the store writes a copy taken at once.
+        writes.write(batch == null ? null : batch.copy(), writeOptions);
     }
 
     @Override
@@ -183,9 +185,18 @@ public final class DbImpl implements Store {
         return reads.snapshot();
     }
 
-    private static void checkReadOptions(ReadOptions readOptions) {
+    /**
+     * A snapshot of another store (or another open of this one) would be read at a sequence this
+     * store's compactions never kept versions for: refused rather than answered wrongly.
+     */
+    private void checkReadOptions(ReadOptions readOptions) {
         if (readOptions == null) {
             throw new IllegalArgumentException("read options must not be null (use ReadOptions.DEFAULT)");
+        }
+        Snapshot snapshot = readOptions.snapshot();
+        if (snapshot != null && !(snapshot instanceof SnapshotImpl s && s.of(db.snapshots))) {
+            throw new IllegalArgumentException("snapshot " + snapshot + " was not taken of this store (" + db.dir
+                    + ") since it was opened");
         }
     }
 
@@ -209,6 +220,7 @@ public final class DbImpl implements Store {
 
     @Override
     public StoreStats stats() {
+        db.checkOpen();
         return reads.stats();
     }
 

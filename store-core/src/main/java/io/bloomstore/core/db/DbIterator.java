@@ -20,7 +20,14 @@ import java.util.NoSuchElementException;
  * caller wanted whenever that entry ended its block). Holds the read view's tables (a
  * {@link VersionRef}) until {@link #close()}.
  *
- * <p>Thread safety: not thread-safe.
+ * <p>Thread safety: every public method holds the iterator's own lock, and {@link #close()}
+ * releases the sources and the pinned tables under it. So a close from another thread waits for
+ * a {@code hasNext}/{@code next} in progress (at most one block read) and every call after it sees
+ * the closed flag under that lock and throws {@link IllegalStateException}: no call can touch a
+ * source, a scratch block or a table's off-heap index or mapped filter after the close has let
+ * them go. That is what makes a store's close, or a close from another thread, unable to free
+ * memory under a reader: tables are released only when their last pin goes, and an iterator's pin
+ * goes only under its lock. The lock is uncontended for an iterator used by one thread.
  */
 final class DbIterator implements StoreIterator {
     private final MergingIterator merged;
@@ -56,6 +63,12 @@ final class DbIterator implements StoreIterator {
 
     @Override
     public boolean hasNext() {
+        synchronized (this) {
+            return findIfNeeded();
+        }
+    }
+
+    private boolean findIfNeeded() {
         if (closed) {
             throw new IllegalStateException("iterator is closed");
         }
@@ -76,11 +89,13 @@ final class DbIterator implements StoreIterator {
 
     @Override
     public KeyValue next() {
-        if (!hasNext()) {
-            throw new NoSuchElementException();
+        synchronized (this) {
+            if (!findIfNeeded()) {
+                throw new NoSuchElementException();
+            }
+            found = false;
+            return next;
         }
-        found = false;
-        return next;
     }
 
     private KeyValue findNext() throws IOException {
@@ -141,7 +156,7 @@ final class DbIterator implements StoreIterator {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }

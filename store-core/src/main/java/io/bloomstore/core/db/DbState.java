@@ -43,7 +43,7 @@ final class DbState {
     final CountersFile cumulative;
     final VersionSet versions;
     final TableRegistry tables;
-    final WriteQueue queue = new WriteQueue();
+    final WriteQueue queue;
     final Set<SnapshotImpl> snapshots = ConcurrentHashMap.newKeySet();
     /**
      * Background syncs: the WAL's writeback and the table files' as they are written. One pool for
@@ -79,6 +79,7 @@ final class DbState {
         this.readOnly = readOnly;
         this.fs = fs;
         this.dir = dir;
+        this.queue = new WriteQueue(closedMessage(dir));
         this.options = options;
         this.counters = counters;
         this.cumulative = cumulative;
@@ -162,9 +163,18 @@ final class DbState {
         }
     }
 
+    /**
+     * Throws the {@link IllegalStateException} every public method of a closed store throws
+     * ({@link #closedMessage}); callers (the Kafka Streams layer) may rely on the type, the message
+     * is for people.
+     */
     void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("store " + dir + " is closed");
+            throw new IllegalStateException(closedMessage(dir));
         }
+    }
+
+    static String closedMessage(Path dir) {
+        return "store " + dir + " is closed";
     }
 }

@@ -34,6 +34,11 @@ final class SnapshotImpl implements Snapshot {
         return sequence;
     }
 
+    /** Whether this snapshot was taken of the store whose live snapshots are {@code live}. */
+    boolean of(Set<SnapshotImpl> live) {
+        return this.live == live;
+    }
+
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {

@@ -41,9 +41,16 @@ final class WriteQueue {
         void run() throws IOException;
     }
 
+    /** The message of the {@link IllegalStateException} a writer gets once the store is closed. */
+    private final String closedMessage;
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition changed = mutex.newCondition();
     private final Deque<Writer> writers = new ArrayDeque<>();
+
+    /** {@code closedMessage}: what a writer is told once the store is closed (as {@link DbState#checkOpen()} says). */
+    WriteQueue(String closedMessage) {
+        this.closedMessage = closedMessage;
+    }
     private boolean closed;
 
     ReentrantLock mutex() {
@@ -63,7 +70,7 @@ final class WriteQueue {
         mutex.lock();
         try {
             if (closed) {
-                throw new IllegalStateException("store is closed");
+                throw new IllegalStateException(closedMessage);
             }
             writers.addLast(w);
             while (!w.result().done && writers.peekFirst() != w) {

@@ -95,17 +95,21 @@ final class TableFilters {
         }
     }
 
-    /** Opens the sidecar of a table with the given properties; checks its key filter against them. */
+    /**
+     * Opens the sidecar of a table with the given properties; checks its key filter against them.
+     * When the two disagree, either file may be the damaged one: the error names both.
+     */
     static FilterSet open(FileSystem fs, Path path, TableProperties props, boolean verifyPayload)
             throws IOException {
+        String table = tableOf(path);
         if (!fs.exists(path)) {
-            throw new CorruptionException(path, 0, "filter sidecar is missing (the table's properties record a "
-                    + props.filterKind().cliName() + " filter of " + props.filterFileSize() + " bytes)");
+            throw new CorruptionException(path, 0, "filter sidecar is missing (the properties of " + table
+                    + " record a " + props.filterKind().cliName() + " filter of " + props.filterFileSize() + " bytes)");
         }
         long size = fs.size(path);
         if (size != props.filterFileSize()) {
-            throw CorruptionException.mismatch(path, Math.min(size, props.filterFileSize()), "filter sidecar size",
-                    props.filterFileSize(), size);
+            throw new CorruptionException(path, Math.min(size, props.filterFileSize()), "filter sidecar has " + size
+                    + " bytes; the properties of " + table + " say " + props.filterFileSize());
         }
         FilterSet set;
         try {
@@ -130,10 +134,18 @@ final class TableFilters {
         if (h.kind() != props.filterKind() || h.n() != props.filterKeys()) {
             set.close();
             throw new CorruptionException(path, 0, "filter sidecar holds a " + h.kind().cliName() + " filter of "
-                    + h.n() + " keys; the table's properties say " + props.filterKind().cliName() + " of "
+                    + h.n() + " keys; the properties of " + table + " say " + props.filterKind().cliName() + " of "
                     + props.filterKeys());
         }
         return set;
+    }
+
+    /** The name of the table whose sidecar is {@code filter} ({@code NNNNNN.filter} → {@code NNNNNN.sst}). */
+    private static String tableOf(Path filter) {
+        String name = filter.getFileName().toString();
+        return name.endsWith(TableFileNames.FILTER_SUFFIX)
+                ? name.substring(0, name.length() - TableFileNames.FILTER_SUFFIX.length()) + TableFileNames.TABLE_SUFFIX
+                : name;
     }
 
     /** Reads the whole sidecar and checks every checksum. */
