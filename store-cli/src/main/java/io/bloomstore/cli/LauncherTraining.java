@@ -10,6 +10,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.bloomstore.cli.store.QuickGet;
+
 /**
  * The training run of the {@code bloomstore} launcher ({@code store-cli/src/main/launcher}): the
  * store commands a user types once per process, run in one JVM on a small store in a temporary
@@ -57,6 +59,11 @@ public final class LauncherTraining {
                             + ": " + sink);
                     System.exit(1);
                 }
+            }
+            // The one-key get's fast path, as Main.main takes it.
+            for (String key : List.of("k1", "absent")) {
+                StringWriter sink = new StringWriter();
+                QuickGet.tryRun(new String[] {"--data", data, "get", key}, new PrintWriter(sink), new PrintWriter(sink));
             }
         } finally {
             try (Stream<Path> all = Files.walk(dir)) {

@@ -1,7 +1,9 @@
 package io.bloomstore.cli;
 
 import java.io.InputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -21,6 +23,7 @@ import io.bloomstore.cli.store.FlushCommand;
 import io.bloomstore.cli.store.GetCommand;
 import io.bloomstore.cli.store.LoadCommand;
 import io.bloomstore.cli.store.PutCommand;
+import io.bloomstore.cli.store.QuickGet;
 import io.bloomstore.cli.store.RepairCommand;
 import io.bloomstore.cli.store.ScanCommand;
 import io.bloomstore.cli.store.StatsCommand;
@@ -92,7 +95,20 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         prepare(args);
-        System.exit(commandLine(new Main(), args).execute(args));
+        int quick = QuickGet.tryRun(args, stdout(), new PrintWriter(System.err, true));
+        System.exit(quick != QuickGet.NOT_HANDLED ? quick : commandLine(new Main(), args).execute(args));
+    }
+
+    /** Standard output in the encoding picocli would write it in: the JVM's stdout encoding. */
+    private static PrintWriter stdout() {
+        String name = System.getProperty("sun.stdout.encoding", System.getProperty("stdout.encoding"));
+        Charset charset;
+        try {
+            charset = name != null ? Charset.forName(name) : Charset.defaultCharset();
+        } catch (IllegalArgumentException e) {
+            charset = Charset.defaultCharset();
+        }
+        return new PrintWriter(new OutputStreamWriter(System.out, charset), true);
     }
 
     /**
