@@ -186,7 +186,7 @@ public final class CountersFile {
     }
 
     /**
-     * For a store open read-only, at its close: adds this open's counters to the sums the file
+     * For a store open read-only, at its close: adds this open's counters (without an fsync) to the sums the file
      * holds now — other read-only opens of the store may have saved theirs since this one read it —
      * under the update lock of {@code lockFile} ({@code FileSystem.lockForUpdate}), so none of
      * their counts is lost. Nothing is written when this open counted nothing. A directory this
@@ -215,9 +215,10 @@ public final class CountersFile {
                 all.merge(e.getKey(), e.getValue().apply(live).sum(), Long::sum);
             }
             ByteBuffer b = encode(all);
+            // No fsync, as at a writer's close (saveWithoutSyncOrWarn): it would cost a one-shot
+            // command more than its lookup, for statistics a power loss may cost at worst.
             try (WritableFile out = fs.create(temp)) {
                 out.write(b);
-                out.sync();
             }
             fs.rename(temp, file);
         } catch (AccessDeniedException | ReadOnlyFileSystemException e) {
