@@ -78,28 +78,9 @@ final class StoreOpener {
             versions = isStore ? VersionSet.recover(fs, dir, options.maxManifestBytes())
                     : VersionSet.create(fs, dir, options.maxManifestBytes());
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
-            BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
-                    : new BlockCache(options.blockCacheBytes());
-            tables = new TableRegistry(fs, dir, TableOptions.of(options), cache, counters,
-                    new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()));
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (FileMetaData f : versions.current().files(level)) {
-                    tables.open(f.fileNumber(), level);
-                }
-            }
-            List<Long> wals = new ArrayList<>();
-            for (String name : fs.list(dir)) {
-                FileNames.Parsed p = FileNames.parse(name);
-                if (p != null) {
-                    versions.markFileNumberUsed(p.number());
-                    if (p.kind() == FileNames.Kind.WAL && p.number() >= versions.logNumber()) {
-                        wals.add(p.number());
-                    }
-                }
-            }
-            Collections.sort(wals);
-            WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
-                    options.walRecovery());
+            tables = openTables(fs, dir, options, counters, versions, true);
+            WalReplay.Result replayed = WalReplay.replay(fs, dir, walsToReplay(fs, dir, versions),
+                    versions.lastSequence(), options.walRecovery());
             long walNumber = versions.newFileNumber();
             walFile = fs.create(FileNames.wal(dir, walNumber));
             LogWriter wal = new LogWriter(walFile, LogFormat.WAL_MAGIC);
@@ -209,25 +190,9 @@ final class StoreOpener {
         try {
             versions = VersionSet.recoverReadOnly(fs, dir);
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
-            BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
-                    : new BlockCache(options.blockCacheBytes());
-            tables = new TableRegistry(fs, dir, TableOptions.of(options), cache, counters,
-                    new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()), false);
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (FileMetaData f : versions.current().files(level)) {
-                    tables.open(f.fileNumber(), level);
-                }
-            }
-            List<Long> wals = new ArrayList<>();
-            for (String name : fs.list(dir)) {
-                FileNames.Parsed p = FileNames.parse(name);
-                if (p != null && p.kind() == FileNames.Kind.WAL && p.number() >= versions.logNumber()) {
-                    wals.add(p.number());
-                }
-            }
-            Collections.sort(wals);
-            WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
-                    options.walRecovery());
+            tables = openTables(fs, dir, options, counters, versions, false);
+            WalReplay.Result replayed = WalReplay.replay(fs, dir, walsToReplay(fs, dir, versions),
+                    versions.lastSequence(), options.walRecovery());
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, versions.logNumber(), null,
                     replayed.lastSequence());
@@ -252,6 +217,49 @@ final class StoreOpener {
             }
             throw e;
         }
+    }
+
+    /**
+     * The registry of the current version's tables, each opened (footer, properties, filter
+     * mapping); {@code checkFiltersAhead} as {@link TableRegistry}'s. A table that fails to open
+     * closes the ones opened before it.
+     */
+    private static TableRegistry openTables(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters,
+                                            VersionSet versions, boolean checkFiltersAhead) throws IOException {
+        BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
+                : new BlockCache(options.blockCacheBytes());
+        TableRegistry tables = new TableRegistry(fs, dir, TableOptions.of(options), cache, counters,
+                new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()), checkFiltersAhead);
+        try {
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (FileMetaData f : versions.current().files(level)) {
+                    tables.open(f.fileNumber(), level);
+                }
+            }
+            return tables;
+        } catch (IOException | RuntimeException | Error e) {
+            tables.closeAll();
+            throw e;
+        }
+    }
+
+    /**
+     * The WAL segments recovery replays, oldest first: those numbered from the MANIFEST's log
+     * number on. Marks every numbered file's number as used, so new files never reuse one.
+     */
+    private static List<Long> walsToReplay(FileSystem fs, Path dir, VersionSet versions) throws IOException {
+        List<Long> wals = new ArrayList<>();
+        for (String name : fs.list(dir)) {
+            FileNames.Parsed p = FileNames.parse(name);
+            if (p != null) {
+                versions.markFileNumberUsed(p.number());
+                if (p.kind() == FileNames.Kind.WAL && p.number() >= versions.logNumber()) {
+                    wals.add(p.number());
+                }
+            }
+        }
+        Collections.sort(wals);
+        return wals;
     }
 
     /** For a directory without CURRENT: refuses one holding anything but a new store's leftovers. */
