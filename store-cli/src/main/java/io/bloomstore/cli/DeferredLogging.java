@@ -18,7 +18,7 @@ import ch.qos.logback.classic.spi.LogbackServiceProvider;
  * The command line's SLF4J binding: logback, started only when something is logged at a level the
  * command line shows (WARN and ERROR, {@link CliLogConfigurator}). A one-shot command that logs
  * nothing — a {@code get} — never loads logback's two hundred classes; the engine's loggers are
- * made eagerly (static fields) but cost one small object each until then. {@link Main#main} names
+ * made eagerly (static fields) but cost one small object each until then. {@link Start#main} names
  * this class in the {@code slf4j.provider} system property unless the user set it; where the user
  * configures logback ({@code -Dlogback.configurationFile}, or a {@code logback.xml} on the class
  * path) levels may be anything, so logback starts at once and every call goes straight to it.

@@ -49,7 +49,7 @@ public final class LauncherTraining {
                     new String[] {"--data", data, "delete", "k2"},
                     new String[] {"--data", data, "scan", "--limit", "10"},
                     new String[] {"--data", data, "stats"});
-            Main.prepare(commands.get(0));
+            Start.prepare(commands.get(0));
             for (String[] command : commands) {
                 StringWriter sink = new StringWriter();
                 Main main = new Main(new ByteArrayInputStream(new byte[0]));
@@ -60,7 +60,7 @@ public final class LauncherTraining {
                     System.exit(1);
                 }
             }
-            // The one-key get's fast path, as Main.main takes it.
+            // The one-key get's fast path, as Start.main takes it.
             for (String key : List.of("k1", "absent")) {
                 StringWriter sink = new StringWriter();
                 QuickGet.tryRun(new String[] {"--data", data, "get", key}, new PrintWriter(sink), new PrintWriter(sink));

@@ -1,17 +1,13 @@
 package io.bloomstore.cli;
 
 import java.io.InputStream;
-import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
-import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Supplier;
 
-import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.cli.bench.BenchCommand;
 import io.bloomstore.cli.streams.StreamsBenchCommand;
 import io.bloomstore.cli.family.ExperimentCommand;
@@ -23,7 +19,6 @@ import io.bloomstore.cli.store.FlushCommand;
 import io.bloomstore.cli.store.GetCommand;
 import io.bloomstore.cli.store.LoadCommand;
 import io.bloomstore.cli.store.PutCommand;
-import io.bloomstore.cli.store.QuickGet;
 import io.bloomstore.cli.store.RepairCommand;
 import io.bloomstore.cli.store.ScanCommand;
 import io.bloomstore.cli.store.StatsCommand;
@@ -93,50 +88,14 @@ public final class Main implements Runnable {
         this.stdin = stdin;
     }
 
+    /** The jar's entry point, {@link Start#main}. */
     public static void main(String[] args) {
-        prepare(args);
-        int quick = QuickGet.tryRun(args, stdout(), new PrintWriter(System.err, true));
-        System.exit(quick != QuickGet.NOT_HANDLED ? quick : commandLine(new Main(), args).execute(args));
+        Start.main(args);
     }
 
-    /** Standard output in the encoding picocli would write it in: the JVM's stdout encoding. */
-    private static PrintWriter stdout() {
-        String name = System.getProperty("sun.stdout.encoding", System.getProperty("stdout.encoding"));
-        Charset charset;
-        try {
-            charset = name != null ? Charset.forName(name) : Charset.defaultCharset();
-        } catch (IllegalArgumentException e) {
-            charset = Charset.defaultCharset();
-        }
-        return new PrintWriter(new OutputStreamWriter(System.out, charset), true);
-    }
-
-    /**
-     * What {@link #main} sets up before it runs {@code args}: the deferred logging binding and,
-     * for a store command, the JDK's filter mappings (each unless the user set it). The launcher's
-     * class-data-sharing training ({@link LauncherTraining}) calls it too, so that it loads the
-     * classes real commands load.
-     */
-    static void prepare(String[] args) {
-        if (System.getProperty("slf4j.provider") == null) {
-            System.setProperty("slf4j.provider", DeferredLogging.class.getName());
-            if (System.getProperty("slf4j.internal.verbosity") == null) {
-                // SLF4J announces a provider named by the property at INFO, on standard error.
-                System.setProperty("slf4j.internal.verbosity", "WARN");
-            }
-        }
-        String command = commandName(args);
-        boolean brief = command != null && BRIEF.contains(command);
-        if (brief && System.getProperty(OffHeapBackend.PROPERTY) == null) {
-            // A store command maps a few filters and probes them a few times: the JDK's mappings
-            // start some 130 classes (and a tenth of a second) sooner than Chronicle Bytes.
-            System.setProperty(OffHeapBackend.PROPERTY, "jdk");
-        }
-        if (brief && System.getProperty("bloomstore.lz4") == null) {
-            // The JNI build of LZ4 is unpacked into a temporary file and loaded first: more than a few
-            // blocks gain from it.
-            System.setProperty("bloomstore.lz4", "java");
-        }
+    /** Runs {@code args} through picocli: every command but the one-key get {@link Start} answers. */
+    static int execute(String[] args) {
+        return commandLine(new Main(), args).execute(args);
     }
 
     /**
@@ -144,7 +103,7 @@ public final class Main implements Runnable {
      * command; otherwise every command.
      */
     public static CommandLine commandLine(Main main, String[] args) {
-        String command = commandName(args);
+        String command = Start.commandName(args);
         Supplier<Object> only = command == null ? null : ONE_SHOT.get(command);
         return only == null ? commandLine(main) : commandLine(main, Map.of(command, only));
     }
@@ -167,13 +126,6 @@ public final class Main implements Runnable {
         return all;
     }
 
-    /**
-     * The store commands that touch a few blocks and filters: set up for a fast start rather than
-     * for throughput ({@link #prepare}). {@code load}, {@code compact} and {@code verify} read or
-     * write whole stores and keep the defaults.
-     */
-    private static final Set<String> BRIEF = Set.of("get", "put", "delete", "scan", "stats", "flush");
-
     /** The store commands: the ones a user or a script runs once per process, on one store. */
     private static final Map<String, Supplier<Object>> ONE_SHOT = oneShot();
 
@@ -190,25 +142,6 @@ public final class Main implements Runnable {
         m.put("verify", VerifyCommand::new);
         m.put("repair", RepairCommand::new);
         return Collections.unmodifiableMap(m);
-    }
-
-    /**
-     * The command named in {@code args}: the first argument that is neither a global option
-     * ({@code --verbose}, {@code --data DIR}, {@code --data=DIR}) nor its value; null when there is
-     * none or an argument asks for the root's help or version.
-     */
-    static String commandName(String[] args) {
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--data")) {
-                i++;
-            } else if (a.equals("--verbose") || a.startsWith("--data=")) {
-                continue;
-            } else {
-                return a.startsWith("-") ? null : a;
-            }
-        }
-        return null;
     }
 
     /** The configured command line: every subcommand, error handling and exit codes. */

@@ -38,6 +38,7 @@ class LauncherIT {
         launcher = bin.resolve("bloomstore");
         Files.copy(JAR.resolveSibling("bloomstore"), launcher);
         Files.createSymbolicLink(bin.resolve("bloomstore.jar"), JAR);
+        Files.createSymbolicLink(bin.resolve("bloomstore-lean.jar"), JAR.resolveSibling("bloomstore-lean.jar"));
     }
 
     @Test
@@ -59,7 +60,7 @@ class LauncherIT {
         Run logged = run(Map.of("BLOOMSTORE_JAVA_OPTS", "-Xlog:class+load=info:file=" + log), "--data", data, "get", "k");
         assertEquals(0, logged.code, logged.err);
         String loads = Files.readString(log);
-        assertTrue(loads.contains("io.bloomstore.cli.Main source: shared objects file"),
+        assertTrue(loads.contains("io.bloomstore.cli.Start source: shared objects file"),
                 "BloomStore's classes come from the archive");
         assertTrue(loads.contains("io.bloomstore.core.db.DbImpl source: shared objects file"),
                 "the engine's too: the training opened a store");
@@ -83,6 +84,28 @@ class LauncherIT {
         Run help = run(Map.of(), "--help");
         assertEquals(0, help.code, help.err);
         assertTrue(help.out.contains("bench"), "every command is listed: " + help.out);
+    }
+
+    @Test
+    void shortCommandsRunFromTheLeanJarTheRestFromTheFullOne() throws Exception {
+        String data = dir.resolve("db").toString();
+        Map<String, String> showPath = Map.of("BLOOMSTORE_JAVA_OPTS", "-XshowSettings:properties");
+        for (String[] command : List.of(new String[] {"--data", data, "put", "k", "v"},
+                new String[] {"--data", data, "get", "k"}, new String[] {"--data", data, "scan", "--limit", "1"},
+                new String[] {"--data", data, "stats", "--json"})) {
+            Run r = run(showPath, command);
+            assertEquals(0, r.code, r.err);
+            assertTrue(r.err.contains("bloomstore-lean.jar"), String.join(" ", command) + " ran from: " + r.err);
+        }
+        Run filterHelp = run(showPath, "filter", "--help");
+        assertEquals(0, filterHelp.code, filterHelp.err);
+        assertTrue(filterHelp.err.contains("java.class.path = " + dir.resolve("bin").resolve("bloomstore.jar")),
+                "a command beyond the short ones runs from the full jar: " + filterHelp.err);
+
+        Files.delete(dir.resolve("bin").resolve("bloomstore-lean.jar"));
+        Run withoutLean = run(Map.of(), "--data", data, "get", "k");
+        assertEquals(0, withoutLean.code, withoutLean.err);
+        assertEquals("v\n", withoutLean.out, "without the lean jar the full one answers");
     }
 
     private List<Path> archives() throws IOException {
