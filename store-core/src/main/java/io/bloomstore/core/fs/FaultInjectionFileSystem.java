@@ -78,36 +78,26 @@ public final class FaultInjectionFileSystem extends ForwardingFileSystem {
 
     /** After {@code bytes} more bytes are written, the disk is full. */
     public FaultInjectionFileSystem failWritesAfterBytes(long bytes) {
-        synchronized (plan) {
-            plan.byteBudget = bytes;
-        }
-        return this;
+        return change(p -> p.byteBudget = bytes);
     }
 
     /** After {@code syncs} more successful syncs, every sync fails with an I/O error. */
     public FaultInjectionFileSystem failSyncsAfter(long syncs) {
-        synchronized (plan) {
-            plan.syncBudget = syncs;
-        }
-        return this;
+        return change(p -> p.syncBudget = syncs);
     }
 
     /** Each write, sync and read fails with the given probability (0 for never). */
     public FaultInjectionFileSystem failRandomly(double write, double sync, double read) {
-        synchronized (plan) {
-            plan.writeProbability = write;
-            plan.syncProbability = sync;
-            plan.readProbability = read;
-        }
-        return this;
+        return change(p -> {
+            p.writeProbability = write;
+            p.syncProbability = sync;
+            p.readProbability = read;
+        });
     }
 
     /** Confines faults to files whose path matches (e.g. tables only). */
     public FaultInjectionFileSystem onlyFiles(Predicate<Path> files) {
-        synchronized (plan) {
-            plan.only = files;
-        }
-        return this;
+        return change(p -> p.only = files);
     }
 
     /**
@@ -153,10 +143,7 @@ public final class FaultInjectionFileSystem extends ForwardingFileSystem {
      * on this view; reopen through the base file system.
      */
     public FaultInjectionFileSystem crashAfterOperations(long operations) {
-        synchronized (plan) {
-            plan.operationsBeforeCrash = operations;
-        }
-        return this;
+        return change(p -> p.operationsBeforeCrash = operations);
     }
 
     /**
@@ -164,15 +151,19 @@ public final class FaultInjectionFileSystem extends ForwardingFileSystem {
      * the next one fails with an I/O error; later calls work again.
      */
     public FaultInjectionFileSystem failOperationAfter(long operations) {
-        synchronized (plan) {
-            plan.operationsBeforeFailure = operations;
-        }
-        return this;
+        return change(p -> p.operationsBeforeFailure = operations);
     }
 
     /** Removes every fault setting: the disk works again. */
     public FaultInjectionFileSystem heal() {
-        plan.heal();
+        return change(FaultPlan::heal);
+    }
+
+    /** Applies {@code setting} to the plan all views share, with its lock held. */
+    private FaultInjectionFileSystem change(Consumer<FaultPlan> setting) {
+        synchronized (plan) {
+            setting.accept(plan);
+        }
         return this;
     }
 
