@@ -12,8 +12,8 @@ import java.util.List;
  *
  * <p>Implementations: {@link LocalFileSystem} (the real one) and {@link MemoryFileSystem}
  * (tests); wrappers that change a few calls of another, such as {@link FaultInjectionFileSystem},
- * extend {@link ForwardingFileSystem}. Thread safety: implementations are safe for concurrent use; the files they return
- * document their own.
+ * extend {@link ForwardingFileSystem}. Thread safety: implementations are safe for concurrent
+ * use; the files they return document their own.
  */
 public interface FileSystem {
 

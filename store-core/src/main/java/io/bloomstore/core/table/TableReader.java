@@ -99,8 +99,9 @@ public final class TableReader implements Closeable {
         // Loading (file systems that cannot map) always checks the payload; mapping checks it on
         // open only when asked to.
         this.filterPayloadChecked = filter != null && (verifiedOnOpen || !fs.supportsMapping());
-        this.metadata = new TableMetadata(fileNumber, indexes.fileSize(), props.filterFileSize(), props.smallestUserKey(),
-                props.largestUserKey(), props.entries(), props.smallestSeq(), props.largestSeq());
+        this.metadata = new TableMetadata(fileNumber, indexes.fileSize(), props.filterFileSize(),
+                props.smallestUserKey(), props.largestUserKey(), props.entries(), props.smallestSeq(),
+                props.largestSeq());
     }
 
     /**

@@ -246,7 +246,7 @@ final class ReaderTargets {
                 });
     }
 
-    /** Table {@code number} from the bytes of its file and sidecar, on an in-memory file system, its filter checked on open. */
+    /** Table {@code number} from the bytes of its file and sidecar, in memory, its filter checked on open. */
     private static TableReader openInMemory(long number, byte[] table, byte[] sidecar) throws IOException {
         MemoryFileSystem fs = memory();
         write(fs, FileNames.table(DIR, number), table);
