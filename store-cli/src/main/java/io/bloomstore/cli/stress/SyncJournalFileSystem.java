@@ -1,10 +1,9 @@
 package io.bloomstore.cli.stress;
 
-import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.ForwardingFileSystem;
+import io.bloomstore.core.fs.ForwardingWritableFile;
 import io.bloomstore.core.fs.LocalFileSystem;
-import io.bloomstore.core.fs.RandomReadFile;
 import io.bloomstore.core.fs.WritableFile;
-import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -33,17 +32,17 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread safety: safe for concurrent use.
  */
-final class SyncJournalFileSystem implements FileSystem {
+final class SyncJournalFileSystem extends ForwardingFileSystem {
     /** Prefix of the names deleted and replaced files wait under. */
     static final String HIDDEN_PREFIX = ".stress-unsynced-";
 
-    private final FileSystem base = LocalFileSystem.INSTANCE;
     private final FileChannel journal;
     private final Object directoryLock = new Object();
     private final List<Path> hidden = new ArrayList<>();
     private long hiddenNames;
 
     SyncJournalFileSystem(Path journalFile) throws IOException {
+        super(LocalFileSystem.INSTANCE);
         this.journal = FileChannel.open(journalFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.APPEND);
     }
@@ -70,67 +69,37 @@ final class SyncJournalFileSystem implements FileSystem {
     public WritableFile create(Path path) throws IOException {
         WritableFile file;
         synchronized (directoryLock) {
-            log("C " + name(path) + (base.exists(path) ? " old" : " new"));
-            file = base.create(path);
+            log("C " + name(path) + (base().exists(path) ? " old" : " new"));
+            file = base().create(path);
         }
         String name = name(path);
         AtomicLong written = new AtomicLong();
-        return new WritableFile() {
+        return new ForwardingWritableFile(file) {
             @Override
             public void write(ByteBuffer data) throws IOException {
                 int n = data.remaining();
-                file.write(data);
+                super.write(data);
                 written.addAndGet(n);
-            }
-
-            @Override
-            public long position() {
-                return file.position();
             }
 
             @Override
             public void sync() throws IOException {
                 long durable = written.get();
-                file.sync();
+                super.sync();
                 log("S " + name + " " + durable);
-            }
-
-            @Override
-            public void close() throws IOException {
-                file.close();
             }
         };
     }
 
     @Override
-    public RandomReadFile openRead(Path path) throws IOException {
-        return base.openRead(path);
-    }
-
-    @Override
-    public RandomReadFile openReadDirect(Path path) throws IOException {
-        return base.openReadDirect(path);
-    }
-
-    @Override
-    public boolean exists(Path path) {
-        return base.exists(path);
-    }
-
-    @Override
-    public long size(Path path) throws IOException {
-        return base.size(path);
-    }
-
-    @Override
     public void delete(Path path) throws IOException {
         synchronized (directoryLock) {
-            if (!base.exists(path)) {
+            if (!base().exists(path)) {
                 return;
             }
             Path h = hiddenName(path);
             log("D " + name(path) + " " + name(h));
-            base.rename(path, h);
+            base().rename(path, h);
             hidden.add(h);
         }
     }
@@ -138,57 +107,32 @@ final class SyncJournalFileSystem implements FileSystem {
     @Override
     public void rename(Path source, Path target) throws IOException {
         synchronized (directoryLock) {
-            Path h = base.exists(target) ? hiddenName(target) : null;
+            Path h = base().exists(target) ? hiddenName(target) : null;
             log("R " + name(source) + " " + name(target) + " " + (h == null ? "-" : name(h)));
             if (h != null) {
-                base.rename(target, h);
+                base().rename(target, h);
                 hidden.add(h);
             }
-            base.rename(source, target);
+            base().rename(source, target);
         }
     }
 
     @Override
     public List<String> list(Path dir) throws IOException {
-        List<String> names = new ArrayList<>(base.list(dir));
+        List<String> names = new ArrayList<>(base().list(dir));
         names.removeIf(n -> n.startsWith(HIDDEN_PREFIX));
         return names;
     }
 
     @Override
-    public void createDirectories(Path dir) throws IOException {
-        base.createDirectories(dir);
-    }
-
-    @Override
     public void syncDirectory(Path dir) throws IOException {
         synchronized (directoryLock) {
-            base.syncDirectory(dir);
+            base().syncDirectory(dir);
             log("Y " + name(dir));
             for (Path h : hidden) {
-                base.delete(h);
+                base().delete(h);
             }
             hidden.clear();
         }
-    }
-
-    @Override
-    public Closeable lock(Path path) throws IOException {
-        return base.lock(path);
-    }
-
-    @Override
-    public Closeable lockShared(Path path) throws IOException {
-        return base.lockShared(path);
-    }
-
-    @Override
-    public Closeable lockForUpdate(Path path) throws IOException {
-        return base.lockForUpdate(path);
-    }
-
-    @Override
-    public boolean supportsMapping() {
-        return base.supportsMapping();
     }
 }

@@ -11,8 +11,9 @@ import java.util.List;
  * file system or one that injects faults (lost unsynced data, torn writes, full disk).
  *
  * <p>Implementations: {@link LocalFileSystem} (the real one) and {@link MemoryFileSystem}
- * (tests). Thread safety: implementations are safe for concurrent use; the files they return
- * document their own.
+ * (tests); wrappers that change a few calls of another, such as {@link FaultInjectionFileSystem},
+ * extend {@link ForwardingFileSystem}. Thread safety: implementations are safe for concurrent
+ * use; the files they return document their own.
  */
 public interface FileSystem {
 

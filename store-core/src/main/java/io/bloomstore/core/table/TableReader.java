@@ -26,9 +26,9 @@ import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.stats.ThreadTally;
 
 /**
- * An open SSTable: footer, properties and index read and checked on open, the index kept on
- * the heap, the filter sidecar mapped off-heap (or loaded into native memory when the file
- * system cannot map). Format: docs/format/sstable.md.
+ * An open SSTable: footer and properties read and checked on open, the index read on first use
+ * and kept off the heap (both by {@link TableIndexLoader}), the filter sidecar mapped off-heap
+ * (or loaded into native memory when the file system cannot map). Format: docs/format/sstable.md.
  *
  * <p>Point lookups ({@link #get}) follow the read path of DESIGN.md: key range, filter, index,
  * block cache, then one positional read through {@link CountingReader}, counting in
@@ -51,10 +51,10 @@ public final class TableReader implements Closeable {
     /** The counters of the level the table lives at; replaced when a trivial move takes it down. */
     private volatile LevelCounters levelCounters;
     private final TableProperties props;
-    /** The index block's place; the index is read and decoded on first use ({@link #index()}). */
-    private final BlockHandle indexHandle;
-    private final Object indexLoad = new Object();
-    private volatile TableIndex index;
+    /** The footer and properties read on open; the index, loaded on first use ({@link #index()}). */
+    private final TableIndexLoader indexes;
+    /** {@link #checkOpen}, made once: the index load runs it under its lock. */
+    private final Runnable openCheck = this::checkOpen;
     /** Reads the data blocks, through the block cache. */
     private final TableBlocks blocks;
     private final FilterSet filters;
@@ -73,8 +73,8 @@ public final class TableReader implements Closeable {
     private volatile boolean closed;
 
     private TableReader(FileSystem fs, Path dir, long fileNumber, CountingReader reader, BlockCache cache,
-                        StoreCounters counters, LevelCounters levelCounters, TableProperties props,
-                        BlockHandle indexHandle, FilterSet filters, long fileSize, boolean verifiedOnOpen) {
+                        StoreCounters counters, LevelCounters levelCounters, TableIndexLoader indexes,
+                        FilterSet filters, boolean verifiedOnOpen) {
         this.fs = fs;
         this.fileNumber = fileNumber;
         this.path = reader.name();
@@ -83,8 +83,8 @@ public final class TableReader implements Closeable {
         this.cache = cache;
         this.counters = counters;
         this.levelCounters = levelCounters;
-        this.props = props;
-        this.indexHandle = indexHandle;
+        this.indexes = indexes;
+        this.props = indexes.properties();
         this.blocks = new TableBlocks(fileNumber, reader, cache, counters, this::index, props.dataSize());
         this.filters = filters;
         this.filter = filters == null ? null : filters.section(FilterSet.Role.KEY).filter();
@@ -99,8 +99,9 @@ public final class TableReader implements Closeable {
         // Loading (file systems that cannot map) always checks the payload; mapping checks it on
         // open only when asked to.
         this.filterPayloadChecked = filter != null && (verifiedOnOpen || !fs.supportsMapping());
-        this.metadata = new TableMetadata(fileNumber, fileSize, props.filterFileSize(), props.smallestUserKey(),
-                props.largestUserKey(), props.entries(), props.smallestSeq(), props.largestSeq());
+        this.metadata = new TableMetadata(fileNumber, indexes.fileSize(), props.filterFileSize(),
+                props.smallestUserKey(), props.largestUserKey(), props.entries(), props.smallestSeq(),
+                props.largestSeq());
     }
 
     /**
@@ -164,20 +165,8 @@ public final class TableReader implements Closeable {
         FilterSet filter = null;
         try {
             CountingReader reader = new CountingReader(file, path, counters);
-            long size = reader.size();
-            if (size < Footer.BYTES) {
-                throw new CorruptionException(path, size, "file of " + size + " bytes is shorter than the "
-                        + Footer.BYTES + "-byte footer");
-            }
-            Footer footer = Footer.decode(reader.readUncounted(size - Footer.BYTES, Footer.BYTES), path, size);
-            BlockHandle ph = footer.properties();
-            BlockHandle ih = footer.index();
-            TableProperties props = TableProperties.decode(readMeta(reader, ph), path, ph.offset());
-            if (ph.offset() != props.dataSize() || ih.offset() != ph.offset() + ph.storedSize()
-                    || size - Footer.BYTES != ih.offset() + ih.storedSize()) {
-                throw new CorruptionException(path, size - Footer.BYTES, "data (" + props.dataSize()
-                        + " bytes), properties " + ph + " and index " + ih + " do not tile the file");
-            }
+            TableIndexLoader indexes = TableIndexLoader.open(reader);
+            TableProperties props = indexes.properties();
             if (withFilter && props.filterKind() != null) {
                 filter = TableFilters.open(fs, dir.resolve(TableFileNames.filter(fileNumber)), props,
                         opts.verifyFilterOnOpen());
@@ -185,8 +174,8 @@ public final class TableReader implements Closeable {
                     countFilterFileRead(counters, props);
                 }
             }
-            return new TableReader(fs, dir, fileNumber, reader, cache, counters, levelCounters, props, ih, filter,
-                    size, opts.verifyFilterOnOpen());
+            return new TableReader(fs, dir, fileNumber, reader, cache, counters, levelCounters, indexes, filter,
+                    opts.verifyFilterOnOpen());
         } catch (IOException | RuntimeException e) {
             if (filter != null) {
                 filter.close();
@@ -197,39 +186,12 @@ public final class TableReader implements Closeable {
     }
 
     /**
-     * The table's index, read and decoded on first use: a store opens its tables without reading
-     * their indexes (as RocksDB's table cache opens tables), so an open costs a footer, properties
-     * and a filter mapping per table, and a lookup decodes only the indexes of the tables whose
-     * filters let it through. Damage in the index is reported then, as a {@link CorruptionException}
-     * naming the file and offset.
+     * The table's index, read and decoded on first use ({@link TableIndexLoader#index}).
      *
      * @throws IllegalStateException when the table is closed
      */
     TableIndex index() throws IOException {
-        TableIndex i = index;
-        if (i != null) {
-            return i;
-        }
-        synchronized (indexLoad) {
-            checkOpen();
-            i = index;
-            if (i == null) {
-                i = TableIndex.decode(new Block(readMeta(reader, indexHandle), path, indexHandle.offset()),
-                        props.dataBlocks(), props.dataSize());
-                byte[] lastKey = i.lastKey(i.blockCount() - 1);
-                if (InternalKeys.compareUserKey(lastKey, props.largestUserKey()) != 0) {
-                    i.close();
-                    throw new CorruptionException(path, indexHandle.offset(), "index ends at another key than the"
-                            + " properties' largest key");
-                }
-                index = i;
-            }
-            return i;
-        }
-    }
-
-    private static byte[] readMeta(CountingReader reader, BlockHandle h) throws IOException {
-        return BlockCodec.decode(reader.readUncounted(h.offset(), (int) h.storedSize()), reader.name(), h.offset());
+        return indexes.index(openCheck);
     }
 
     /**
@@ -435,14 +397,12 @@ public final class TableReader implements Closeable {
 
     /** Estimated heap bytes of this table's index: a small constant, the index itself being off the heap. */
     public long indexHeapBytes() {
-        TableIndex i = index;
-        return i == null ? 0 : i.heapBytes();
+        return indexes.heapBytes();
     }
 
     /** Bytes of this table's index held outside the heap (its last keys and block handles). */
     public long indexOffHeapBytes() {
-        TableIndex i = index;
-        return i == null ? 0 : i.offHeapBytes();
+        return indexes.offHeapBytes();
     }
 
     ValueType typeOf(long trailer, long blockOffset) throws CorruptionException {
@@ -590,11 +550,7 @@ public final class TableReader implements Closeable {
             try {
                 reader.close();
             } finally {
-                synchronized (indexLoad) {
-                    if (index != null) {
-                        index.close();
-                    }
-                }
+                indexes.close();
             }
         }
     }

@@ -96,30 +96,14 @@ class BufferedWritableFileTest {
     @Test
     void aFailedWritebackFailsTheNextSync() throws Exception {
         MemoryFileSystem fs = memoryFileSystem();
-        WritableFile base = fs.create(FILE);
         AtomicInteger syncs = new AtomicInteger();
-        WritableFile failing = new WritableFile() {
-            @Override
-            public void write(ByteBuffer data) throws IOException {
-                base.write(data);
-            }
-
-            @Override
-            public long position() {
-                return base.position();
-            }
-
+        WritableFile failing = new ForwardingWritableFile(fs.create(FILE)) {
             @Override
             public void sync() throws IOException {
                 if (syncs.incrementAndGet() == 1) {
                     throw new IOException("injected writeback failure");
                 }
-                base.sync();
-            }
-
-            @Override
-            public void close() throws IOException {
-                base.close();
+                super.sync();
             }
         };
         ExecutorService syncer = Executors.newSingleThreadExecutor();

@@ -9,14 +9,11 @@ import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.ForwardingFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
-import io.bloomstore.core.fs.RandomReadFile;
-import io.bloomstore.core.fs.WritableFile;
-import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -97,69 +94,18 @@ class WalDirectorySyncTest {
     }
 
     /** Passes everything through, but drops directory syncs while {@link #skip} is set: the store as it was without them. */
-    private static final class SkippingDirectorySyncs implements FileSystem {
-        private final FileSystem base;
+    private static final class SkippingDirectorySyncs extends ForwardingFileSystem {
         volatile boolean skip;
 
         SkippingDirectorySyncs(FileSystem base) {
-            this.base = base;
-        }
-
-        @Override
-        public WritableFile create(Path path) throws IOException {
-            return base.create(path);
-        }
-
-        @Override
-        public RandomReadFile openRead(Path path) throws IOException {
-            return base.openRead(path);
-        }
-
-        @Override
-        public boolean exists(Path path) {
-            return base.exists(path);
-        }
-
-        @Override
-        public long size(Path path) throws IOException {
-            return base.size(path);
-        }
-
-        @Override
-        public void delete(Path path) throws IOException {
-            base.delete(path);
-        }
-
-        @Override
-        public void rename(Path source, Path target) throws IOException {
-            base.rename(source, target);
-        }
-
-        @Override
-        public List<String> list(Path dir) throws IOException {
-            return base.list(dir);
-        }
-
-        @Override
-        public void createDirectories(Path dir) throws IOException {
-            base.createDirectories(dir);
+            super(base);
         }
 
         @Override
         public void syncDirectory(Path dir) throws IOException {
             if (!skip) {
-                base.syncDirectory(dir);
+                super.syncDirectory(dir);
             }
-        }
-
-        @Override
-        public Closeable lock(Path path) throws IOException {
-            return base.lock(path);
-        }
-
-        @Override
-        public boolean supportsMapping() {
-            return base.supportsMapping();
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.bloomstore.core.fs.ForwardingWritableFile;
 import io.bloomstore.core.fs.MemoryFileSystem;
 import io.bloomstore.core.fs.RandomReadFile;
 import io.bloomstore.core.fs.WritableFile;
@@ -70,26 +71,11 @@ class LogWriterBufferTest {
         fs.createDirectories(Path.of("/w"));
         WritableFile file = fs.create(Path.of("/w/000001.log"));
         int[] calls = {0};
-        WritableFile counting = new WritableFile() {
+        WritableFile counting = new ForwardingWritableFile(file) {
             @Override
             public void write(ByteBuffer data) throws IOException {
                 calls[0]++;
-                file.write(data);
-            }
-
-            @Override
-            public long position() {
-                return file.position();
-            }
-
-            @Override
-            public void sync() throws IOException {
-                file.sync();
-            }
-
-            @Override
-            public void close() throws IOException {
-                file.close();
+                super.write(data);
             }
         };
         try (LogWriter w = new LogWriter(counting, LogFormat.WAL_MAGIC)) {

@@ -51,7 +51,8 @@ import java.util.stream.Stream;
  * prefix and range sections, a WAL segment, a WAL record's batch encoding, MANIFEST, CURRENT
  * and COUNTERS. Seeds are files of real stores written here by BloomStore itself (several
  * flushes, a compaction, overwrites, deletes and a batch, writes left in the WAL); each harness
- * knows what its seed holds and fails on anything else read without an error.
+ * knows what its seed holds and fails on anything else read without an error. Each target is one
+ * factory: it reads the seed and what the seed holds, then hands its harness to {@link FuzzTarget}.
  *
  * <p>Thread safety: a target is used by one thread at a time.
  */
@@ -98,22 +99,22 @@ final class ReaderTargets {
         writeStore(plain, StoreOptions.builder().compression(Compression.NONE).filterKind(FilterKind.BLOOM).build());
         Path lz4 = work.resolve("lz4");
         writeStore(lz4, StoreOptions.builder().compression(Compression.LZ4).filterKind(FilterKind.BLOOM).build());
-        targets.add(new SstableTarget("sstable", plain));
-        targets.add(new SstableTarget("sstable-lz4", lz4));
+        targets.add(sstableTarget("sstable", plain));
+        targets.add(sstableTarget("sstable-lz4", lz4));
         for (FilterKind kind : TableOptions.TABLE_FILTER_KINDS.stream().sorted().toList()) {
             Path d = work.resolve("filter-" + kind.name().toLowerCase());
             writeStore(d, StoreOptions.builder().filterKind(kind).build());
-            targets.add(new FilterTarget("filter-" + kind.name().toLowerCase(), d));
+            targets.add(filterTarget("filter-" + kind.name().toLowerCase(), d));
         }
         Path set = work.resolve("filter-set");
         writeStore(set, StoreOptions.builder().filterKind(FilterKind.BLOOM).prefixExtractor(PrefixExtractor.fixed(6))
                 .rangeFilter(RangeFilterOptions.of(12)).build());
-        targets.add(new FilterTarget("filter-set", set));
-        targets.add(new WalTarget(plain));
-        targets.add(new WalRecordTarget(plain));
-        targets.add(new ManifestTarget(plain));
-        targets.add(new CurrentTarget(plain));
-        targets.add(new CountersTarget(plain));
+        targets.add(filterTarget("filter-set", set));
+        targets.add(walTarget(plain));
+        targets.add(walRecordTarget(plain));
+        targets.add(manifestTarget(plain));
+        targets.add(currentTarget(plain));
+        targets.add(countersTarget(plain));
         return targets;
     }
 
@@ -226,60 +227,32 @@ final class ReaderTargets {
     }
 
     /** The footer, properties, index and data blocks of a table; its filter sidecar is the seed's. */
-    static final class SstableTarget implements FuzzTarget {
-        private final String name;
-        private final byte[] seed;
-        private final byte[] sidecar;
-        private final long number;
-        private final List<Entry> model;
-        private final List<long[]> layout;
-
-        SstableTarget(String name, Path store) throws IOException {
-            this.name = name;
-            Path sst = only(store, ".sst");
-            this.number = number(sst);
-            this.seed = Files.readAllBytes(sst);
-            this.sidecar = Files.readAllBytes(FileNames.filter(store, number));
-            try (TableReader t = open(seed)) {
-                this.model = entries(t);
-                this.layout = TableLayout.blocks(t, seed);
-            }
+    static FuzzTarget sstableTarget(String name, Path store) throws IOException {
+        Path sst = only(store, ".sst");
+        long number = number(sst);
+        byte[] seed = Files.readAllBytes(sst);
+        byte[] sidecar = Files.readAllBytes(FileNames.filter(store, number));
+        List<Entry> model;
+        List<long[]> layout;
+        try (TableReader t = openInMemory(number, seed, sidecar)) {
+            model = entries(t);
+            layout = TableLayout.blocks(t, seed);
         }
+        return new FuzzTarget(name, seed, FileNames.table(DIR, number).getFileName().toString(),
+                input -> Checksums.table(input, layout), (input, exact) -> {
+                    try (TableReader t = openInMemory(number, input, sidecar)) {
+                        readTable(t, model, exact);
+                    }
+                });
+    }
 
-        @Override
-        public byte[] repair(byte[] input) {
-            return Checksums.table(input, layout);
-        }
-
-        private TableReader open(byte[] input) throws IOException {
-            MemoryFileSystem fs = memory();
-            write(fs, FileNames.table(DIR, number), input);
-            write(fs, FileNames.filter(DIR, number), sidecar);
-            return TableReader.open(fs, DIR, number, TableOptions.defaults().withVerifyFilterOnOpen(true),
-                    BlockCache.disabled(), new StoreCounters());
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public byte[] seed() {
-            return seed;
-        }
-
-        @Override
-        public String fileName() {
-            return FileNames.table(DIR, number).getFileName().toString();
-        }
-
-        @Override
-        public void run(byte[] input, boolean exact) throws IOException {
-            try (TableReader t = open(input)) {
-                readTable(t, model, exact);
-            }
-        }
+    /** Table {@code number} from the bytes of its file and sidecar, in memory, its filter checked on open. */
+    private static TableReader openInMemory(long number, byte[] table, byte[] sidecar) throws IOException {
+        MemoryFileSystem fs = memory();
+        write(fs, FileNames.table(DIR, number), table);
+        write(fs, FileNames.filter(DIR, number), sidecar);
+        return TableReader.open(fs, DIR, number, TableOptions.defaults().withVerifyFilterOnOpen(true),
+                BlockCache.disabled(), new StoreCounters());
     }
 
     /**
@@ -288,143 +261,73 @@ final class ReaderTargets {
      * answer is believed): no lookup of a key the table holds may miss it. Also opened directly as
      * a {@link FilterSet}, the store-bloom reader, every section queried.
      */
-    static final class FilterTarget implements FuzzTarget {
-        private final String name;
-        private final byte[] seed;
-        private final long number;
-        private final Path dir;
-        private final List<Entry> model;
-
-        FilterTarget(String name, Path store) throws IOException {
-            this.name = name;
-            Path sst = only(store, ".sst");
-            this.number = number(sst);
-            this.seed = Files.readAllBytes(FileNames.filter(store, number));
-            this.dir = store.resolveSibling(name + "-work");
-            Files.createDirectories(dir);
-            Files.copy(sst, FileNames.table(dir, number));
-            Files.write(FileNames.filter(dir, number), seed);
-            try (TableReader t = open(true)) {
-                this.model = entries(t);
-            }
+    static FuzzTarget filterTarget(String name, Path store) throws IOException {
+        Path sst = only(store, ".sst");
+        long number = number(sst);
+        byte[] seed = Files.readAllBytes(FileNames.filter(store, number));
+        Path dir = store.resolveSibling(name + "-work");
+        Files.createDirectories(dir);
+        Files.copy(sst, FileNames.table(dir, number));
+        Files.write(FileNames.filter(dir, number), seed);
+        List<Entry> model;
+        try (TableReader t = openLocal(dir, number, true)) {
+            model = entries(t);
         }
+        return new FuzzTarget(name, seed, FileNames.filter(dir, number).getFileName().toString(), Checksums::filter,
+                (input, exact) -> readFilter(dir, number, model, input, exact));
+    }
 
-        private TableReader open(boolean verify) throws IOException {
-            return TableReader.open(LocalFileSystem.INSTANCE, dir, number,
-                    TableOptions.defaults().withVerifyFilterOnOpen(verify), BlockCache.disabled(), new StoreCounters());
-        }
+    private static TableReader openLocal(Path dir, long number, boolean verify) throws IOException {
+        return TableReader.open(LocalFileSystem.INSTANCE, dir, number,
+                TableOptions.defaults().withVerifyFilterOnOpen(verify), BlockCache.disabled(), new StoreCounters());
+    }
 
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public byte[] seed() {
-            return seed;
-        }
-
-        @Override
-        public String fileName() {
-            return FileNames.filter(dir, number).getFileName().toString();
-        }
-
-        @Override
-        public byte[] repair(byte[] input) {
-            return Checksums.filter(input);
-        }
-
-        @Override
-        public void run(byte[] input, boolean exact) throws IOException {
-            Path file = FileNames.filter(dir, number);
-            Files.write(file, input);
-            IOException first = null;
-            for (boolean verify : new boolean[] {true, false}) {
-                try (TableReader t = open(verify)) {
-                    readTable(t, model, exact);
-                    PrefixExtractor prefixes = t.prefixExtractor();
-                    if (prefixes != null) {
-                        byte[] p = Arrays.copyOf(key(7), 6);
-                        t.mayContainPrefix(p, io.bloomstore.bloom.Filters.hash(p), prefixes);
-                    }
-                    t.mayContainRange(0, 1L << 40);
-                    t.verify();
-                } catch (IOException e) {
-                    first = first == null ? e : first;
+    /** The harness of {@link #filterTarget}: {@code input} as the sidecar of table {@code number} in {@code dir}. */
+    private static void readFilter(Path dir, long number, List<Entry> model, byte[] input, boolean exact)
+            throws IOException {
+        Path file = FileNames.filter(dir, number);
+        Files.write(file, input);
+        IOException first = null;
+        for (boolean verify : new boolean[] {true, false}) {
+            try (TableReader t = openLocal(dir, number, verify)) {
+                readTable(t, model, exact);
+                PrefixExtractor prefixes = t.prefixExtractor();
+                if (prefixes != null) {
+                    byte[] p = Arrays.copyOf(key(7), 6);
+                    t.mayContainPrefix(p, io.bloomstore.bloom.Filters.hash(p), prefixes);
                 }
-            }
-            try (FilterSet set = FilterSet.open(file, false)) {
-                for (FilterSet.Role role : FilterSet.Role.values()) {
-                    FilterSet.Section s = set.section(role);
-                    if (s != null) {
-                        MembershipFilter f = s.filter();
-                        for (int i = 0; i < 50; i++) {
-                            f.mightContain(key(i));
-                        }
-                    }
-                }
+                t.mayContainRange(0, 1L << 40);
+                t.verify();
             } catch (IOException e) {
                 first = first == null ? e : first;
             }
-            if (first != null) {
-                throw first;
+        }
+        try (FilterSet set = FilterSet.open(file, false)) {
+            for (FilterSet.Role role : FilterSet.Role.values()) {
+                FilterSet.Section s = set.section(role);
+                if (s != null) {
+                    MembershipFilter f = s.filter();
+                    for (int i = 0; i < 50; i++) {
+                        f.mightContain(key(i));
+                    }
+                }
             }
+        } catch (IOException e) {
+            first = first == null ? e : first;
+        }
+        if (first != null) {
+            throw first;
         }
     }
 
     /** A WAL segment: what it yields must be the seed's records, or a prefix of them (a torn tail). */
-    static final class WalTarget implements FuzzTarget {
-        private final byte[] seed;
-        private final Path path;
-        private final List<byte[]> model;
-
-        WalTarget(Path store) throws IOException {
-            Path log = only(store, ".log");
-            this.path = DIR.resolve(log.getFileName().toString());
-            this.seed = Files.readAllBytes(log);
-            this.model = records(seed);
-            if (model.isEmpty()) {
-                throw new IllegalStateException("the seed WAL segment holds no record");
-            }
-        }
-
-        private List<byte[]> records(byte[] input) throws IOException {
-            MemoryFileSystem fs = memory();
-            write(fs, path, input);
-            List<byte[]> out = new ArrayList<>();
-            try (RandomReadFile f = fs.openRead(path)) {
-                LogReader r = new LogReader(f, path, LogFormat.WAL_MAGIC);
-                for (byte[] rec = r.next(); rec != null; rec = r.next()) {
-                    out.add(rec);
-                    BatchCodec.decode(rec, path, r.lastRecordOffset(), (k, s, t, v) -> { });
-                }
-            }
-            return out;
-        }
-
-        @Override
-        public String name() {
-            return "wal";
-        }
-
-        @Override
-        public byte[] seed() {
-            return seed;
-        }
-
-        @Override
-        public String fileName() {
-            return path.getFileName().toString();
-        }
-
-        @Override
-        public byte[] repair(byte[] input) {
-            return Checksums.log(input);
-        }
-
-        @Override
-        public void run(byte[] input, boolean exact) throws IOException {
-            List<byte[]> read = records(input);
+    static FuzzTarget walTarget(Path store) throws IOException {
+        Path log = only(store, ".log");
+        Path path = DIR.resolve(log.getFileName().toString());
+        byte[] seed = Files.readAllBytes(log);
+        List<byte[]> model = seedWalRecords(path, seed);
+        return new FuzzTarget("wal", seed, path.getFileName().toString(), Checksums::log, (input, exact) -> {
+            List<byte[]> read = walRecords(path, input);
             if (!exact) {
                 return;
             }
@@ -436,45 +339,47 @@ final class ReaderTargets {
                     throw new AssertionError("record " + i + " is not the seed's");
                 }
             }
+        });
+    }
+
+    /** The records of WAL segment {@code input} stored as {@code path}, each decoded as a batch. */
+    private static List<byte[]> walRecords(Path path, byte[] input) throws IOException {
+        MemoryFileSystem fs = memory();
+        write(fs, path, input);
+        List<byte[]> out = new ArrayList<>();
+        try (RandomReadFile f = fs.openRead(path)) {
+            LogReader r = new LogReader(f, path, LogFormat.WAL_MAGIC);
+            for (byte[] rec = r.next(); rec != null; rec = r.next()) {
+                out.add(rec);
+                BatchCodec.decode(rec, path, r.lastRecordOffset(), (k, s, t, v) -> { });
+            }
         }
+        return out;
+    }
+
+    /** As {@link #walRecords}, for a seed segment: it must hold a record. */
+    private static List<byte[]> seedWalRecords(Path path, byte[] seed) throws IOException {
+        List<byte[]> records = walRecords(path, seed);
+        if (records.isEmpty()) {
+            throw new IllegalStateException("the seed WAL segment holds no record");
+        }
+        return records;
     }
 
     /** A WAL record's payload, a write batch: decoded, or refused as corrupt. */
-    static final class WalRecordTarget implements FuzzTarget {
-        private static final Path PATH = DIR.resolve("000009.log");
-        private final byte[] seed;
-
-        WalRecordTarget(Path store) throws IOException {
-            byte[] biggest = null;
-            for (byte[] r : new WalTarget(store).model) {
-                biggest = biggest == null || r.length > biggest.length ? r : biggest;
-            }
-            this.seed = biggest;
+    static FuzzTarget walRecordTarget(Path store) throws IOException {
+        Path log = only(store, ".log");
+        byte[] biggest = null;
+        for (byte[] r : seedWalRecords(DIR.resolve(log.getFileName().toString()), Files.readAllBytes(log))) {
+            biggest = biggest == null || r.length > biggest.length ? r : biggest;
         }
-
-        @Override
-        public String name() {
-            return "wal-record";
-        }
-
-        @Override
-        public byte[] seed() {
-            return seed;
-        }
-
-        @Override
-        public String fileName() {
-            return PATH.getFileName().toString();
-        }
-
-        @Override
-        public void run(byte[] input, boolean exact) throws IOException {
-            BatchCodec.decode(input, PATH, 0, (k, s, t, v) -> {
-                if (k == null || v == null || t == null) {
-                    throw new AssertionError("an entry decoded with a null part");
-                }
-            });
-        }
+        Path path = DIR.resolve("000009.log");
+        return new FuzzTarget("wal-record", biggest, path.getFileName().toString(), null, (input, exact) ->
+                BatchCodec.decode(input, path, 0, (k, s, t, v) -> {
+                    if (k == null || v == null || t == null) {
+                        throw new AssertionError("an entry decoded with a null part");
+                    }
+                }));
     }
 
     /** The files a MANIFEST or CURRENT harness starts from: the store's, less its tables. */
@@ -514,58 +419,14 @@ final class ReaderTargets {
      * The MANIFEST: recovery must give the state after some prefix of the seed's edits (all of
      * them, or fewer when a torn tail was dropped), never a state the seed never held.
      */
-    static final class ManifestTarget implements FuzzTarget {
-        private final byte[] seed;
-        private final Path path;
-        private final byte[] storeCurrent;
-        private final MemoryFileSystem base;
-        private final Set<String> states = new HashSet<>();
-
-        ManifestTarget(Path store) throws IOException {
-            Path manifest = manifestOf(store);
-            this.path = DIR.resolve(manifest.getFileName().toString());
-            this.seed = Files.readAllBytes(manifest);
-            this.storeCurrent = Files.readAllBytes(store.resolve(FileNames.CURRENT));
-            this.base = storeFiles(store);
-            MemoryFileSystem fs = memory();
-            write(fs, path, seed);
-            try (RandomReadFile f = fs.openRead(path)) {
-                LogReader r = new LogReader(f, path, LogFormat.MANIFEST_MAGIC);
-                Version v = Version.empty();
-                long log = 0;
-                long seq = 0;
-                for (byte[] rec = r.next(); rec != null; rec = r.next()) {
-                    VersionEdit e = VersionEdit.decode(rec, path, r.lastRecordOffset());
-                    v = v.apply(e);
-                    log = e.logNumber().orElse(log);
-                    seq = e.lastSequence().orElse(seq);
-                    states.add(describe(v, log, seq));
-                }
-            }
-        }
-
-        @Override
-        public String name() {
-            return "manifest";
-        }
-
-        @Override
-        public byte[] seed() {
-            return seed;
-        }
-
-        @Override
-        public String fileName() {
-            return path.getFileName().toString();
-        }
-
-        @Override
-        public byte[] repair(byte[] input) {
-            return Checksums.log(input);
-        }
-
-        @Override
-        public void run(byte[] input, boolean exact) throws IOException {
+    static FuzzTarget manifestTarget(Path store) throws IOException {
+        Path manifest = manifestOf(store);
+        Path path = DIR.resolve(manifest.getFileName().toString());
+        byte[] seed = Files.readAllBytes(manifest);
+        byte[] storeCurrent = Files.readAllBytes(store.resolve(FileNames.CURRENT));
+        MemoryFileSystem base = storeFiles(store);
+        Set<String> states = manifestStates(path, seed);
+        return new FuzzTarget("manifest", seed, path.getFileName().toString(), Checksums::log, (input, exact) -> {
             MemoryFileSystem fs = copy(base);
             write(fs, path, input);
             write(fs, DIR.resolve(FileNames.CURRENT), storeCurrent);
@@ -573,7 +434,28 @@ final class ReaderTargets {
             if (exact && !states.contains(state)) {
                 throw new AssertionError("recovered a state the MANIFEST never held: " + state);
             }
+        });
+    }
+
+    /** The state after each edit of MANIFEST {@code seed} stored as {@code path}. */
+    private static Set<String> manifestStates(Path path, byte[] seed) throws IOException {
+        Set<String> states = new HashSet<>();
+        MemoryFileSystem fs = memory();
+        write(fs, path, seed);
+        try (RandomReadFile f = fs.openRead(path)) {
+            LogReader r = new LogReader(f, path, LogFormat.MANIFEST_MAGIC);
+            Version v = Version.empty();
+            long log = 0;
+            long seq = 0;
+            for (byte[] rec = r.next(); rec != null; rec = r.next()) {
+                VersionEdit e = VersionEdit.decode(rec, path, r.lastRecordOffset());
+                v = v.apply(e);
+                log = e.logNumber().orElse(log);
+                seq = e.lastSequence().orElse(seq);
+                states.add(describe(v, log, seq));
+            }
         }
+        return states;
     }
 
     private static MemoryFileSystem copy(MemoryFileSystem from) throws IOException {
@@ -590,84 +472,34 @@ final class ReaderTargets {
     }
 
     /** CURRENT: it names the MANIFEST, or recovery refuses it naming CURRENT. */
-    static final class CurrentTarget implements FuzzTarget {
-        private final byte[] seed;
-        private final MemoryFileSystem base;
-        private final String state;
-
-        CurrentTarget(Path store) throws IOException {
-            this.seed = Files.readAllBytes(store.resolve(FileNames.CURRENT));
-            this.base = storeFiles(store);
-            this.state = recover(copy(base));
-        }
-
-        @Override
-        public String name() {
-            return "current";
-        }
-
-        @Override
-        public byte[] seed() {
-            return seed;
-        }
-
-        @Override
-        public String fileName() {
-            return FileNames.CURRENT;
-        }
-
-        @Override
-        public void run(byte[] input, boolean exact) throws IOException {
+    static FuzzTarget currentTarget(Path store) throws IOException {
+        byte[] seed = Files.readAllBytes(store.resolve(FileNames.CURRENT));
+        MemoryFileSystem base = storeFiles(store);
+        String state = recover(copy(base));
+        return new FuzzTarget("current", seed, FileNames.CURRENT, null, (input, exact) -> {
             MemoryFileSystem fs = copy(base);
             write(fs, DIR.resolve(FileNames.CURRENT), input);
             if (!state.equals(recover(fs))) {
                 throw new AssertionError("CURRENT led to another state");
             }
-        }
+        });
     }
 
     /** COUNTERS: the seed's counters, or refused naming the file. */
-    static final class CountersTarget implements FuzzTarget {
-        private final byte[] seed;
-        private final Map<String, Long> model;
-        private final Path path = DIR.resolve(FileNames.COUNTERS);
-
-        CountersTarget(Path store) throws IOException {
-            this.seed = Files.readAllBytes(store.resolve(FileNames.COUNTERS));
-            this.model = read(seed);
-        }
-
-        private Map<String, Long> read(byte[] input) throws IOException {
-            MemoryFileSystem fs = memory();
-            write(fs, path, input);
-            return CountersFile.read(fs, path);
-        }
-
-        @Override
-        public String name() {
-            return "counters";
-        }
-
-        @Override
-        public byte[] seed() {
-            return seed;
-        }
-
-        @Override
-        public String fileName() {
-            return FileNames.COUNTERS;
-        }
-
-        @Override
-        public byte[] repair(byte[] input) {
-            return Checksums.counters(input);
-        }
-
-        @Override
-        public void run(byte[] input, boolean exact) throws IOException {
-            if (!model.equals(read(input)) && exact) {
+    static FuzzTarget countersTarget(Path store) throws IOException {
+        byte[] seed = Files.readAllBytes(store.resolve(FileNames.COUNTERS));
+        Map<String, Long> model = readCounters(seed);
+        return new FuzzTarget("counters", seed, FileNames.COUNTERS, Checksums::counters, (input, exact) -> {
+            if (!model.equals(readCounters(input)) && exact) {
                 throw new AssertionError("counters other than the seed's");
             }
-        }
+        });
+    }
+
+    private static Map<String, Long> readCounters(byte[] input) throws IOException {
+        Path path = DIR.resolve(FileNames.COUNTERS);
+        MemoryFileSystem fs = memory();
+        write(fs, path, input);
+        return CountersFile.read(fs, path);
     }
 }
