@@ -52,7 +52,11 @@ final class TableBlocks {
      * doorkeeper does not admit, decoded into {@code scratch}.
      */
     Block readerBlock(int b, ScratchBlock scratch) throws IOException {
-        BlockHandle h = index.get().handle(b);
+        return readerBlock(index.get().handle(b), scratch);
+    }
+
+    /** As {@link #readerBlock(int, ScratchBlock)}, for the block at {@code h}. */
+    Block readerBlock(BlockHandle h, ScratchBlock scratch) throws IOException {
         Block block = (Block) cache.get(fileNumber, h.offset());
         if (block != null) {
             counters.blockCacheHits().increment();

@@ -22,7 +22,7 @@ import java.nio.file.Path;
  * <p>Thread safety: immutable until {@link #close()}, which its table calls once no reader can
  * use it any more (reference counting); safe for concurrent reads before that.
  */
-final class TableIndex {
+final class TableIndex implements IndexView {
     private static final int HANDLE_BYTES = Long.BYTES + Integer.BYTES;
     private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
             ByteOrder.BIG_ENDIAN);
@@ -127,11 +127,13 @@ final class TableIndex {
         }
     }
 
-    int blockCount() {
+    @Override
+    public int blockCount() {
         return count;
     }
 
-    BlockHandle handle(int block) {
+    @Override
+    public BlockHandle handle(int block) {
         ByteBuffer b = buffer;
         int at = handlesAt + block * HANDLE_BYTES;
         return new BlockHandle(b.getLong(at), b.getInt(at + Long.BYTES));
@@ -152,7 +154,8 @@ final class TableIndex {
     }
 
     /** The first block whose last key is ≥ {@code target}, or {@link #blockCount()} when none is. */
-    int findBlock(byte[] target) {
+    @Override
+    public int findBlock(byte[] target) {
         ByteBuffer b = buffer;
         int lo = 0;
         int hi = count;

@@ -23,6 +23,12 @@ final class TableIndexLoader {
     private final long fileSize;
     private final Object indexLoad = new Object();
     private volatile TableIndex index;
+    /** Point lookups a table answers from its index block in place before it decodes the index. */
+    static final int IN_PLACE_LOOKUPS = 8;
+    /** The index block searched in place, for the first lookups; dropped once the index is decoded. */
+    private InPlaceIndex inPlace;
+    /** Lookups answered with {@link #inPlace} so far (under {@link #indexLoad}). */
+    private int inPlaceLookups;
 
     private TableIndexLoader(CountingReader reader, TableProperties props, BlockHandle indexHandle, long fileSize) {
         this.reader = reader;
@@ -97,6 +103,38 @@ final class TableIndexLoader {
             }
             return i;
         }
+    }
+
+    /**
+     * The index a point lookup searches: the decoded one once loaded; before that, for the table's
+     * first {@link #IN_PLACE_LOOKUPS} lookups, the index block searched in place
+     * ({@link InPlaceIndex}), read once and kept on the heap until the index is decoded. So a
+     * one-shot command that reads a key or two of a table never decodes its index, and a table in
+     * steady use decodes it after a few lookups and searches the off-heap form from then on.
+     *
+     * @param checkOpen as for {@link #index}
+     */
+    IndexView lookupIndex(Runnable checkOpen) throws IOException {
+        TableIndex i = index;
+        if (i != null) {
+            return i;
+        }
+        synchronized (indexLoad) {
+            checkOpen.run();
+            if (index != null) {
+                return index;
+            }
+            if (inPlaceLookups < IN_PLACE_LOOKUPS) {
+                inPlaceLookups++;
+                if (inPlace == null) {
+                    inPlace = InPlaceIndex.of(new Block(readMeta(reader, indexHandle), path, indexHandle.offset()),
+                            props.dataBlocks(), props.dataSize(), props.largestUserKey());
+                }
+                return inPlace;
+            }
+            inPlace = null;
+        }
+        return index(checkOpen);
     }
 
     private static byte[] readMeta(CountingReader reader, BlockHandle h) throws IOException {

@@ -248,10 +248,13 @@ public final class TableReader implements Closeable {
         }
         byte[] target = InternalKeys.seekKey(userKey, InternalKeys.MAX_SEQUENCE);
         boolean found = false;
-        TableIndex index = index();
+        IndexView index = indexes.lookupIndex(openCheck);
         for (int b = index.findBlock(target); b < index.blockCount(); b++) {
-            // The block may be this thread's scratch: nothing read from it outlives this loop.
-            BlockIterator it = lookupBlock(b).iterator();
+            BlockHandle handle = index.handle(b);
+            // From the block cache, else one counted read, decoded into the cache when its doorkeeper
+            // admits it (BlockCache#admit), else into this thread's ScratchBlock, valid only until
+            // this thread's next lookup: nothing read from it outlives this loop.
+            BlockIterator it = blocks.readerBlock(handle, ScratchBlock.forThisThread()).iterator();
             it.seek(target);
             for (; it.valid(); it.next()) {
                 byte[] key = it.key();
@@ -269,7 +272,7 @@ public final class TableReader implements Closeable {
                 long trailer = InternalKeys.trailer(key);
                 long seq = trailer >>> 8;
                 if (seq <= snapshotSeq) {
-                    ValueType type = typeOf(trailer, index.offset(b));
+                    ValueType type = typeOf(trailer, handle.offset());
                     return new TableLookup(type, seq, type == ValueType.DELETION ? EMPTY : it.value());
                 }
             }
@@ -420,16 +423,6 @@ public final class TableReader implements Closeable {
      */
     Block iteratorBlock(int b, ScratchBlock scratch) throws IOException {
         return blocks.readerBlock(b, scratch);
-    }
-
-    /**
-     * Data block {@code b} for a point lookup: from the block cache, else one counted read, decoded
-     * into the cache when its doorkeeper admits it ({@link BlockCache#admit}: the block missed
-     * recently before), else into this thread's {@link ScratchBlock}, valid only until this
-     * thread's next lookup.
-     */
-    private Block lookupBlock(int b) throws IOException {
-        return blocks.readerBlock(b, ScratchBlock.forThisThread());
     }
 
     /**
