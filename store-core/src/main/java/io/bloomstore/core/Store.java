@@ -181,7 +181,10 @@ public interface Store extends AutoCloseable {
 
     /**
      * A copy of the statistics as of now. Its counters count since this open (they start at zero
-     * at every open); {@link StoreStats#cumulative()} counts since the store was created.
+     * at every open); {@link StoreStats#cumulative()} counts since the store was created. Opens
+     * the tables no lookup has opened yet (their filters' figures are part of the statistics).
+     *
+     * @throws java.io.UncheckedIOException when a table cannot be opened (its file damaged)
      */
     StoreStats stats();
 

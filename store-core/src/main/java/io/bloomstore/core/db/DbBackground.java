@@ -508,7 +508,7 @@ final class DbBackground {
      * smaller deep filters). Otherwise the tables are merged, which builds the chosen filter. With
      * the default uniform policy every table fits.
      */
-    private boolean filtersFit(Compaction c) {
+    private boolean filtersFit(Compaction c) throws IOException {
         long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
         FilterChoice choice = options.filterPolicy().choose(c.outputLevel(), shape);
@@ -586,7 +586,7 @@ final class DbBackground {
             // Level-0 inputs overlap: a source each. A deeper level's inputs are disjoint: one
             // concatenating source per level, so the merge heap holds a handful of sources, not one
             // per table of the output level.
-            Function<FileMetaData, InternalIterator> open = f -> byNumber.get(f.fileNumber()).reader().iterator(false);
+            Function<FileMetaData, InternalIterator> open = f -> byNumber.get(f.fileNumber()).readerUnchecked().iterator(false);
             if (c.level() == 0) {
                 c.inputs().forEach(f -> sources.add(open.apply(f)));
             } else {

@@ -155,7 +155,7 @@ final class DbRead {
                 if (files.size() == 1) {
                     sources.add(tables.handle(files.get(0).fileNumber()).reader().iterator());
                 } else if (!files.isEmpty()) {
-                    sources.add(new LevelIterator(files, f -> tables.handle(f.fileNumber()).reader().iterator()));
+                    sources.add(new LevelIterator(files, f -> tables.handle(f.fileNumber()).readerUnchecked().iterator()));
                 }
             }
             DbIterator it = new DbIterator(sources, tables, from, to, snapshot, reverse);
@@ -294,7 +294,7 @@ final class DbRead {
         for (FileMetaData f : files) {
             bytes += f.fileSize();
             filterBytes += f.filterFileSize();
-            TableReader r = v.tables().handle(f.fileNumber()).reader();
+            TableReader r = v.tables().handle(f.fileNumber()).readerUnchecked();
             weightedFpr += (r.hasFilter() ? r.filterExpectedFpr() : 1.0) * f.entries();
             unfilteredEntries += r.hasFilter() ? 0 : f.entries();
             long prefixBytes = r.filterSectionBytes(FilterSet.Role.PREFIX);

@@ -18,16 +18,19 @@ import io.bloomstore.core.wal.LogFormat;
 import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Opens a store: takes the LOCK, then decides whether the directory holds a store (CURRENT) or is
  * to become one — under the lock, so that another process creating the same store meanwhile is
  * seen, never overwritten — then recovers — CURRENT → MANIFEST →
- * version (tables opened, filters mapped) → WAL segments newer than the manifest's log number
+ * version (tables registered, each opened on first use) → WAL segments newer than the manifest's log number
  * replayed and written as a level-0 table → a fresh WAL. See {@code docs/architecture.md}.
  *
  * <p>Thread safety: stateless; each open runs on the caller's thread.
@@ -220,9 +223,10 @@ final class StoreOpener {
     }
 
     /**
-     * The registry of the current version's tables, each opened (footer, properties, filter
-     * mapping); {@code checkFiltersAhead} as {@link TableRegistry}'s. A table that fails to open
-     * closes the ones opened before it.
+     * The registry of the current version's tables, each registered to be opened on first use
+     * ({@link TableRegistry#register}); {@code checkFiltersAhead} as {@link TableRegistry}'s. A
+     * table whose files are missing from the directory fails the open here, as it did when every
+     * table was opened at once; a damaged one is reported by its first use.
      */
     private static TableRegistry openTables(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters,
                                             VersionSet versions, boolean checkFiltersAhead) throws IOException {
@@ -231,15 +235,27 @@ final class StoreOpener {
         TableRegistry tables = new TableRegistry(fs, dir, TableOptions.of(options), cache, counters,
                 new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()), checkFiltersAhead);
         try {
+            Set<String> present = new HashSet<>(fs.list(dir));
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
                 for (FileMetaData f : versions.current().files(level)) {
-                    tables.open(f.fileNumber(), level);
+                    requirePresent(present, dir, FileNames.table(dir, f.fileNumber()));
+                    if (f.filterFileSize() > 0) {
+                        requirePresent(present, dir, FileNames.filter(dir, f.fileNumber()));
+                    }
+                    tables.register(f.fileNumber(), level);
                 }
             }
             return tables;
         } catch (IOException | RuntimeException | Error e) {
             tables.closeAll();
             throw e;
+        }
+    }
+
+    private static void requirePresent(Set<String> present, Path dir, Path file) throws NoSuchFileException {
+        if (!present.contains(file.getFileName().toString())) {
+            throw new NoSuchFileException(file.toString(), null, "a table file of the store's current version is "
+                    + "missing from " + dir);
         }
     }
 

@@ -1,9 +1,12 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.core.stats.LevelCounters;
 import io.bloomstore.core.table.TableReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /**
- * An open table shared by readers, closed (its filter unmapped, its file closed, its cached blocks
+ * A live table shared by readers, opened on first use or at once (see below), closed (its filter unmapped, its file closed, its cached blocks
  * dropped and — once a compaction made it obsolete — its files deleted, all handed by the
  * {@link TableRegistry} to its background thread, so a reader never pays for it) when the last
  * reference goes: the {@link TableRegistry} holds one while the table is live, each {@link VersionRef} one
@@ -11,7 +14,14 @@ import io.bloomstore.core.table.TableReader;
  * by a compaction stays readable, and on disk, for the readers that still use it. {@link #retain()}
  * fails once the table is closed.
  *
- * <p>Thread safety: safe for concurrent use.
+ * <p>A table of the version a store opens with is registered unopened: its {@link TableReader}
+ * (descriptor, footer, properties, filter mapping) is made by the first {@link #reader()} call,
+ * as RocksDB's table cache opens a table on first use. A store of hundreds of tables then opens
+ * in the time of its MANIFEST, and a one-shot lookup opens the two or three tables it consults.
+ * A table a flush or compaction just wrote is handed over opened.
+ *
+ * <p>Thread safety: safe for concurrent use; the first {@link #reader()} call opens the table
+ * under this handle's lock, later ones read a volatile field.
  */
 final class TableHandle extends RefCounted {
     /** What happens once the last reference is gone: closing, cache invalidation, deletion when obsolete. */
@@ -19,16 +29,34 @@ final class TableHandle extends RefCounted {
         void closed(TableHandle handle);
     }
 
+    /** Opens the table's reader, counting its filter answers at {@code level}. */
+    interface Opener {
+        TableReader open(long fileNumber, int level) throws IOException;
+    }
+
     private final long fileNumber;
     private volatile int level;
-    private final TableReader reader;
+    private volatile TableReader reader;
+    /** Makes {@link #reader} on first use; null once it did, or when the handle came opened. */
+    private Opener opener;
+    /** Set by {@link #takeReaderForClose()}: no reader is opened after that. */
+    private boolean closed;
     private final Closer closer;
     private volatile boolean obsolete;
 
+    /** A handle on a table already opened. */
     TableHandle(long fileNumber, int level, TableReader reader, Closer closer) {
         this.fileNumber = fileNumber;
         this.level = level;
         this.reader = reader;
+        this.closer = closer;
+    }
+
+    /** A handle on a table that {@code opener} opens on first use. */
+    TableHandle(long fileNumber, int level, Opener opener, Closer closer) {
+        this.fileNumber = fileNumber;
+        this.level = level;
+        this.opener = opener;
         this.closer = closer;
     }
 
@@ -41,11 +69,63 @@ final class TableHandle extends RefCounted {
         return level;
     }
 
-    void movedTo(int newLevel) {
+    /**
+     * A trivial move took the table to {@code newLevel}; an opened reader counts its filter answers
+     * there from now on ({@code newLevelCounters}), one opened later counts there from the start.
+     */
+    synchronized void movedTo(int newLevel, LevelCounters newLevelCounters) {
         level = newLevel;
+        if (reader != null) {
+            reader.countIn(newLevelCounters);
+        }
     }
 
-    TableReader reader() {
+    /**
+     * The table's reader, opened now if this is its first use. The caller holds a reference.
+     *
+     * @throws IOException when opening the table fails (its file missing or damaged: a
+     *         {@link io.bloomstore.bloom.CorruptionException}); the next call tries again
+     * @throws IllegalStateException when the table was closed
+     */
+    TableReader reader() throws IOException {
+        TableReader r = reader;
+        return r != null ? r : open();
+    }
+
+    private synchronized TableReader open() throws IOException {
+        if (reader == null) {
+            if (closed) {
+                throw new IllegalStateException("table " + fileNumber + " is closed");
+            }
+            reader = opener.open(fileNumber, level);
+            opener = null;
+        }
+        return reader;
+    }
+
+    /**
+     * As {@link #reader()}, for an iterator's sources, which report I/O failures unchecked as their
+     * block reads do, and for {@link io.bloomstore.core.Store#stats()}.
+     *
+     * @throws UncheckedIOException when opening the table fails
+     */
+    TableReader readerUnchecked() {
+        try {
+            return reader();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The reader if the table was opened, else null: for accounting that must not open it. */
+    TableReader openedReader() {
+        return reader;
+    }
+
+    /** Once the last reference is gone: the reader to close (null when never opened); no open follows. */
+    synchronized TableReader takeReaderForClose() {
+        closed = true;
+        opener = null;
         return reader;
     }
 

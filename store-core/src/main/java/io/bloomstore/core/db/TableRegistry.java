@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The open tables of a store, by file number: each live table is opened once (its filter mapped)
- * and shared through reference-counted {@link TableHandle}s. A table dropped from the live set
+ * The live tables of a store, by file number: each is opened once (its filter mapped) — at its
+ * first use for the tables a store opens with, at once for those a flush or compaction writes — and shared through reference-counted {@link TableHandle}s. A table dropped from the live set
  * stays open until its last reader lets go; then it is closed (its filter unmapped), its cached
  * blocks are invalidated and, if a compaction made it obsolete, its {@code .sst} and
  * {@code .filter} files are deleted — on the registry's own background thread, never on the
@@ -81,35 +81,62 @@ final class TableRegistry {
         });
     }
 
-    /** Opens a live table of {@code level} (maps its filter; reads only its footer and properties: the index on first use). */
+    /**
+     * Opens a live table of {@code level} now (maps its filter; reads only its footer and
+     * properties: the index on first use): a table a flush or compaction just wrote, whose
+     * damage must surface before it is installed.
+     */
     void open(long fileNumber, int level) throws IOException {
-        TableReader reader = TableReader.open(fs, dir, fileNumber, options, cache, counters, counters.level(level),
-                files);
-        TableHandle h = new TableHandle(fileNumber, level, reader, this::closed);
+        TableHandle h = new TableHandle(fileNumber, level, openReader(fileNumber, level), this::closed);
         open.put(fileNumber, h);
-        if (checkFiltersAhead && reader.filterUnchecked()) {
-            try {
-                reclaimer.execute(() -> checkFilter(h));
-            } catch (RejectedExecutionException e) {
-                // Closing: the first "absent" answer checks the filter, as it would have anyway.
-            }
+        if (checkFiltersAhead && h.openedReader().filterUnchecked()) {
+            checkAhead(h);
         }
     }
 
     /**
-     * On the background thread: checks a new table's filter sidecar (its payload CRC), which
-     * otherwise the table's first "absent" answer would wait for. Skipped once the store is closing
-     * (close must not wait for reads) or the table is gone. A failure is logged and left to the
-     * lookups, which check again and report it.
+     * Registers a live table of {@code level} without opening it: its first use opens it
+     * ({@link TableHandle#reader()}). A store's open registers its tables so, and a writable one
+     * then opens and checks them on this registry's background thread ({@code checkFiltersAhead}),
+     * ahead of their first lookups but not in the opener's way.
+     */
+    void register(long fileNumber, int level) {
+        TableHandle h = new TableHandle(fileNumber, level, this::openReader, this::closed);
+        open.put(fileNumber, h);
+        if (checkFiltersAhead) {
+            checkAhead(h);
+        }
+    }
+
+    private TableReader openReader(long fileNumber, int level) throws IOException {
+        return TableReader.open(fs, dir, fileNumber, options, cache, counters, counters.level(level), files);
+    }
+
+    private void checkAhead(TableHandle h) {
+        try {
+            reclaimer.execute(() -> checkFilter(h));
+        } catch (RejectedExecutionException e) {
+            // Closing: the first "absent" answer checks the filter, as it would have anyway.
+        }
+    }
+
+    /**
+     * On the background thread: opens a registered table and checks its filter sidecar (its
+     * payload CRC), which otherwise the table's first "absent" answer would wait for. Skipped once
+     * the store is closing (close must not wait for reads) or the table is gone. A failure is
+     * logged and left to the lookups, which open and check again and report it.
      */
     private void checkFilter(TableHandle h) {
         if (closing || !h.retain()) {
             return;
         }
         try {
-            h.reader().checkFilter();
+            TableReader r = h.reader();
+            if (r.filterUnchecked()) {
+                r.checkFilter();
+            }
         } catch (IOException | RuntimeException e) {
-            LOG.warn("checking the filter sidecar of table {} failed; its lookups check it again and report "
+            LOG.warn("opening table {} or checking its filter sidecar failed; its lookups try again and report "
                     + "what they find", h.fileNumber(), e);
         } finally {
             h.release();
@@ -120,8 +147,7 @@ final class TableRegistry {
     void moved(long fileNumber, int level) {
         TableHandle h = open.get(fileNumber);
         if (h != null) {
-            h.movedTo(level);
-            h.reader().countIn(counters.level(level));
+            h.movedTo(level, counters.level(level));
         }
     }
 
@@ -164,7 +190,10 @@ final class TableRegistry {
 
     private void reclaim(TableHandle h) {
         try {
-            h.reader().close();
+            TableReader r = h.takeReaderForClose();
+            if (r != null) {
+                r.close();
+            }
             cache.invalidateFile(h.fileNumber());
             // Once the store is closing, unlinking a replaced table (milliseconds each, for the
             // tens of megabytes a compaction just replaced) would make close wait: the table is
@@ -182,31 +211,43 @@ final class TableRegistry {
         }
     }
 
-    /** Bytes of filters held by the live tables (mapped, or loaded when mapping is unsupported). */
+    /** Bytes of filters held by the live tables opened so far (mapped, or loaded when mapping is unsupported). */
     long filterBytes() {
         long sum = 0;
         for (TableHandle h : open.values()) {
-            sum += h.reader().filterBytes();
+            TableReader r = h.openedReader();
+            sum += r == null ? 0 : r.filterBytes();
         }
         return sum;
     }
 
-    /** Estimated heap bytes of the live tables' indexes. */
+    /** Estimated heap bytes of the indexes of the live tables opened so far. */
     long indexHeapBytes() {
         long sum = 0;
         for (TableHandle h : open.values()) {
-            sum += h.reader().indexHeapBytes();
+            TableReader r = h.openedReader();
+            sum += r == null ? 0 : r.indexHeapBytes();
         }
         return sum;
     }
 
-    /** Bytes of the live tables' indexes held off the heap. */
+    /** Bytes of the indexes of the live tables opened so far, held off the heap. */
     long indexOffHeapBytes() {
         long sum = 0;
         for (TableHandle h : open.values()) {
-            sum += h.reader().indexOffHeapBytes();
+            TableReader r = h.openedReader();
+            sum += r == null ? 0 : r.indexOffHeapBytes();
         }
         return sum;
+    }
+
+    /** Live tables whose reader has been opened (the others are opened on first use). */
+    int openedTables() {
+        int n = 0;
+        for (TableHandle h : open.values()) {
+            n += h.openedReader() != null ? 1 : 0;
+        }
+        return n;
     }
 
     /** Live tables plus dropped ones still held by readers. */

@@ -3,9 +3,11 @@ package io.bloomstore.core.reliability;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.core.RepairReport;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
@@ -178,7 +180,13 @@ class StoreRepairTest {
         Path dir = copy();
         Path table = someTable(dir);
         flip(table, -1);
-        assertThrows(IOException.class, () -> Store.open(dir, OPTIONS).close(), "the store refuses to open");
+        // Tables are opened on first use: the store opens, and the first use of the damaged table
+        // (statistics open every table) reports it as corruption naming the file.
+        try (Store s = Store.openReadOnly(dir, OPTIONS)) {
+            UncheckedIOException e = assertThrows(UncheckedIOException.class, s::stats);
+            assertInstanceOf(CorruptionException.class, e.getCause());
+            assertTrue(e.getCause().getMessage().contains(table.getFileName().toString()), e.getCause().getMessage());
+        }
         RepairReport r = repairAndCheck(dir, "footer");
         assertTrue(r.lostFiles().contains(table.getFileName().toString()), r.toString());
         assertEquals(1, r.tablesOfUnknownSize(), "the footer gone, the table's size is unknown");
