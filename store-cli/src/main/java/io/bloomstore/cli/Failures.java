@@ -16,8 +16,8 @@ import io.bloomstore.core.LockedException;
 
 /**
  * The exit code and the one-line message of a failure, chosen by the exception's kind, never by its
- * text: what {@link ErrorHandler} prints for picocli's commands and the one-key {@code get} fast path
- * ({@link io.bloomstore.cli.store.QuickGet}) prints without picocli.
+ * text: what {@link ErrorHandler} prints for picocli's commands and the short commands' fast path
+ * ({@link io.bloomstore.cli.store.QuickCommands}) prints without picocli.
  *
  * <p>Thread safety: stateless.
  */

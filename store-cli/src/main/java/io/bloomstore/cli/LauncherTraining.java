@@ -10,7 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-import io.bloomstore.cli.store.QuickGet;
+import io.bloomstore.cli.store.QuickCommands;
 
 /**
  * The training run of the {@code bloomstore} launcher ({@code store-cli/src/main/launcher}): the
@@ -60,10 +60,22 @@ public final class LauncherTraining {
                     System.exit(1);
                 }
             }
-            // The one-key get's fast path, as Start.main takes it.
-            for (String key : List.of("k1", "absent")) {
+            // The short commands' picocli-free path, as Start.main takes it.
+            for (String[] command : List.of(
+                    new String[] {"--data", data, "put", "k3", "v3"},
+                    new String[] {"--data", data, "get", "k1"},
+                    new String[] {"--data", data, "get", "absent"},
+                    new String[] {"--data", data, "delete", "k3"},
+                    new String[] {"--data", data, "scan", "--limit", "10"},
+                    new String[] {"--data", data, "stats"},
+                    new String[] {"--data", data, "flush"})) {
                 StringWriter sink = new StringWriter();
-                QuickGet.tryRun(new String[] {"--data", data, "get", key}, new PrintWriter(sink), new PrintWriter(sink));
+                int code = QuickCommands.tryRun(command, new PrintWriter(sink), new PrintWriter(sink));
+                if (code != ExitCodes.OK && code != ExitCodes.NOT_FOUND) {
+                    System.err.println("bloomstore launcher training: " + String.join(" ", command) + " exited " + code
+                            + ": " + sink);
+                    System.exit(1);
+                }
             }
         } finally {
             try (Stream<Path> all = Files.walk(dir)) {

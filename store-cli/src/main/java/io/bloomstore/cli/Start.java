@@ -6,11 +6,11 @@ import java.nio.charset.Charset;
 import java.util.Set;
 
 import io.bloomstore.bloom.storage.OffHeapBackend;
-import io.bloomstore.cli.store.QuickGet;
+import io.bloomstore.cli.store.QuickCommands;
 
 /**
  * The entry point of {@code bloomstore.jar}: sets the process up for the command it runs, answers a
- * plain one-key {@code get} itself ({@link QuickGet}) and hands every other command to picocli
+ * common forms of the short store commands itself ({@link QuickCommands}) and hands every other command to picocli
  * ({@link Main}). It names no picocli type on purpose: the JVM checks a class's verification
  * constraints when it links it, also when the class comes from a class-data-sharing archive, and
  * one picocli type in a signature or a {@code catch} here would load picocli's {@code CommandLine}
@@ -32,8 +32,8 @@ public final class Start {
 
     public static void main(String[] args) {
         prepare(args);
-        int quick = QuickGet.tryRun(args, stdout(), new PrintWriter(System.err, true));
-        System.exit(quick != QuickGet.NOT_HANDLED ? quick : Main.execute(args));
+        int quick = QuickCommands.tryRun(args, stdout(), new PrintWriter(System.err, true));
+        System.exit(quick != QuickCommands.NOT_HANDLED ? quick : Main.execute(args));
     }
 
     /** Standard output in the encoding picocli would write it in: the JVM's stdout encoding. */

@@ -2,9 +2,6 @@ package io.bloomstore.cli.store;
 
 import java.io.IOException;
 
-import io.bloomstore.cli.ExitCodes;
-import io.bloomstore.core.Store;
-import io.bloomstore.core.WriteOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -29,10 +26,6 @@ public final class DeleteCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        byte[] k = ByteText.of(hex).decode(key);
-        try (Store store = open(false)) {
-            store.delete(k, sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
-        }
-        return ExitCodes.OK;
+        return StoreActions.delete(dataDir(), options(), hex, sync, key);
     }
 }

@@ -2,10 +2,6 @@ package io.bloomstore.cli.store;
 
 import java.io.IOException;
 
-import io.bloomstore.cli.ExitCodes;
-import io.bloomstore.cli.Units;
-import io.bloomstore.core.Store;
-import io.bloomstore.core.StoreStats;
 import picocli.CommandLine.Command;
 
 /**
@@ -20,15 +16,6 @@ public final class FlushCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        StoreStats stats;
-        try (Store store = open(false)) {
-            store.flush();
-            stats = store.stats();
-        }
-        long bytes = stats.levels().stream().mapToLong(StoreStats.LevelStats::tableBytes).sum();
-        out().println("flushed " + dataDir() + ": " + Units.count(stats.totalFiles()) + " tables, "
-                + Units.bytes(bytes) + ", filters " + Units.bytes(stats.filterBytes()));
-        out().flush();
-        return ExitCodes.OK;
+        return StoreActions.flush(dataDir(), options(), out());
     }
 }

@@ -55,19 +55,7 @@ public final class GetCommand extends StoreCommand {
         }
         ByteText text = ByteText.of(hex);
         if (given == 1 && keysFrom == null) {
-            byte[] k = text.decode(keys.get(0));
-            byte[] value;
-            // One lookup reads at most one block: a block cache would only cost its set-up.
-            try (Store store = StoreAccess.openReadOnly(dataDir(), options().toBuilder().blockCacheBytes(0).build())) {
-                value = store.get(k);
-            }
-            if (value == null) {
-                return ExitCodes.NOT_FOUND;
-            }
-            PrintWriter out = out();
-            out.println(text.encode(value));
-            out.flush();
-            return ExitCodes.OK;
+            return StoreActions.get(dataDir(), options(), hex, keys.get(0), out());
         }
         boolean allPresent = true;
         PrintWriter out = out();

@@ -2,9 +2,6 @@ package io.bloomstore.cli.store;
 
 import java.io.IOException;
 
-import io.bloomstore.cli.ExitCodes;
-import io.bloomstore.core.Store;
-import io.bloomstore.core.WriteOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -33,12 +30,6 @@ public final class PutCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        ByteText text = ByteText.of(hex);
-        byte[] k = text.decode(key);
-        byte[] v = text.decode(value);
-        try (Store store = open(true)) {
-            store.put(k, v, sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
-        }
-        return ExitCodes.OK;
+        return StoreActions.put(dataDir(), options(), hex, sync, key, value);
     }
 }

@@ -1,13 +1,7 @@
 package io.bloomstore.cli.store;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 
-import io.bloomstore.cli.ExitCodes;
-import io.bloomstore.core.KeyValue;
-import io.bloomstore.core.PrefixExtractor;
-import io.bloomstore.core.Store;
-import io.bloomstore.core.StoreIterator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -43,34 +37,6 @@ public final class ScanCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        if (limit != null && limit < 0) {
-            throw new IllegalArgumentException("--limit must not be negative, got " + limit);
-        }
-        ByteText text = ByteText.of(hex);
-        if (prefix != null && (from != null || to != null)) {
-            throw new IllegalArgumentException("--prefix cannot be combined with --from or --to");
-        }
-        byte[] lo = from == null ? null : text.decode(from);
-        byte[] hi = to == null ? null : text.decode(to);
-        if (prefix != null) {
-            lo = text.decode(prefix);
-            hi = PrefixExtractor.successor(lo);
-        }
-        long max = limit == null ? Long.MAX_VALUE : limit;
-        PrintWriter out = out();
-        try (Store store = openReadOnly();
-             StoreIterator it = reverse ? store.reverseIterator(lo, hi)
-                     : prefix != null ? store.prefixIterator(lo) : store.iterator(lo, hi)) {
-            for (long n = 0; n < max && it.hasNext(); n++) {
-                KeyValue kv = it.next();
-                out.print(text.encode(kv.key()));
-                out.print('\t');
-                out.print(text.encode(kv.value()));
-                out.print('\n');
-            }
-        } finally {
-            out.flush();
-        }
-        return ExitCodes.OK;
+        return StoreActions.scan(dataDir(), options(), from, to, prefix, limit, reverse, hex, out());
     }
 }

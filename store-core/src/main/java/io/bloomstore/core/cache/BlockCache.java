@@ -28,6 +28,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * about two thirds of a 1 KiB-value lookup's garbage), while blocks read again soon — hot keys —
  * are cached on their second read.
  *
+ * <p>The Caffeine cache itself is built when the first block is admitted, not with this object:
+ * building it loads and links some hundred classes (about 40 ms of a fresh JVM's first store
+ * open), which a store that only writes, or a one-shot lookup whose blocks are each read once,
+ * never needs.
+ *
  * <p>Cached blocks are shared between readers and must be immutable.
  *
  * <p>Thread safety: safe for concurrent use.
@@ -37,7 +42,8 @@ public final class BlockCache {
     private static final int TYPICAL_BLOCK_BYTES = 4096;
 
     private final long capacityBytes;
-    private final Cache<Key, Entry> cache;
+    /** Built on the first {@link #put} ({@link #cache()}); null until then and when disabled. */
+    private volatile Cache<Key, Entry> cache;
     /** The offsets cached per file: what {@link #invalidateFile} removes. */
     private final Map<Long, Set<Long>> offsetsByFile = new ConcurrentHashMap<>();
     /**
@@ -73,13 +79,27 @@ public final class BlockCache {
         this.doorkeeper = new long[capacityBytes == 0 ? 1 : bits / Long.SIZE];
         this.doorkeeperMask = bits - 1;
         this.doorkeeperWindow = (int) window;
-        this.cache = capacityBytes == 0 ? null : Caffeine.newBuilder()
-                .maximumWeight(capacityBytes)
-                .weigher((Key k, Entry block) -> block.sizeBytes())
-                // Maintenance runs on the calling thread: no hidden pool, deterministic in tests.
-                .executor(Runnable::run)
-                .evictionListener((Key k, Entry block, RemovalCause cause) -> forget(k))
-                .build();
+    }
+
+    /** The Caffeine cache, built now if this is the first block to keep. */
+    private Cache<Key, Entry> cache() {
+        Cache<Key, Entry> c = cache;
+        if (c == null) {
+            synchronized (this) {
+                c = cache;
+                if (c == null) {
+                    c = Caffeine.newBuilder()
+                            .maximumWeight(capacityBytes)
+                            .weigher((Key k, Entry block) -> block.sizeBytes())
+                            // Maintenance runs on the calling thread: no hidden pool, deterministic in tests.
+                            .executor(Runnable::run)
+                            .evictionListener((Key k, Entry block, RemovalCause cause) -> forget(k))
+                            .build();
+                    cache = c;
+                }
+            }
+        }
+        return c;
     }
 
     /** A cache that holds nothing. */
@@ -88,7 +108,7 @@ public final class BlockCache {
     }
 
     public boolean enabled() {
-        return cache != null;
+        return capacityBytes > 0;
     }
 
     public long capacityBytes() {
@@ -97,7 +117,8 @@ public final class BlockCache {
 
     /** The cached block at {@code offset} of table {@code fileNumber}, or null. */
     public Entry get(long fileNumber, long offset) {
-        return cache == null ? null : cache.getIfPresent(new Key(fileNumber, offset));
+        Cache<Key, Entry> c = cache;
+        return c == null ? null : c.getIfPresent(new Key(fileNumber, offset));
     }
 
     /**
@@ -107,7 +128,7 @@ public final class BlockCache {
      * the cache is disabled.
      */
     public boolean admit(long fileNumber, long offset) {
-        if (cache == null) {
+        if (capacityBytes == 0) {
             return false;
         }
         long h = (fileNumber * 0x9E3779B97F4A7C15L + offset) * 0xC2B2AE3D27D4EB4FL;
@@ -130,9 +151,10 @@ public final class BlockCache {
     }
 
     public void put(long fileNumber, long offset, Entry block) {
-        if (cache != null) {
+        if (capacityBytes > 0) {
+            Cache<Key, Entry> c = cache();
             offsetsByFile.computeIfAbsent(fileNumber, f -> ConcurrentHashMap.newKeySet()).add(offset);
-            cache.put(new Key(fileNumber, offset), block);
+            c.put(new Key(fileNumber, offset), block);
         }
     }
 
@@ -146,20 +168,22 @@ public final class BlockCache {
     /** Drops every block of table {@code fileNumber} (when the table is closed): costs that file's blocks only. */
     public void invalidateFile(long fileNumber) {
         Set<Long> offsets = offsetsByFile.remove(fileNumber);
-        if (cache != null && offsets != null) {
+        Cache<Key, Entry> c = cache;
+        if (c != null && offsets != null) {
             for (long offset : offsets) {
-                cache.invalidate(new Key(fileNumber, offset));
+                c.invalidate(new Key(fileNumber, offset));
             }
         }
     }
 
     /** Bytes of blocks currently held (after pending evictions). */
     public long sizeBytes() {
-        if (cache == null) {
+        Cache<Key, Entry> c = cache;
+        if (c == null) {
             return 0;
         }
-        cache.cleanUp();
-        return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+        c.cleanUp();
+        return c.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
     }
 
     /** Offsets the per-file index holds, all files together: at most the blocks cached (for tests). */
@@ -168,10 +192,11 @@ public final class BlockCache {
     }
 
     public void clear() {
-        if (cache != null) {
-            cache.invalidateAll();
+        Cache<Key, Entry> c = cache;
+        if (c != null) {
+            c.invalidateAll();
             offsetsByFile.clear();
-            Arrays.fill(doorkeeper, 0L);
         }
+        Arrays.fill(doorkeeper, 0L);
     }
 }

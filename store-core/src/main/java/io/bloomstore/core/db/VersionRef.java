@@ -66,7 +66,9 @@ final class VersionRef extends RefCounted {
     /** The last reference releases every table. */
     @Override
     void lastReleased() {
-        handles.values().forEach(TableHandle::release);
+        for (TableHandle h : handles.values()) {
+            h.release();
+        }
     }
 
     @Override

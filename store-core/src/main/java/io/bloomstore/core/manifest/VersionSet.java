@@ -141,9 +141,15 @@ public final class VersionSet implements Closeable {
                 VersionEdit edit = VersionEdit.decode(record, manifestPath, reader.lastRecordOffset());
                 v = v.apply(edit);
                 edits++;
-                edit.logNumber().ifPresent(n -> vs.logNumber = n);
-                edit.nextFileNumber().ifPresent(vs.nextFileNumber::set);
-                edit.lastSequence().ifPresent(n -> vs.lastSequence = n);
+                if (edit.logNumber().isPresent()) {
+                    vs.logNumber = edit.logNumber().getAsLong();
+                }
+                if (edit.nextFileNumber().isPresent()) {
+                    vs.nextFileNumber.set(edit.nextFileNumber().getAsLong());
+                }
+                if (edit.lastSequence().isPresent()) {
+                    vs.lastSequence = edit.lastSequence().getAsLong();
+                }
             }
             checkNothingDropped(fs, dir, manifestPath, f.size() - reader.droppedTailBytes(),
                     reader.droppedTailBytes() > 0, edits, vs.logNumber);

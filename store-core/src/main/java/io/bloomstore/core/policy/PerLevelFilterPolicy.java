@@ -22,7 +22,13 @@ public final class PerLevelFilterPolicy implements FilterPolicy {
 
     /** A policy named {@code name} giving level i {@code levels.get(min(i, size − 1))}. */
     public static PerLevelFilterPolicy of(String name, List<FilterChoice> levels) {
-        if (levels == null || levels.isEmpty() || levels.stream().anyMatch(java.util.Objects::isNull)) {
+        // A loop, not a stream: every store's options build one, and a one-shot command paid some
+        // 7 ms for linking the first stream pipeline and method reference of its process.
+        boolean anyNull = levels == null || levels.isEmpty();
+        for (int i = 0; !anyNull && i < levels.size(); i++) {
+            anyNull = levels.get(i) == null;
+        }
+        if (anyNull) {
             throw new IllegalArgumentException("need at least one non-null filter choice");
         }
         return new PerLevelFilterPolicy(name, List.copyOf(levels));
