@@ -10,14 +10,15 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@code open} workload: an engine's loaded, flushed and closed store is reopened in a fresh
  * JVM ({@link ChildJvm}) — measured in a process of its own because heap and resident set are
  * properties of a process, and the parent's are full of the other engines' runs. The child
- * records its heap (after {@link System#gc()}) before touching the engine, times the first open
- * (the engine's first use in the process: class loading and initialisation included; RocksDB's
- * native library is loaded before, when the engine object is made), closes and times a second
+ * starts its logging, records its heap (after {@link System#gc()}) before touching the engine, times
+ * the first open (the engine's first use in the process: class loading and initialisation included;
+ * RocksDB's native library is loaded before, when the engine object is made), closes and times a second
  * open (the cost that depends on the store's size), takes
  * heap, resident set ({@code VmRSS}) and the engine's {@link EngineMemory}, does
  * {@value #READS} random lookups of loaded keys, takes heap and resident set again, and sums the
@@ -50,6 +51,11 @@ final class OpenProbe {
 
     /** The child's side: runs in the fresh JVM and returns its result as JSON. */
     static String measure(BenchEngine engine, Path dir, BenchConfig config, int reads) throws IOException {
+        // An application has its logging running before it opens a store. Without this, the first
+        // logger BloomStore's classes make would start logback inside the timed open (about 0.1 s
+        // of a fresh JVM), a cost of the bench's logging set-up, not of the engine; RocksDB logs
+        // through its own native code.
+        LoggerFactory.getLogger(OpenProbe.class).debug("open probe of {} in {}", engine, dir);
         long baselineHeap = heapUsed();
         KeySpace keys = new KeySpace(config.keys(), config.keySize());
         byte[] key = keys.newKeyBuffer();

@@ -292,7 +292,34 @@ final class DbBackground {
         }
     }
 
-    void finishRecovery(MemTable replayed) throws IOException {
+    /**
+     * A writable open's last step. Either the replayed writes become a level-0 table, recorded with
+     * the new WAL segment's number as the MANIFEST's log number, and the replayed segments are
+     * deleted; or, when {@code keepInWal} (the replay read every segment to its end and they are few
+     * and small), the replayed memtable becomes the live one and its segments stay, still covered
+     * by the MANIFEST's log number, to be replayed again by the next open or deleted once this
+     * memtable is flushed — LevelDB's reuse of a small log: a one-shot {@code put} writes no table,
+     * no MANIFEST edit and starts no compaction. Either way, files no version or segment needs
+     * (orphans of an earlier process) are deleted.
+     */
+    void finishRecovery(MemTable replayed, boolean keepInWal) throws IOException {
+        if (keepInWal) {
+            mutex.lock();
+            try {
+                db.installVersion(db.versions.current(), replayed, List.of());
+            } finally {
+                mutex.unlock();
+            }
+            // Before any compaction starts: orphans are told apart from its outputs by the listing.
+            ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, replayed.logNumber(), true));
+            mutex.lock();
+            try {
+                maybeScheduleCompaction();
+            } finally {
+                mutex.unlock();
+            }
+            return;
+        }
         FileMetaData meta = writeLevel0Table(replayed);
         VersionEdit edit = new VersionEdit().setLogNumber(db.view.mem().logNumber()).setLastSequence(db.lastSequence);
         if (meta != null) {

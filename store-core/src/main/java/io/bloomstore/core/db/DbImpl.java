@@ -69,15 +69,15 @@ public final class DbImpl implements Store {
     }
 
     /**
-     * Recovery's last step; see {@link DbBackground#finishRecovery(MemTable)}. {@code walDropped}
+     * Recovery's last step; see {@link DbBackground#finishRecovery(MemTable, boolean)}. {@code walDropped}
      * says what point-in-time WAL recovery dropped (null when nothing), for {@link #stats()}.
      */
-    void finishRecovery(MemTable replayed, String walDropped) throws IOException {
+    void finishRecovery(MemTable replayed, String walDropped, boolean keepInWal) throws IOException {
         db.walRecoveryDropped = walDropped;
         if (db.readOnly) {
             background.finishReadOnlyRecovery(replayed);
         } else {
-            background.finishRecovery(replayed);
+            background.finishRecovery(replayed, keepInWal);
         }
     }
 

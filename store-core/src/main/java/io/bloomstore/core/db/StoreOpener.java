@@ -31,11 +31,19 @@ import java.util.Set;
  * to become one — under the lock, so that another process creating the same store meanwhile is
  * seen, never overwritten — then recovers — CURRENT → MANIFEST →
  * version (tables registered, each opened on first use) → WAL segments newer than the manifest's log number
- * replayed and written as a level-0 table → a fresh WAL. See {@code docs/architecture.md}.
+ * replayed (and written as a level-0 table, unless they are few and small enough to stay in the WAL
+ * as they are) → a fresh WAL. See {@code docs/architecture.md}.
  *
  * <p>Thread safety: stateless; each open runs on the caller's thread.
  */
 final class StoreOpener {
+    /**
+     * A writable open keeps the replayed writes in the WAL segments they came from (see
+     * {@link DbBackground#finishRecovery}) while fewer segments than this await replay; at this many
+     * it writes them to a level-0 table and deletes the segments, so a series of one-shot writes
+     * leaves a bounded number of segments behind.
+     */
+    static final int MAX_KEPT_WAL_SEGMENTS = 8;
 
     private StoreOpener() {
     }
@@ -44,9 +52,9 @@ final class StoreOpener {
         if (fs == null || dir == null || options == null) {
             throw new IllegalArgumentException("file system, directory and options must not be null");
         }
-        // Chooses (and logs) how filters reach memory now, so a bad bloomstore.offheap setting
-        // fails this open instead of the first flush.
-        OffHeapBackend.active();
+        // A bad bloomstore.offheap setting fails this open instead of the first flush; without one,
+        // how filters reach memory is chosen by the first filter mapped.
+        OffHeapBackend.checkSetting();
         if (!fs.exists(dir)) {
             if (!options.createIfMissing()) {
                 throw new IllegalArgumentException("no store at " + dir
@@ -82,9 +90,12 @@ final class StoreOpener {
                     : VersionSet.create(fs, dir, options.maxManifestBytes());
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             tables = openTables(fs, dir, options, counters, versions, true);
-            WalReplay.Result replayed = WalReplay.replay(fs, dir, walsToReplay(fs, dir, versions),
-                    versions.lastSequence(), options.walRecovery());
+            List<Long> wals = walsToReplay(fs, dir, versions);
             long walNumber = versions.newFileNumber();
+            WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
+                    options.walRecovery(), wals.isEmpty() ? walNumber : wals.get(0));
+            boolean keepInWal = replayed.clean() && wals.size() < MAX_KEPT_WAL_SEGMENTS
+                    && replayed.memtable().approximateBytes() <= options.memtableBytes() / 4;
             walFile = fs.create(FileNames.wal(dir, walNumber));
             LogWriter wal = new LogWriter(walFile, LogFormat.WAL_MAGIC);
             // The new segment's name is durable before any write relies on it, and before recovery
@@ -93,7 +104,7 @@ final class StoreOpener {
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, walNumber, wal,
                     replayed.lastSequence());
-            db.finishRecovery(replayed.memtable(), replayed.dropped());
+            db.finishRecovery(replayed.memtable(), replayed.dropped(), keepInWal);
         } catch (IOException | RuntimeException | Error e) {
             releaseAfterFailure(e, db, walFile, tables, versions, lock);
             throw e;
@@ -175,7 +186,7 @@ final class StoreOpener {
         if (fs == null || dir == null || options == null) {
             throw new IllegalArgumentException("file system, directory and options must not be null");
         }
-        OffHeapBackend.active();
+        OffHeapBackend.checkSetting();
         if (!fs.exists(dir)) {
             throw new IllegalArgumentException("no store at " + dir + ": the directory does not exist");
         }
@@ -195,11 +206,11 @@ final class StoreOpener {
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             tables = openTables(fs, dir, options, counters, versions, false);
             WalReplay.Result replayed = WalReplay.replay(fs, dir, walsToReplay(fs, dir, versions),
-                    versions.lastSequence(), options.walRecovery());
+                    versions.lastSequence(), options.walRecovery(), versions.logNumber());
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, versions.logNumber(), null,
                     replayed.lastSequence());
-            db.finishRecovery(replayed.memtable(), replayed.dropped());
+            db.finishRecovery(replayed.memtable(), replayed.dropped(), true);
             db.registerJmx();
             return db;
         } catch (IOException | RuntimeException | Error e) {

@@ -36,18 +36,27 @@ final class WalReplay {
     }
 
     /**
-     * The replayed entries, the largest sequence number seen (or the manifest's), and what point-in-time
-     * recovery dropped (null when nothing was).
+     * The replayed entries, the largest sequence number seen (or the manifest's), what point-in-time
+     * recovery dropped (null when nothing was), and whether a torn final record was dropped.
      */
-    record Result(MemTable memtable, long lastSequence, String dropped) {
+    record Result(MemTable memtable, long lastSequence, String dropped, boolean tornTail) {
+        /** Every segment read to its end, nothing dropped: the segments may be replayed again as they are. */
+        boolean clean() {
+            return dropped == null && !tornTail;
+        }
     }
 
     private record Entry(byte[] key, long sequence, ValueType type, byte[] value) {
     }
 
-    static Result replay(FileSystem fs, Path dir, List<Long> walNumbers, long lastSequence, WalRecovery mode)
-            throws IOException {
-        MemTable mem = new MemTable(0);
+    /**
+     * Replays segments {@code walNumbers} into a memtable whose {@link MemTable#logNumber()} is
+     * {@code memLogNumber}: the oldest segment holding its entries.
+     */
+    static Result replay(FileSystem fs, Path dir, List<Long> walNumbers, long lastSequence, WalRecovery mode,
+                         long memLogNumber) throws IOException {
+        MemTable mem = new MemTable(memLogNumber);
+        boolean torn = false;
         long last = lastSequence;
         // The next sequence number a record must start at; before the first record, at most this.
         long expected = lastSequence + 1;
@@ -88,6 +97,7 @@ final class WalReplay {
                     }
                     LOG.warn("{}: dropped a torn final record ({} bytes at offset {}), left by a crash during a write",
                             path, reader.droppedTailBytes(), tail);
+                    torn = true;
                 }
             } catch (CorruptionException e) {
                 if (mode != WalRecovery.POINT_IN_TIME) {
@@ -95,10 +105,10 @@ final class WalReplay {
                 }
                 String dropped = describeDropped(fs, dir, walNumbers, i, e, expected);
                 LOG.warn("point-in-time WAL recovery: {}", dropped);
-                return new Result(mem, last, dropped);
+                return new Result(mem, last, dropped, torn);
             }
         }
-        return new Result(mem, last, null);
+        return new Result(mem, last, null, torn);
     }
 
     /** The first segment after index {@code i} that holds a record (or damage), or null. */
