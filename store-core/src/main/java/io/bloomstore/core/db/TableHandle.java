@@ -29,9 +29,9 @@ final class TableHandle extends RefCounted {
         void closed(TableHandle handle);
     }
 
-    /** Opens the table's reader, counting its filter answers at {@code level}. */
+    /** Opens the reader of {@code handle}'s table, counting its filter answers at its level. */
     interface Opener {
-        TableReader open(long fileNumber, int level) throws IOException;
+        TableReader open(TableHandle handle) throws IOException;
     }
 
     private final long fileNumber;
@@ -97,7 +97,7 @@ final class TableHandle extends RefCounted {
             if (closed) {
                 throw new IllegalStateException("table " + fileNumber + " is closed");
             }
-            reader = opener.open(fileNumber, level);
+            reader = opener.open(this);
             opener = null;
         }
         return reader;

@@ -96,16 +96,22 @@ final class TableRegistry {
 
     /**
      * Registers a live table of {@code level} without opening it: its first use opens it
-     * ({@link TableHandle#reader()}). A store's open registers its tables so, and a writable one
-     * then opens and checks them on this registry's background thread ({@code checkFiltersAhead}),
-     * ahead of their first lookups but not in the opener's way.
+     * ({@link TableHandle#reader()}), and then, in a writable store ({@code checkFiltersAhead}),
+     * queues the check of its filter sidecar on this registry's background thread. A store's open
+     * registers its tables so: it opens none of them, and neither does the background thread,
+     * whose work a close would otherwise wait for.
      */
     void register(long fileNumber, int level) {
-        TableHandle h = new TableHandle(fileNumber, level, this::openReader, this::closed);
-        open.put(fileNumber, h);
-        if (checkFiltersAhead) {
+        open.put(fileNumber, new TableHandle(fileNumber, level, this::openRegistered, this::closed));
+    }
+
+    private TableReader openRegistered(TableHandle h) throws IOException {
+        TableReader reader = openReader(h.fileNumber(), h.level());
+        if (checkFiltersAhead && reader.filterUnchecked()) {
+            // The task waits for this open to finish (the handle's lock) before it reads the sidecar.
             checkAhead(h);
         }
+        return reader;
     }
 
     private TableReader openReader(long fileNumber, int level) throws IOException {
@@ -121,10 +127,10 @@ final class TableRegistry {
     }
 
     /**
-     * On the background thread: opens a registered table and checks its filter sidecar (its
-     * payload CRC), which otherwise the table's first "absent" answer would wait for. Skipped once
-     * the store is closing (close must not wait for reads) or the table is gone. A failure is
-     * logged and left to the lookups, which open and check again and report it.
+     * On the background thread: checks a newly opened table's filter sidecar (its payload CRC),
+     * which otherwise the table's first "absent" answer would wait for. Skipped once the store is
+     * closing (close must not wait for reads) or the table is gone. A failure is logged and left
+     * to the lookups, which check again and report it.
      */
     private void checkFilter(TableHandle h) {
         if (closing || !h.retain()) {
@@ -136,7 +142,7 @@ final class TableRegistry {
                 r.checkFilter();
             }
         } catch (IOException | RuntimeException e) {
-            LOG.warn("opening table {} or checking its filter sidecar failed; its lookups try again and report "
+            LOG.warn("checking the filter sidecar of table {} failed; its lookups check it again and report "
                     + "what they find", h.fileNumber(), e);
         } finally {
             h.release();

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A table's filter sidecar is checked (its payload CRC, one whole-file read) on the store's
- * background thread as soon as the table opens, so absent lookups after an open find every filter
- * checked and read no sidecar; a damaged sidecar fails that background check, stays unchecked,
+ * background thread as soon as the table opens (here every table, opened by the statistics the
+ * test polls), so absent lookups after that find every filter checked and read no sidecar; a damaged sidecar fails that background check, stays unchecked,
  * and the lookups that would believe it still report it. Deterministic keys; waits poll for at
  * most 10 s.
  */
