@@ -19,6 +19,7 @@ import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.apache.kafka.streams.state.internals.WithRetentionPeriod;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +46,7 @@ import java.util.Objects;
  *
  * <p>Thread safety: as {@link SegmentedStore}; safe for the stream thread and interactive queries.
  */
-public class BloomSessionStore implements SessionStore<Bytes, byte[]> {
+public class BloomSessionStore implements SessionStore<Bytes, byte[]>, WithRetentionPeriod {
     private static final Logger LOG = LoggerFactory.getLogger(BloomSessionStore.class);
     /** Kafka's changelog key: key, end (8 bytes), start (8 bytes). */
     private static final int CHANGELOG_SUFFIX = 2 * Long.BYTES;
@@ -194,6 +195,17 @@ public class BloomSessionStore implements SessionStore<Bytes, byte[]> {
     @Override
     public boolean persistent() {
         return true;
+    }
+
+    /**
+     * The retention period, which Kafka reads (through its internal {@link WithRetentionPeriod}, as
+     * from its own segmented stores) to restore an empty store from the changelog offset of
+     * {@code last record's time − retention} instead of the beginning: records that would expire
+     * on arrival are never read.
+     */
+    @Override
+    public long retentionPeriod() {
+        return store.retentionPeriod;
     }
 
     @Override

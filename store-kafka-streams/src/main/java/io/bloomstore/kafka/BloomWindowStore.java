@@ -20,6 +20,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.apache.kafka.streams.state.internals.WithRetentionPeriod;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,7 @@ import java.util.Objects;
  *
  * <p>Thread safety: as {@link SegmentedStore}; safe for the stream thread and interactive queries.
  */
-public class BloomWindowStore implements WindowStore<Bytes, byte[]> {
+public class BloomWindowStore implements WindowStore<Bytes, byte[]>, WithRetentionPeriod {
     private static final Logger LOG = LoggerFactory.getLogger(BloomWindowStore.class);
     /** Kafka's changelog key: key, window start (8 bytes), sequence number (4 bytes). */
     private static final int CHANGELOG_SUFFIX = Long.BYTES + Integer.BYTES;
@@ -194,6 +195,17 @@ public class BloomWindowStore implements WindowStore<Bytes, byte[]> {
     @Override
     public boolean persistent() {
         return true;
+    }
+
+    /**
+     * The retention period, which Kafka reads (through its internal {@link WithRetentionPeriod}, as
+     * from its own segmented stores) to restore an empty store from the changelog offset of
+     * {@code last record's time − retention} instead of the beginning: records that would expire
+     * on arrival are never read.
+     */
+    @Override
+    public long retentionPeriod() {
+        return store.retentionPeriod;
     }
 
     @Override
