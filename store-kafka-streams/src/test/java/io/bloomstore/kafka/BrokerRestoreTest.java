@@ -20,6 +20,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.TimeWindows;
@@ -272,28 +273,36 @@ class BrokerRestoreTest {
                         .withRetention(Duration.ofSeconds(30)));
         Properties config = CountApp.config(cluster.bootstrapServers(), app, dir.resolve("first").toString());
         config.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+        // Recent event times: the broker deletes changelog records older than the topic's retention.
+        long start = System.currentTimeMillis() - 20 * 60_000;
+        String lastWindow = "key-19@" + (start + 100L * (n - 1)) / 10_000 * 10_000 + "=";
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
                 new StringSerializer())) {
             for (int i = 0; i < n; i++) {
-                producer.send(new ProducerRecord<>(input, null, 100L * i, "key-" + (i % 20), "e" + i));
+                producer.send(new ProducerRecord<>(input, null, start + 100L * i, "key-" + (i % 20), "e" + i));
             }
         }
         List<String> before;
         try (KafkaStreams first = new KafkaStreams(builder.build(), config)) {
             first.start();
             awaitRunning(first);
-            awaitCondition("all events processed", 120, () -> windows(first).stream()
-                    .anyMatch(w -> w.startsWith("key-19@590000=")));
+            awaitCondition("all events processed", 120, () -> {
+                List<String> w = windows(first);
+                return w != null && w.stream().anyMatch(s -> s.startsWith(lastWindow));
+            });
             before = windows(first);
         }
         config.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("second").toString());
         AtomicLong restored = new AtomicLong();
+        AtomicLong restoresEnded = new AtomicLong();
         try (KafkaStreams second = new KafkaStreams(builder.build(), config)) {
-            second.setGlobalStateRestoreListener(new CountingRestoreListener(restored));
+            second.setGlobalStateRestoreListener(new CountingRestoreListener(restored, restoresEnded));
             second.start();
-            awaitRunning(second);
+            // RUNNING can come before the restore ends: Kafka restores on its state-updater thread.
+            awaitCondition("the window store's restore ended", 90, () -> restoresEnded.get() > 0);
+            awaitCondition("the restored store answers queries", 60, () -> windows(second) != null);
             System.out.println("BrokerRestoreTest: the window store restored " + restored.get() + " of " + n
                     + " changelog records");
             assertTrue(restored.get() > 0 && restored.get() < n / 10, "restored " + restored.get()
@@ -302,13 +311,20 @@ class BrokerRestoreTest {
         }
     }
 
-    /** Every window of the window store as "key@start=count", in the store's order. */
+    /**
+     * Every window of the window store as "key@start=count", in the store's order; null while the
+     * store cannot be queried (the task restoring or moving).
+     */
     private static List<String> windows(KafkaStreams streams) {
         List<String> out = new ArrayList<>();
-        ReadOnlyWindowStore<String, Long> store = streams.store(StoreQueryParameters.fromNameAndType("window-store",
-                QueryableStoreTypes.windowStore()));
-        try (KeyValueIterator<Windowed<String>, Long> it = store.all()) {
-            it.forEachRemaining(kv -> out.add(kv.key.key() + "@" + kv.key.window().start() + "=" + kv.value));
+        try {
+            ReadOnlyWindowStore<String, Long> store = streams.store(StoreQueryParameters.fromNameAndType(
+                    "window-store", QueryableStoreTypes.windowStore()));
+            try (KeyValueIterator<Windowed<String>, Long> it = store.all()) {
+                it.forEachRemaining(kv -> out.add(kv.key.key() + "@" + kv.key.window().start() + "=" + kv.value));
+            }
+        } catch (InvalidStateStoreException e) {
+            return null;
         }
         return out;
     }
@@ -404,9 +420,16 @@ class BrokerRestoreTest {
 
     private static final class CountingRestoreListener implements StateRestoreListener {
         private final AtomicLong restored;
+        private final AtomicLong ended;
 
         CountingRestoreListener(AtomicLong restored) {
+            this(restored, new AtomicLong());
+        }
+
+        /** Counts restored records into {@code restored} and finished restores into {@code ended}. */
+        CountingRestoreListener(AtomicLong restored, AtomicLong ended) {
             this.restored = restored;
+            this.ended = ended;
         }
 
         @Override
@@ -420,6 +443,7 @@ class BrokerRestoreTest {
 
         @Override
         public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
+            ended.incrementAndGet();
         }
     }
 
