@@ -60,7 +60,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * application emits is checked: key k's outputs must be exactly 1, 2, ..., n(k) — a lost update
  * after a restore repeats a count, a duplicate skips one. Sizes: {@code -Dbroker.events=N}
  * (default 4,000 per phase); the stress tag runs 10× as many. With its broker and child JVM the
- * class takes about two minutes on two cores, so all of it runs with {@code -Pstress}, not by default.
+ * class takes about four and a half minutes on two cores, so all of it runs with {@code -Pstress}, not by default.
  */
 @Tag("stress")
 class BrokerRestoreTest {
