@@ -85,7 +85,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private File dir;
     /** Writes made through this instance: with the tables' entry counts, an estimate of the size. */
     private long writes;
-    private final PendingWrites pending = new PendingWrites();
+    private final PendingWrites pending = PendingWrites.unsorted();
     private final PendingOffsets offsets = new PendingOffsets();
     /** Buffered writes past this many bytes go to the store before the next commit. */
     private final long maxPendingBytes;

@@ -1,33 +1,19 @@
 package io.bloomstore.kafka;
 
 import io.bloomstore.core.StoreOptions;
-import io.bloomstore.core.StoreStats;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.SessionWindow;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
-import org.apache.kafka.streams.query.Position;
-import org.apache.kafka.streams.query.PositionBound;
-import org.apache.kafka.streams.query.Query;
-import org.apache.kafka.streams.query.QueryConfig;
-import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.SessionStore;
-import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -45,28 +31,18 @@ import java.util.Objects;
  *
  * <p>Thread safety: as {@link SegmentedStore}; safe for the stream thread and interactive queries.
  */
-public class BloomSessionStore implements SessionStore<Bytes, byte[]> {
+public class BloomSessionStore extends SegmentedBytesStore implements SessionStore<Bytes, byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(BloomSessionStore.class);
     /** Kafka's changelog key: key, end (8 bytes), start (8 bytes). */
     private static final int CHANGELOG_SUFFIX = 2 * Long.BYTES;
 
-    private final SegmentedStore store;
 
     BloomSessionStore(String name, String metricsScope, StoreOptions options, long retentionPeriod,
                       long segmentInterval) {
-        this.store = new SegmentedStore(name, metricsScope, options, retentionPeriod, segmentInterval);
+        super(name, metricsScope, options, retentionPeriod, segmentInterval);
     }
 
     @Override
-    public String name() {
-        return store.name;
-    }
-
-    @Override
-    public void init(StateStoreContext context, StateStore root) {
-        store.init(context, root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
-    }
-
     void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         store.restoreBatch(records, k -> ByteBuffer.wrap(k).getLong(k.length - CHANGELOG_SUFFIX), k -> {
             int keyLength = k.length - CHANGELOG_SUFFIX;
@@ -164,11 +140,7 @@ public class BloomSessionStore implements SessionStore<Bytes, byte[]> {
 
     private KeyValueIterator<Windowed<Bytes>, byte[]> keyRange(Bytes keyFrom, Bytes keyTo, long earliestEnd,
                                                                long latestStart, boolean forward) {
-        if (keyFrom != null && keyTo != null && keyFrom.compareTo(keyTo) > 0) {
-            LOG.warn("Returning empty iterator for fetch with invalid key range: from > to. This may be due to range"
-                    + " arguments set in the wrong order, or serdes that don't preserve ordering when"
-                    + " lexicographically comparing the serialized bytes. Note that the built-in numerical serdes do"
-                    + " not follow this for negative numbers");
+        if (invalidKeyRange(keyFrom, keyTo, LOG)) {
             return sessions(0, -1, latestStart, forward, null, null);
         }
         byte[] lo = keyFrom == null ? null : SegmentKeys.keyLowerBound(keyFrom.get());
@@ -189,76 +161,5 @@ public class BloomSessionStore implements SessionStore<Bytes, byte[]> {
             return KeyValue.pair(new Windowed<>(Bytes.wrap(SegmentKeys.userKey(kv.key())), new SessionWindow(start, end)),
                     kv.value());
         }));
-    }
-
-    @Override
-    public boolean persistent() {
-        return true;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return store.gate.isOpen();
-    }
-
-    @Override
-    public Position getPosition() {
-        return store.position();
-    }
-
-    @Override
-    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-        synchronized (store) {
-            return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, store.position(),
-                    store.context());
-        }
-    }
-
-    /** Stores manage their offsets: see {@link SegmentedStore}. */
-    @Override
-    @SuppressWarnings("deprecation")
-    public boolean managesOffsets() {
-        return true;
-    }
-
-    @Override
-    public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        store.commit(changelogOffsets);
-    }
-
-    @Override
-    public Long committedOffset(TopicPartition partition) {
-        return store.committedOffset(partition);
-    }
-
-    @Override
-    @SuppressWarnings("deprecation")
-    public void flush() {
-        store.flush();
-    }
-
-    @Override
-    public long approximateNumUncommittedBytes() {
-        return store.approximateNumUncommittedBytes();
-    }
-
-    @Override
-    public void close() {
-        store.close();
-    }
-
-    /** The statistics of each live segment's BloomStore, oldest first. */
-    public List<StoreStats> segmentStats() {
-        return store.segmentStats();
-    }
-
-    /** The store's directory, {@code <state dir>/bloomstore/<name>}: one sub-directory per segment. */
-    public Path directory() {
-        return store.directory();
-    }
-
-    /** Open iterators: for tests. */
-    int openIterators() {
-        return store.gate.openIterators();
     }
 }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.UnaryOperator;
 
@@ -20,11 +21,14 @@ import java.util.function.UnaryOperator;
  * writing without a WAL and flushing atomically.
  *
  * <p>Arrays: the key is copied; the value array is kept as Kafka hands it over (Kafka never
- * modifies it afterwards), and {@link #get} returns a copy.
+ * modifies it afterwards), and {@link #lookup} returns a copy.
  *
- * <p>Keys are kept sorted (unsigned lexicographic, the stores' order), so a scan can merge the
- * buffered writes of its range with the BloomStore's entries ({@link #snapshot}) instead of
- * writing them out first.
+ * <p>Point lookups ({@link #lookup}, on every {@code get} of the store) use a hash map: a key
+ * that is not buffered costs one hash probe, not a search of a sorted map whose every step
+ * compares byte arrays. Buffers made {@link #sorted} also keep their keys in a sorted map
+ * (unsigned lexicographic, the stores' order), so a scan can merge the buffered writes of its
+ * range with the BloomStore's entries ({@link #snapshot}) instead of writing them out first; a
+ * key-value store writes its buffer out before a scan, so it keeps no sorted map.
  *
  * <p>Thread safety: one writer at a time (the store serializes its writes); {@link #lookup} and
  * {@link #snapshot} may run concurrently from interactive-query threads and see either the
@@ -33,35 +37,50 @@ import java.util.function.UnaryOperator;
 final class PendingWrites {
     /** Marks a delete; compared by identity, so no caller's array can be mistaken for it. */
     private static final byte[] TOMBSTONE = new byte[0];
-    /** Bytes counted per entry beside key and value: map entry and batch overhead. */
+    /** Bytes counted per entry beside key and value: hash-map entry and batch overhead. */
     private static final int ENTRY_OVERHEAD = 64;
+    /** Bytes counted per entry for the sorted map's node and index levels. */
+    private static final int SORTED_ENTRY_OVERHEAD = 48;
 
-    private final ConcurrentSkipListMap<Bytes, byte[]> writes = new ConcurrentSkipListMap<>();
+    private final ConcurrentHashMap<Bytes, byte[]> latest = new ConcurrentHashMap<>();
+    /** The same entries in key order, for {@link #snapshot}; null when the buffer is unsorted. */
+    private final ConcurrentSkipListMap<Bytes, byte[]> sorted;
     /** Maps a buffered key to the key the BloomStore keeps. */
     private final UnaryOperator<byte[]> encoder;
+    private final int entryOverhead;
     private long bytes;
 
-    /** Buffers user keys of a key-value store: they are stored behind {@link KeyCodec#DATA}. */
-    PendingWrites() {
-        this(KeyCodec::encode);
+    private PendingWrites(UnaryOperator<byte[]> encoder, boolean keepSorted) {
+        this.encoder = encoder;
+        this.sorted = keepSorted ? new ConcurrentSkipListMap<>() : null;
+        this.entryOverhead = ENTRY_OVERHEAD + (keepSorted ? SORTED_ENTRY_OVERHEAD : 0);
     }
 
-    /** Buffers keys that {@code encoder} maps to the stored keys. */
-    PendingWrites(UnaryOperator<byte[]> encoder) {
-        this.encoder = encoder;
+    /** A buffer of a key-value store's user keys, stored behind {@link KeyCodec#DATA}; no {@link #snapshot}. */
+    static PendingWrites unsorted() {
+        return new PendingWrites(KeyCodec::encode, false);
+    }
+
+    /** A buffer of keys stored as they are, kept sorted for {@link #snapshot}. */
+    static PendingWrites sorted() {
+        return new PendingWrites(UnaryOperator.identity(), true);
     }
 
     /** Buffers a put, or a delete when {@code value} is null. */
     void put(Bytes key, byte[] value) {
         Bytes copy = Bytes.wrap(key.get().clone());
-        byte[] old = writes.put(copy, value == null ? TOMBSTONE : value);
-        bytes += value == null ? 0 : value.length;
-        bytes += old == null ? copy.get().length + ENTRY_OVERHEAD : -old.length;
+        byte[] v = value == null ? TOMBSTONE : value;
+        byte[] old = latest.put(copy, v);
+        if (sorted != null) {
+            sorted.put(copy, v);
+        }
+        bytes += v.length;
+        bytes += old == null ? copy.get().length + entryOverhead : -old.length;
     }
 
     /** One lookup: {@code found[0]} tells whether the key is buffered; returns its value copy. */
     byte[] lookup(Bytes key, boolean[] found) {
-        byte[] v = writes.get(key);
+        byte[] v = latest.get(key);
         found[0] = v != null;
         return v == null || v == TOMBSTONE ? null : v.clone();
     }
@@ -69,21 +88,26 @@ final class PendingWrites {
     /**
      * A copy of the buffered writes with keys in [{@code lo}, {@code hi}) (null: open), in scan
      * order; a delete has a null value. Value arrays are shared: callers copy what they hand out.
+     *
+     * @throws IllegalStateException on a buffer not made {@link #sorted}
      */
     List<Map.Entry<byte[], byte[]>> snapshot(byte[] lo, byte[] hi, boolean forward) {
-        if (writes.isEmpty()) {
+        if (sorted == null) {
+            throw new IllegalStateException("an unsorted buffer of pending writes has no ordered snapshot");
+        }
+        if (sorted.isEmpty()) {
             return List.of();
         }
-        NavigableMap<Bytes, byte[]> range = writes;
+        NavigableMap<Bytes, byte[]> range = sorted;
         if (lo != null && hi != null) {
             if (Bytes.wrap(lo).compareTo(Bytes.wrap(hi)) >= 0) {
                 return List.of();
             }
-            range = writes.subMap(Bytes.wrap(lo), true, Bytes.wrap(hi), false);
+            range = sorted.subMap(Bytes.wrap(lo), true, Bytes.wrap(hi), false);
         } else if (lo != null) {
-            range = writes.tailMap(Bytes.wrap(lo), true);
+            range = sorted.tailMap(Bytes.wrap(lo), true);
         } else if (hi != null) {
-            range = writes.headMap(Bytes.wrap(hi), false);
+            range = sorted.headMap(Bytes.wrap(hi), false);
         }
         List<Map.Entry<byte[], byte[]>> out = new ArrayList<>();
         for (Map.Entry<Bytes, byte[]> e : (forward ? range : range.descendingMap()).entrySet()) {
@@ -94,7 +118,7 @@ final class PendingWrites {
     }
 
     void addTo(WriteBatch batch) {
-        for (Map.Entry<Bytes, byte[]> e : writes.entrySet()) {
+        for (Map.Entry<Bytes, byte[]> e : (sorted != null ? sorted : latest).entrySet()) {
             byte[] key = encoder.apply(e.getKey().get());
             if (e.getValue() == TOMBSTONE) {
                 batch.delete(key);
@@ -105,11 +129,11 @@ final class PendingWrites {
     }
 
     int size() {
-        return writes.size();
+        return latest.size();
     }
 
     boolean isEmpty() {
-        return writes.isEmpty();
+        return latest.isEmpty();
     }
 
     /** Approximate bytes held: keys, values and a per-entry overhead. */
@@ -118,7 +142,10 @@ final class PendingWrites {
     }
 
     void clear() {
-        writes.clear();
+        if (sorted != null) {
+            sorted.clear();
+        }
+        latest.clear();
         bytes = 0;
     }
 }

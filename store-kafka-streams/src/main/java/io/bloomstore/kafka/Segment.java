@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
@@ -31,7 +30,7 @@ final class Segment {
     final long id;
     final Path dir;
     final Store store;
-    final PendingWrites pending = new PendingWrites(UnaryOperator.identity());
+    final PendingWrites pending = PendingWrites.sorted();
     private int references;
     private boolean dropped;
     private boolean closed;

@@ -24,6 +24,7 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
 import org.apache.kafka.streams.state.TimestampedWindowStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
+import org.apache.kafka.streams.state.internals.WithRetentionPeriod;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,6 +39,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -129,7 +131,12 @@ class DslApplicationsTest {
             "inner-join-out",
             "outer-join-out", "lookup-out");
 
-    /** Every output record as "topic key=value@timestamp", topic by topic, in order. */
+    /**
+     * Every output record as "topic key=value@timestamp", topic by topic, in order; then, per
+     * store, "retention store=ms": the retention period Kafka's changelog reader resolves through
+     * the store's layers ({@link WithRetentionPeriod}), by which it restores an empty windowed
+     * store from {@code last record's time − retention} rather than from the beginning.
+     */
     private List<String> run(boolean bloom, String format) {
         List<String> out = new ArrayList<>();
         Random rnd = new Random(17);
@@ -158,6 +165,8 @@ class DslApplicationsTest {
                 o.readRecordsToList().forEach(r -> out.add(topic + " " + r.key() + "=" + r.value() + "@"
                         + r.timestamp()));
             }
+            new TreeMap<>(driver.getAllStateStores()).forEach((name, store) ->
+                    out.add("retention " + name + "=" + WithRetentionPeriod.resolveRetentionPeriod(store)));
             if (bloom) {
                 assertEveryStoreIsABloomStore();
             }
@@ -178,7 +187,10 @@ class DslApplicationsTest {
             long n = expected.stream().filter(s -> s.startsWith(topic + " ")).count();
             assertTrue(n > 100, topic + " has only " + n + " records: the input does not exercise it");
         }
-        WindowStoreContractTest.assertSameList(expected, actual, "outputs with BloomStore vs in-memory stores");
+        assertTrue(expected.contains("retention window-counts=" + Duration.ofMinutes(1).plusSeconds(30).toMillis()),
+                "Kafka's in-memory window store reports its retention: " + expected);
+        WindowStoreContractTest.assertSameList(expected, actual,
+                "outputs and retention periods with BloomStore vs in-memory stores");
     }
 
     /** Checked before the driver closes, since closing it deletes the state directory. */
