@@ -26,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -80,6 +81,10 @@ final class DbBackground {
     private long intraLevel0Started;
     /** Flushes between retiring their memtable and deleting its obsolete files; under the mutex. */
     private int flushesFinishing;
+    /** Background compaction tasks running now (not queued). */
+    private final AtomicInteger activeCompactions = new AtomicInteger();
+    /** The merge each compaction thread runs now, for close to see which are inside a table's final sync. */
+    private final Map<Thread, CompactionJob> backgroundJobs = new ConcurrentHashMap<>();
     /** Set by close: a running compaction stops at its next entry and removes its outputs. */
     private volatile boolean cancelCompactions;
     /**
@@ -87,8 +92,12 @@ final class DbBackground {
      * queued ones do not start; their memtables are left to the WAL, which the next open replays.
      */
     private volatile boolean skipQueuedFlushes;
-    /** Memtable entries a flush writes between two looks at {@link #skipQueuedFlushes}. */
-    private static final int FLUSH_CANCEL_CHECK_ENTRIES = 1024;
+    /**
+     * Memtable entries a flush writes between two looks at {@link #skipQueuedFlushes}: 64 KiB of
+     * 1 KiB values, so a closing store waits for no more than that (and not for a writeback sync
+     * every megabyte starts).
+     */
+    private static final int FLUSH_CANCEL_CHECK_ENTRIES = 64;
 
     DbBackground(DbState db) {
         this.db = db;
@@ -264,7 +273,15 @@ final class DbBackground {
                     builder.add(it.key(), it.sequence(), it.type(), it.value());
                 }
             }
+            if (skipQueuedFlushes) {
+                // Finishing writes the index and filter and syncs the table: not for a closing store.
+                throw new CompactionCancelledException("flush stopped: the store is closing");
+            }
             t = builder.finish();
+        } catch (CompactionCancelledException e) {
+            // The store is closing: the next open deletes the partial table.
+            builder.abandonLeavingFiles();
+            throw e;
         } catch (IOException | RuntimeException e) {
             builder.abandon();
             throw e;
@@ -365,12 +382,21 @@ final class DbBackground {
 
     /** Compaction thread: runs {@code c} (a trivial move when it can be one), then schedules what is needed next. */
     private void backgroundCompaction(Compaction c) {
+        activeCompactions.incrementAndGet();
+        try {
+            backgroundCompaction0(c);
+        } finally {
+            activeCompactions.decrementAndGet();
+        }
+    }
+
+    private void backgroundCompaction0(Compaction c) {
         try {
             if (!db.closed && !cancelCompactions) {
                 if (c.isTrivialMove(MAX_GRANDPARENT_FILES * options.targetFileBytes()) && filtersFit(c)) {
                     moveTables(c);
                 } else {
-                    runCompaction(c);
+                    runCompaction(c, true);
                 }
             }
         } catch (CompactionCancelledException e) {
@@ -477,7 +503,7 @@ final class DbBackground {
                             && (c.level() == bottom ? c.inputs() : c.nextInputs()).size()
                             == db.versions.current().files(bottom).size();
                     try {
-                        runCompaction(c);
+                        runCompaction(c, false);
                     } catch (CompactionCancelledException e) {
                         throw e;
                     } catch (IOException | RuntimeException | Error e) {
@@ -557,7 +583,7 @@ final class DbBackground {
      * MANIFEST edit. The replaced tables leave the live set at once and are closed, unmapped and
      * deleted when their last reader lets go.
      */
-    private void runCompaction(Compaction c) throws IOException {
+    private void runCompaction(Compaction c, boolean background) throws IOException {
         long started = System.nanoTime();
         long[] snapshotSequences;
         mutex.lock();
@@ -574,6 +600,21 @@ final class DbBackground {
         long targetBytes = c.isIntraLevel0() ? Long.MAX_VALUE : options.targetFileBytes();
         CompactionJob job = new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()),
                 targetBytes, () -> cancelCompactions);
+        if (background) {
+            backgroundJobs.put(Thread.currentThread(), job);
+        }
+        try {
+            merge(c, job, tableOptions, outputLevel);
+        } finally {
+            if (background) {
+                backgroundJobs.remove(Thread.currentThread());
+            }
+        }
+        install(c, job, started);
+    }
+
+    /** Runs {@code job}'s merge; on failure or cancellation its finished outputs leave the live set. */
+    private void merge(Compaction c, CompactionJob job, TableOptions tableOptions, int outputLevel) throws IOException {
         List<TableHandle> inputs = new ArrayList<>();
         List<InternalIterator> sources = new ArrayList<>();
         try {
@@ -608,12 +649,19 @@ final class DbBackground {
                 }
             });
         } catch (IOException | RuntimeException | Error e) {
-            job.outputs().forEach(f -> db.tables.drop(f.fileNumber(), true));
+            // Cancelled by close: the finished outputs stay on disk for the next open to delete.
+            boolean delete = !(e instanceof CompactionCancelledException);
+            job.outputs().forEach(f -> db.tables.drop(f.fileNumber(), delete));
             throw e;
         } finally {
             closeAll(sources);
             inputs.forEach(TableHandle::release);
         }
+    }
+
+    /** Logs the MANIFEST edit of a finished merge and installs the result. */
+    private void install(Compaction c, CompactionJob job, long started) throws IOException {
+        int outputLevel = c.outputLevel();
         try {
             db.versions.logAndApply(c.edit(job.outputs()));
         } catch (IOException | RuntimeException | Error e) {
@@ -683,7 +731,7 @@ final class DbBackground {
     /**
      * At close, after writers (and any {@code flush()} call) are drained: cancels running
      * compactions (each stops at its next entry and deletes its outputs; its inputs stay live),
-     * stops a running flush that has not reached its MANIFEST edit (within 1,024 entries) and
+     * stops a running flush that has not reached its MANIFEST edit (within 64 entries) and
      * skips queued ones, whose memtables' WAL segments were synced when they were switched out and
      * are replayed by the next open (as RocksDB leaves them to its WAL), so close waits for no
      * flush's table to be written.
@@ -691,7 +739,7 @@ final class DbBackground {
     void shutdown() {
         requestShutdown();
         awaitTermination(flusher);
-        awaitTermination(compactor);
+        awaitCompactionsStoppedOrSyncing();
         mutex.lock();
         try {
             while (manual) {
@@ -710,6 +758,28 @@ final class DbBackground {
     void requestShutdown() {
         cancelCompactions = true;
         skipQueuedFlushes = true;
+    }
+
+    /**
+     * Waits until every background compaction has stopped, or until those still running are all
+     * inside an output table's finish, mostly its sync, which cannot be cut short: such a job,
+     * once the finish returns, sees it was cancelled and leaves the table to the next open without
+     * touching the store's tables or MANIFEST, so close need not wait for the file system (tens to
+     * hundreds of milliseconds on a busy machine). Queued compactions never start.
+     */
+    private void awaitCompactionsStoppedOrSyncing() {
+        compactor.shutdown();
+        try {
+            while (!compactor.awaitTermination(1, TimeUnit.MILLISECONDS)) {
+                int active = activeCompactions.get();
+                long syncing = backgroundJobs.values().stream().filter(CompactionJob::finishing).count();
+                if (active > 0 && syncing == active && activeCompactions.get() == active) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void awaitTermination(ExecutorService executor) {
