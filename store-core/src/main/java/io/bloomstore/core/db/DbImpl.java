@@ -24,8 +24,9 @@ import java.util.concurrent.Future;
 /**
  * The store's engine behind {@link Store}: the public entry points and close. The work is split
  * as RocksDB splits its DBImpl: {@link DbWrite} (group commit, memtable switch, backpressure),
- * {@link DbBackground} (flush, compaction, the background error), {@link DbRead} (lookups,
- * iterators, snapshots, statistics), over the shared {@link DbState}. Opening and recovery are in
+ * {@link DbBackground} (scheduling and the background error, over {@link DbFlush} and
+ * {@link DbCompaction}), {@link DbRead} (lookups, iterators, snapshots, statistics), over the
+ * shared {@link DbState}. Opening and recovery are in
  * {@link StoreOpener}. See {@code docs/architecture.md}.
  *
  * <p>Thread safety: safe for concurrent use; see each part for its locking.
