@@ -69,6 +69,8 @@ public final class CompactionJob {
     private final List<FileMetaData> outputs = new ArrayList<>();
     /** Inside an output table's {@link TableBuilder#finish()} (its index, filter and syncs). */
     private volatile boolean finishing;
+    /** {@link #run} has returned or thrown. */
+    private volatile boolean done;
     private long bytesWritten;
     /** The output table being written, null between tables. */
     private TableBuilder builder;
@@ -92,6 +94,14 @@ public final class CompactionJob {
 
     /** Merges {@code merged} into output tables; returns them (also in {@link #outputs()}). */
     public List<FileMetaData> run(Merger merged, Output output) throws IOException {
+        try {
+            return merge(merged, output);
+        } finally {
+            done = true;
+        }
+    }
+
+    private List<FileMetaData> merge(Merger merged, Output output) throws IOException {
         try {
             while (merged.valid()) {
                 checkCancelled();
@@ -205,6 +215,11 @@ public final class CompactionJob {
      */
     public boolean finishing() {
         return finishing;
+    }
+
+    /** Whether {@link #run} has returned or thrown. */
+    public boolean done() {
+        return done;
     }
 
     /** Data blocks copied whole into the outputs. */

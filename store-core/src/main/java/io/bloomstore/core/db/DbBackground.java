@@ -70,7 +70,7 @@ final class DbBackground {
         });
     }
 
-    private static ExecutorService daemons(int threads, String name) {
+    static ExecutorService daemons(int threads, String name) {
         AtomicInteger made = new AtomicInteger();
         return Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, name + "-" + made.incrementAndGet());
@@ -137,6 +137,11 @@ final class DbBackground {
         } finally {
             mutex.unlock();
         }
+    }
+
+    /** Ranges merged by split level 0 → 1 compactions (subcompactions) since open. */
+    long subcompactionsRun() {
+        return compaction.subcompactionsRun();
     }
 
     /** Merges inside level 0 started since open. */

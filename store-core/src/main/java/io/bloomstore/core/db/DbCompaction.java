@@ -7,6 +7,8 @@ import io.bloomstore.core.compaction.Compaction;
 import io.bloomstore.core.compaction.CompactionCancelledException;
 import io.bloomstore.core.compaction.CompactionJob;
 import io.bloomstore.core.compaction.ShadowedVersions;
+import io.bloomstore.core.compaction.Subcompactions;
+import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.memtable.MemTable;
@@ -20,7 +22,13 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -51,8 +59,15 @@ final class DbCompaction {
     private final DbState db;
     private final StoreOptions options;
     private final ReentrantLock mutex;
-    /** The merge each compaction thread runs now, for close to see which are inside a table's final sync. */
-    private final Map<Thread, CompactionJob> backgroundJobs = new ConcurrentHashMap<>();
+    /**
+     * The merges (one per key range) each compaction thread runs now, for close to see which are
+     * inside a table's final sync.
+     */
+    private final Map<Thread, List<CompactionJob>> backgroundJobs = new ConcurrentHashMap<>();
+    /** Threads for a split compaction's ranges beyond the first, which its own thread merges. */
+    private final ExecutorService subcompactor;
+    /** Ranges merged by split compactions since open; under the mutex. */
+    private long subcompactionsRun;
     /** Set by close: a running compaction stops at its next entry and leaves its outputs to the next open. */
     private volatile boolean cancelled;
 
@@ -60,6 +75,8 @@ final class DbCompaction {
         this.db = db;
         this.options = db.options;
         this.mutex = db.mutex();
+        this.subcompactor = DbBackground.daemons(Math.max(1, options.maxBackgroundJobs() - 1),
+                "bloomstore-subcompact-" + db.dir.getFileName());
     }
 
     /** A background compaction: a trivial move when it can be one, else a merge. */
@@ -76,18 +93,26 @@ final class DbCompaction {
         runCompaction(c, false);
     }
 
-    /** At close: running merges stop at their next entry. */
+    /** At close: running merges stop at their next entry; queued ranges start and stop at once. */
     void cancel() {
         cancelled = true;
+        subcompactor.shutdown();
     }
 
     boolean cancelled() {
         return cancelled;
     }
 
-    /** How many background merges are inside an output table's finish (mostly its sync) now. */
+    /**
+     * How many background compactions close need not wait for now: each of their ranges is inside
+     * an output table's finish (mostly its sync) or done, and at least one is finishing, so that
+     * one sees the cancel once its finish returns and the compaction installs nothing.
+     */
     long finishingTables() {
-        return backgroundJobs.values().stream().filter(CompactionJob::finishing).count();
+        return backgroundJobs.values().stream()
+                .filter(jobs -> jobs.stream().anyMatch(CompactionJob::finishing)
+                        && jobs.stream().allMatch(j -> j.finishing() || j.done()))
+                .count();
     }
 
     /**
@@ -171,48 +196,100 @@ final class DbCompaction {
         long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
         TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));
-        int outputLevel = c.outputLevel();
         // A merge inside level 0 writes one table: level-0 tables are searched one by one.
         long targetBytes = c.isIntraLevel0() ? Long.MAX_VALUE : options.targetFileBytes();
-        CompactionJob job = new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()),
-                targetBytes, () -> cancelled);
+        // Level 0 → 1 is split by key range over the background threads, each range at least
+        // two target tables' worth of input (RocksDB's subcompactions).
+        List<byte[]> bounds = Subcompactions.boundaries(c, options.maxBackgroundJobs(), 2 * options.targetFileBytes());
+        AtomicBoolean failed = new AtomicBoolean();
+        List<CompactionJob> jobs = new ArrayList<>();
+        for (int i = 0; i <= bounds.size(); i++) {
+            jobs.add(new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()), targetBytes,
+                    () -> cancelled || failed.get()));
+        }
         if (background) {
-            backgroundJobs.put(Thread.currentThread(), job);
+            backgroundJobs.put(Thread.currentThread(), jobs);
         }
         try {
-            merge(c, job, tableOptions, outputLevel);
+            List<Future<?>> helpers = new ArrayList<>();
+            for (int i = 1; i < jobs.size(); i++) {
+                int range = i;
+                Callable<Void> task = () -> {
+                    mergeRange(c, jobs.get(range), tableOptions, bounds.get(range - 1),
+                            range < bounds.size() ? bounds.get(range) : null, failed);
+                    return null;
+                };
+                try {
+                    helpers.add(subcompactor.submit(task));
+                } catch (RejectedExecutionException e) {
+                    // The store closed since this compaction started: the range stops at once.
+                    FutureTask<Void> inline = new FutureTask<>(task);
+                    inline.run();
+                    helpers.add(inline);
+                }
+            }
+            Throwable failure = null;
+            try {
+                mergeRange(c, jobs.get(0), tableOptions, null, bounds.isEmpty() ? null : bounds.get(0), failed);
+            } catch (IOException | RuntimeException | Error e) {
+                failure = e;
+            }
+            for (Future<?> h : helpers) {
+                Throwable t = Futures.await(h);
+                if (failure == null || failure instanceof CompactionCancelledException && t != null
+                        && !(t instanceof CompactionCancelledException)) {
+                    failure = t == null ? failure : t;
+                }
+            }
+            if (failure != null) {
+                // Every range's finished outputs leave the live set (a cancelled store leaves them
+                // on disk for the next open to delete).
+                boolean delete = !cancelled;
+                jobs.forEach(j -> j.outputs().forEach(f -> db.tables.drop(f.fileNumber(), delete)));
+                throwUnchecked(failure);
+            }
         } finally {
             if (background) {
                 backgroundJobs.remove(Thread.currentThread());
             }
         }
-        install(c, job, started);
+        install(c, jobs, started);
     }
 
-    /** Runs {@code job}'s merge; on failure or cancellation its finished outputs leave the live set. */
-    private void merge(Compaction c, CompactionJob job, TableOptions tableOptions, int outputLevel) throws IOException {
+    /**
+     * Merges the inputs' entries with user keys in [{@code from}, {@code to}) (null bounds open)
+     * into {@code job}'s outputs; a failure stops the other ranges of the compaction.
+     */
+    private void mergeRange(Compaction c, CompactionJob job, TableOptions tableOptions, byte[] from, byte[] to,
+                            AtomicBoolean failed) throws IOException {
+        int outputLevel = c.outputLevel();
         List<TableHandle> inputs = new ArrayList<>();
         List<InternalIterator> sources = new ArrayList<>();
         try {
             Map<Long, TableHandle> byNumber = new HashMap<>();
             for (FileMetaData f : c.allInputs()) {
-                TableHandle h = db.tables.acquire(f.fileNumber());
-                inputs.add(h);
-                byNumber.put(f.fileNumber(), h);
+                if (f.overlaps(from, to)) {
+                    TableHandle h = db.tables.acquire(f.fileNumber());
+                    inputs.add(h);
+                    byNumber.put(f.fileNumber(), h);
+                }
             }
             // Level-0 inputs overlap: a source each. A deeper level's inputs are disjoint: one
             // concatenating source per level, so the merge heap holds a handful of sources, not one
             // per table of the output level.
             Function<FileMetaData, InternalIterator> open = f -> byNumber.get(f.fileNumber()).reader().iterator(false);
+            List<FileMetaData> level = c.inputs().stream().filter(f -> f.overlaps(from, to)).toList();
+            List<FileMetaData> next = c.nextInputs().stream().filter(f -> f.overlaps(from, to)).toList();
             if (c.level() == 0) {
-                c.inputs().forEach(f -> sources.add(open.apply(f)));
-            } else {
-                sources.add(levelSource(c.inputs(), open));
+                level.forEach(f -> sources.add(open.apply(f)));
+            } else if (!level.isEmpty()) {
+                sources.add(levelSource(level, open));
             }
-            if (!c.nextInputs().isEmpty()) {
-                sources.add(levelSource(c.nextInputs(), open));
+            if (!next.isEmpty()) {
+                sources.add(levelSource(next, open));
             }
-            job.run(MergingIterator.forward(sources, null), new CompactionJob.Output() {
+            CompactionJob.Merger merged = MergingIterator.forward(sources, from);
+            job.run(to == null ? merged : new BoundedMerger(merged, to), new CompactionJob.Output() {
                 @Override
                 public TableBuilder newTable() throws IOException {
                     return new TableBuilder(db.fs, db.dir, db.versions.newFileNumber(), tableOptions, db.syncer,
@@ -225,9 +302,9 @@ final class DbCompaction {
                 }
             });
         } catch (IOException | RuntimeException | Error e) {
-            // Cancelled by close: the finished outputs stay on disk for the next open to delete.
-            boolean delete = !(e instanceof CompactionCancelledException);
-            job.outputs().forEach(f -> db.tables.drop(f.fileNumber(), delete));
+            if (!(e instanceof CompactionCancelledException)) {
+                failed.set(true);
+            }
             throw e;
         } finally {
             closeAll(sources);
@@ -235,16 +312,24 @@ final class DbCompaction {
         }
     }
 
-    /** Logs the MANIFEST edit of a finished merge and installs the result. */
-    private void install(Compaction c, CompactionJob job, long started) throws IOException {
+    /** Logs the MANIFEST edit of a finished merge (every range's outputs) and installs the result. */
+    private void install(Compaction c, List<CompactionJob> jobs, long started) throws IOException {
         int outputLevel = c.outputLevel();
+        List<FileMetaData> outputs = new ArrayList<>();
+        long bytesWritten = 0;
+        long blocksCopied = 0;
+        for (CompactionJob j : jobs) {
+            outputs.addAll(j.outputs());
+            bytesWritten += j.bytesWritten();
+            blocksCopied += j.blocksCopied();
+        }
         try {
-            db.versions.logAndApply(c.edit(job.outputs()));
+            db.versions.logAndApply(c.edit(outputs));
         } catch (IOException | RuntimeException | Error e) {
             // The edit may have reached the MANIFEST (a failed fsync says nothing about what the
             // file holds), so the outputs must stay on disk: recovery deletes them as orphans
             // when the edit did not survive.
-            job.outputs().forEach(f -> db.tables.drop(f.fileNumber(), false));
+            outputs.forEach(f -> db.tables.drop(f.fileNumber(), false));
             throw e;
         }
         mutex.lock();
@@ -254,15 +339,39 @@ final class DbCompaction {
             c.allInputs().forEach(f -> db.tables.drop(f.fileNumber(), true));
             db.counters.compactions().increment();
             db.counters.compactionBytesRead().add(c.inputBytes());
-            db.counters.compactionBytesWritten().add(job.bytesWritten());
+            db.counters.compactionBytesWritten().add(bytesWritten);
+            if (jobs.size() > 1) {
+                subcompactionsRun += jobs.size();
+            }
             db.queue.signalChange();
         } finally {
             mutex.unlock();
         }
         LOG.info("Compacted L{} -> L{}: {} tables ({} bytes) into {} tables ({} bytes, filters included; {} data blocks"
-                        + " copied whole) in {} ms",
-                c.level(), outputLevel, c.allInputs().size(), c.inputBytes(), job.outputs().size(), job.bytesWritten(),
-                job.blocksCopied(), millisSince(started));
+                        + " copied whole; {} subcompactions) in {} ms",
+                c.level(), outputLevel, c.allInputs().size(), c.inputBytes(), outputs.size(), bytesWritten,
+                blocksCopied, jobs.size(), millisSince(started));
+    }
+
+    /** Subcompactions run (each range of a split compaction counts) since open; under the mutex. */
+    long subcompactionsRun() {
+        mutex.lock();
+        try {
+            return subcompactionsRun;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private static void throwUnchecked(Throwable t) throws IOException {
+        if (t instanceof IOException e) {
+            throw e;
+        } else if (t instanceof RuntimeException e) {
+            throw e;
+        } else if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IOException("subcompaction failed: " + t, t);
     }
 
     /** One source over tables of a level ≥ 1: the table itself, or a {@link LevelIterator} over several. */
