@@ -297,7 +297,8 @@ final class DbBackground {
 
     /**
      * At close, after writers (and any {@code flush()} call) are drained: cancels running
-     * compactions (each stops at its next entry and deletes its outputs; its inputs stay live),
+     * compactions (each stops at its next entry and leaves its outputs to the next open; its
+     * inputs stay live; one inside an output table's final sync is not waited for),
      * stops a running flush that has not reached its MANIFEST edit (within 64 entries) and
      * skips queued ones, whose memtables' WAL segments were synced when they were switched out and
      * are replayed by the next open (as RocksDB leaves them to its WAL), so close waits for no
@@ -320,7 +321,7 @@ final class DbBackground {
     /**
      * The first half of {@link #shutdown()}, which does not wait: running compactions and a
      * running flush stop at their next check, queued ones do not start. Close calls it before it
-     * syncs the WAL, so that the background threads wind down meanwhile.
+     * starts the WAL's final sync, so that the background threads wind down meanwhile.
      */
     void requestShutdown() {
         compaction.cancel();
