@@ -348,9 +348,10 @@ final class DbCompaction {
             mutex.unlock();
         }
         LOG.info("Compacted L{} -> L{}: {} tables ({} bytes) into {} tables ({} bytes, filters included; {} data blocks"
-                        + " copied whole; {} subcompactions) in {} ms",
+                        + " copied whole{}) in {} ms",
                 c.level(), outputLevel, c.allInputs().size(), c.inputBytes(), outputs.size(), bytesWritten,
-                blocksCopied, jobs.size(), millisSince(started));
+                blocksCopied, jobs.size() > 1 ? "; " + jobs.size() + " key ranges merged at once" : "",
+                millisSince(started));
     }
 
     /** Subcompactions run (each range of a split compaction counts) since open; under the mutex. */
