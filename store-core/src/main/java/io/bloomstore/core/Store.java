@@ -191,10 +191,11 @@ public interface Store extends AutoCloseable {
     StoreOptions options();
 
     /**
-     * Waits for a running flush, cancels a running compaction (its partial outputs are removed; a
-     * {@link #compact()} in progress fails), syncs the WAL and releases the directory lock, so it
-     * returns promptly. Writes still in the memtable, or in full memtables whose flush had not
-     * started, stay in the WAL and are recovered by the next open. The files are closed and the
+     * Stops a running flush before its MANIFEST edit, cancels a running compaction (its partial
+     * outputs are left for the next open to delete; a {@link #compact()} in progress fails), syncs
+     * the WAL and releases the directory lock, so it returns promptly. Writes still in the
+     * memtable, or in full memtables whose flush had not finished, stay in the WAL and are
+     * recovered by the next open; once close returns they survive a machine crash too. The files are closed and the
      * lock released even when the final sync fails. Tables that open iterators still read stay
      * open (and mapped) until those iterators are closed. Idempotent; safe to call from any
      * thread while others use the store (they get the closed-store error above).

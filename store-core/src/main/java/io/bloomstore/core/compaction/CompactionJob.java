@@ -21,8 +21,10 @@ import java.util.function.BooleanSupplier;
  *
  * <p>A job is cancelled (a {@link CompactionCancelledException}) when its cancel condition turns
  * true, checked before each entry, so that closing a store need not wait for a long compaction.
- * On failure or cancellation the unfinished table is abandoned (its files deleted) and the finished ones are
- * left in {@link #outputs()} for the caller to delete: nothing is in the MANIFEST yet.
+ * On failure the unfinished table is abandoned (its files deleted); on cancellation its files are
+ * left for the next open to delete, as a crash leaves them, so that a closing store waits for no
+ * unlink. Either way the finished ones are left in {@link #outputs()} for the caller: nothing is
+ * in the MANIFEST yet.
  *
  * <p>Thread safety: not thread-safe; one thread runs a job.
  */
@@ -65,6 +67,10 @@ public final class CompactionJob {
     private final long targetFileBytes;
     private final BooleanSupplier cancelled;
     private final List<FileMetaData> outputs = new ArrayList<>();
+    /** Inside an output table's {@link TableBuilder#finish()} (its index, filter and syncs). */
+    private volatile boolean finishing;
+    /** {@link #run} has returned or thrown. */
+    private volatile boolean done;
     private long bytesWritten;
     /** The output table being written, null between tables. */
     private TableBuilder builder;
@@ -89,6 +95,14 @@ public final class CompactionJob {
     /** Merges {@code merged} into output tables; returns them (also in {@link #outputs()}). */
     public List<FileMetaData> run(Merger merged, Output output) throws IOException {
         try {
+            return merge(merged, output);
+        } finally {
+            done = true;
+        }
+    }
+
+    private List<FileMetaData> merge(Merger merged, Output output) throws IOException {
+        try {
             while (merged.valid()) {
                 checkCancelled();
                 WholeBlock whole = merged.wholeBlock();
@@ -110,10 +124,15 @@ public final class CompactionJob {
             }
         } catch (IOException | RuntimeException e) {
             if (builder != null && !builder.isFinished()) {
-                try {
-                    builder.abandon();
-                } catch (IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
+                if (e instanceof CompactionCancelledException) {
+                    // The store is closing: the next open deletes the partial table.
+                    builder.abandonLeavingFiles();
+                } else {
+                    try {
+                        builder.abandon();
+                    } catch (IOException | RuntimeException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
                 }
             }
             throw e;
@@ -189,6 +208,20 @@ public final class CompactionJob {
         }
     }
 
+    /**
+     * Whether the job is inside an output table's finish, mostly waiting for its sync. A closing
+     * store does not wait for such a job: once the finish returns, the job sees it was cancelled,
+     * touches neither the store's tables nor its MANIFEST, and leaves the table to the next open.
+     */
+    public boolean finishing() {
+        return finishing;
+    }
+
+    /** Whether {@link #run} has returned or thrown. */
+    public boolean done() {
+        return done;
+    }
+
     /** Data blocks copied whole into the outputs. */
     public long blocksCopied() {
         return blocksCopied;
@@ -197,7 +230,16 @@ public final class CompactionJob {
     private void finish(TableBuilder builder, Output output) throws IOException {
         // Finishing writes the index and filter and syncs the file: not for a closing store.
         checkCancelled();
-        TableMetadata t = builder.finish();
+        TableMetadata t;
+        finishing = true;
+        try {
+            t = builder.finish();
+        } finally {
+            finishing = false;
+        }
+        // A close that came meanwhile did not wait for this table's sync: it is left for the next
+        // open to delete, with nothing more done here.
+        checkCancelled();
         FileMetaData meta = new FileMetaData(t.fileNumber(), t.fileSize(), t.filterFileSize(), t.smallestUserKey(),
                 t.largestUserKey(), t.entries(), t.smallestSeq(), t.largestSeq());
         outputs.add(meta);

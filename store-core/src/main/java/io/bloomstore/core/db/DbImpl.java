@@ -19,12 +19,14 @@ import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.Future;
 
 /**
  * The store's engine behind {@link Store}: the public entry points and close. The work is split
  * as RocksDB splits its DBImpl: {@link DbWrite} (group commit, memtable switch, backpressure),
- * {@link DbBackground} (flush, compaction, the background error), {@link DbRead} (lookups,
- * iterators, snapshots, statistics), over the shared {@link DbState}. Opening and recovery are in
+ * {@link DbBackground} (scheduling and the background error, over {@link DbFlush} and
+ * {@link DbCompaction}), {@link DbRead} (lookups, iterators, snapshots, statistics), over the
+ * shared {@link DbState}. Opening and recovery are in
  * {@link StoreOpener}. See {@code docs/architecture.md}.
  *
  * <p>Thread safety: safe for concurrent use; see each part for its locking.
@@ -264,15 +266,11 @@ public final class DbImpl implements Store {
         } finally {
             db.mutex().unlock();
         }
-        // No writer is left, and no background thread writes the WAL: its final sync runs while
-        // the background threads stop, not after them (each wait is milliseconds on a busy machine).
+        // No writer is left, and no background thread writes the WAL: its final sync runs on a
+        // sync thread while this one stops the background work and closes the tables, not before
+        // or after them (each is milliseconds to tens of milliseconds on a busy machine).
         background.requestShutdown();
-        Throwable walFailure = null;
-        try {
-            writes.closeWal();
-        } catch (IOException | RuntimeException | Error e) {
-            walFailure = e;
-        }
+        Future<?> finalSync = writes.startFinalSync();
         background.shutdown();
         if (jmx != null) {
             jmx.close();
@@ -282,6 +280,7 @@ public final class DbImpl implements Store {
         } else {
             db.cumulative.saveWithoutSyncOrWarn();
         }
+        Throwable walFailure = null;
         db.mutex().lock();
         try {
             db.versions.close();
@@ -290,6 +289,11 @@ public final class DbImpl implements Store {
             db.readers.scrape();
             db.view.tables().release();
             db.tables.closeAll();
+            try {
+                writes.closeWal(finalSync);
+            } catch (IOException | RuntimeException | Error e) {
+                walFailure = e;
+            }
             lock.close();
         }
         if (walFailure instanceof IOException e) {

@@ -328,14 +328,42 @@ final class DbWrite {
     }
 
     /** With the mutex held, at close: syncs the WAL unless the store already failed, then closes it. */
-    void closeWal() throws IOException {
+    /**
+     * At close, once no writer is left: starts the WAL's final sync on a sync thread, after any
+     * running writeback, so that the closing thread stops the background work and closes the
+     * tables meanwhile instead of after it (the sync waits for the file system's journal, tens of
+     * milliseconds on a busy machine). {@link #closeWal(Future)} waits for it.
+     */
+    Future<?> startFinalSync() {
+        LogWriter log = wal;
+        if (log == null) {
+            return DONE;
+        }
+        Future<?> running = writeback;
+        return db.syncer.submit(() -> {
+            Futures.await(running);
+            if (db.backgroundError == null) {
+                log.sync();
+            }
+            return null;
+        });
+    }
+
+    /** Waits for the final sync {@link #startFinalSync()} started and closes the WAL, even when the sync failed. */
+    void closeWal(Future<?> finalSync) throws IOException {
         if (wal == null) {
             return;
         }
         try {
-            awaitWriteback();
-            if (db.backgroundError == null) {
-                wal.sync();
+            Throwable failed = Futures.await(finalSync);
+            if (failed instanceof IOException e) {
+                throw e;
+            } else if (failed instanceof RuntimeException e) {
+                throw e;
+            } else if (failed instanceof Error e) {
+                throw e;
+            } else if (failed != null) {
+                throw new IOException("WAL sync at close failed", failed);
             }
         } finally {
             wal.close();

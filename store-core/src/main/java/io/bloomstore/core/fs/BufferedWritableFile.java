@@ -199,6 +199,27 @@ public final class BufferedWritableFile implements WritableFile {
         }
     }
 
+    /**
+     * Frees the buffer, dropping what is buffered, and closes the file once a running writeback
+     * is done, without waiting for it (on the writeback's thread when it is still running): for a
+     * file a closing store leaves behind, which the next open deletes. A failure to close is dropped.
+     */
+    public void discardWithoutWaiting() {
+        if (buffer == null) {
+            return;
+        }
+        ByteBuffer b = buffer;
+        buffer = null;
+        DirectBuffers.release(b);
+        running.whenComplete((ignored, failure) -> {
+            try {
+                file.close();
+            } catch (IOException | RuntimeException e) {
+                // Left behind for the next open to delete: nothing more to do with it.
+            }
+        });
+    }
+
     private void checkOpen() throws IOException {
         if (buffer == null) {
             throw new IOException("file is closed");

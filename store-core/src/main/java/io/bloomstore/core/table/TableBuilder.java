@@ -332,6 +332,23 @@ public final class TableBuilder {
         }
     }
 
+    /**
+     * For a store that is closing: stops writing and leaves the files on disk, closed once a
+     * running writeback is done without waiting for it. They are in no MANIFEST, and the next open
+     * deletes them as orphans; an unlink of a partly written 8 MiB table and the wait for its
+     * writeback cost a closing store milliseconds each. REQUIRES: {@link #finish()} has not succeeded.
+     */
+    public void abandonLeavingFiles() {
+        if (finished) {
+            throw new IllegalStateException("table " + tablePath + " is finished; delete it through the store");
+        }
+        closed = true;
+        if (!outClosed) {
+            outClosed = true;
+            out.discardWithoutWaiting();
+        }
+    }
+
     private void closeOut() throws IOException {
         if (!outClosed) {
             outClosed = true;

@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * compactions and the current version: no two running compactions share a table or write
  * overlapping ranges of one level, levels ≥ 1 never hold overlapping tables, and level-0 tables
  * never interleave in sequence numbers (newest first). Several compactions ran at once and merges
- * inside level 0 ran; every key holds its last value live and after a reopen, which replays the
+ * inside level 0 ran, and level 0 → 1 compactions were split by key range over the threads
+ * (subcompactions, whose outputs the level checks above cover); every key holds its last value live and after a reopen, which replays the
  * MANIFEST's edits in their order; the store verifies clean. Then crashes at random moments while
  * compactions run: the reopened store holds a prefix of each writer's history with every synced
  * write. Seeds are printed.
@@ -97,10 +98,12 @@ class BackgroundJobsTest {
             done.set(true);
             checker.get();
             System.out.printf("BackgroundJobsTest: %d samples, at most %d compactions at once, %d merges inside"
-                    + " level 0, %d compactions%n", samples.get(), store.background().mostRunning(),
-                    store.background().intraLevel0Started(), store.stats().compactions());
+                    + " level 0, %d ranges of split level 0 -> 1 compactions, %d compactions%n", samples.get(),
+                    store.background().mostRunning(), store.background().intraLevel0Started(),
+                    store.background().subcompactionsRun(), store.stats().compactions());
             assertTrue(store.background().mostRunning() >= 2, "compactions ran side by side");
             assertTrue(store.background().intraLevel0Started() >= 1, "level 0 was merged while level 0 -> 1 ran");
+            assertTrue(store.background().subcompactionsRun() >= 2, "a level 0 -> 1 compaction was split by key range");
             assertContents(store, models, "live");
         } finally {
             done.set(true);

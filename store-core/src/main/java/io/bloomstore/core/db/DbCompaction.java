@@ -1,0 +1,406 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.FilterChoice;
+import io.bloomstore.core.LevelShape;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.compaction.Compaction;
+import io.bloomstore.core.compaction.CompactionCancelledException;
+import io.bloomstore.core.compaction.CompactionJob;
+import io.bloomstore.core.compaction.ShadowedVersions;
+import io.bloomstore.core.compaction.Subcompactions;
+import io.bloomstore.core.internal.Futures;
+import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.table.TableBuilder;
+import io.bloomstore.core.table.TableMetadata;
+import io.bloomstore.core.table.TableOptions;
+import io.bloomstore.core.table.TableReader;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Running one compaction (RocksDB's compaction_job and the compaction half of
+ * db_impl_compaction_flush): a trivial move (one MANIFEST edit), or a merge of the inputs into new
+ * tables at the output level, logged with one MANIFEST edit and installed under the mutex.
+ * Choosing and scheduling compactions is {@link DbBackground}'s.
+ *
+ * <p>Thread safety: each compaction runs on one thread with its tables marked busy by the
+ * scheduler; the view changes under the store's mutex, the MANIFEST edit is logged without it.
+ */
+final class DbCompaction {
+    private static final Logger LOG = LoggerFactory.getLogger(DbCompaction.class);
+    /**
+     * A trivial move is refused when the moved range overlaps more than this many target-sized
+     * tables two levels down (LevelDB's limit), so a move never sets up one huge merge.
+     */
+    private static final long MAX_GRANDPARENT_FILES = 10;
+    /**
+     * Bits per key a moved table's filter may have over the policy's choice for its new level:
+     * policies that compute bits (Monkey) rarely repeat a value exactly; half a bit is about 5%
+     * more filter memory at 10 bits per key.
+     */
+    private static final double MOVE_BITS_SLACK = 0.5;
+    private final DbState db;
+    private final StoreOptions options;
+    private final ReentrantLock mutex;
+    /**
+     * The merges (one per key range) each compaction thread runs now, for close to see which are
+     * inside a table's final sync.
+     */
+    private final Map<Thread, List<CompactionJob>> backgroundJobs = new ConcurrentHashMap<>();
+    /** Threads for a split compaction's ranges beyond the first, which its own thread merges. */
+    private final ExecutorService subcompactor;
+    /** Ranges merged by split compactions since open; under the mutex. */
+    private long subcompactionsRun;
+    /** Set by close: a running compaction stops at its next entry and leaves its outputs to the next open. */
+    private volatile boolean cancelled;
+
+    DbCompaction(DbState db) {
+        this.db = db;
+        this.options = db.options;
+        this.mutex = db.mutex();
+        this.subcompactor = DbBackground.daemons(Math.max(1, options.maxBackgroundJobs() - 1),
+                "bloomstore-subcompact-" + db.dir.getFileName());
+    }
+
+    /** A background compaction: a trivial move when it can be one, else a merge. */
+    void runBackground(Compaction c) throws IOException {
+        if (c.isTrivialMove(MAX_GRANDPARENT_FILES * options.targetFileBytes()) && filtersFit(c)) {
+            moveTables(c);
+        } else {
+            runCompaction(c, true);
+        }
+    }
+
+    /** A {@code compact()} step: always a merge. */
+    void runManual(Compaction c) throws IOException {
+        runCompaction(c, false);
+    }
+
+    /** At close: running merges stop at their next entry; queued ranges start and stop at once. */
+    void cancel() {
+        cancelled = true;
+        subcompactor.shutdown();
+    }
+
+    boolean cancelled() {
+        return cancelled;
+    }
+
+    /**
+     * How many background compactions close need not wait for now: each of their ranges is inside
+     * an output table's finish (mostly its sync) or done, and at least one is finishing, so that
+     * one sees the cancel once its finish returns and the compaction installs nothing.
+     */
+    long finishingTables() {
+        return backgroundJobs.values().stream()
+                .filter(jobs -> jobs.stream().anyMatch(CompactionJob::finishing)
+                        && jobs.stream().allMatch(j -> j.finishing() || j.done()))
+                .count();
+    }
+
+    /**
+     * With the mutex held: makes the version set's current version the readers' one. Edits are
+     * logged without the mutex, so another thread's edit may have been logged after this
+     * thread's and not installed yet: the current version holds both, and installing it (never
+     * the version one edit produced) keeps what readers see moving forward only. Every table it
+     * names is open already: flushes and compactions open their outputs before logging them.
+     */
+    private void installCurrent(MemTable mem, List<MemTable> immutables) {
+        db.installVersion(db.versions.current(), mem, immutables);
+    }
+
+    /**
+     * Whether the tables of a trivial move already carry the filter the policy chooses for the
+     * output level: none when it builds none there, else the same kind with the same bits per key
+     * (up to {@link #MOVE_BITS_SLACK} more). A moved table keeps its filter, so only then does the
+     * level end up as the policy wants it — no weaker filter (a missing key would cost more
+     * reads than the policy's rate) and no filter the policy saves (optimize-for-hits, Monkey's
+     * smaller deep filters). Otherwise the tables are merged, which builds the chosen filter. With
+     * the default uniform policy every table fits.
+     */
+    private boolean filtersFit(Compaction c) throws IOException {
+        long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
+        LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
+        FilterChoice choice = options.filterPolicy().choose(c.outputLevel(), shape);
+        for (FileMetaData f : c.inputs()) {
+            TableHandle h = db.tables.acquire(f.fileNumber());
+            try {
+                TableReader r = h.reader();
+                boolean fits = choice.builds()
+                        ? r.hasFilter() && r.filterKind() == choice.kind()
+                                && r.properties().bitsPerKey() >= choice.bitsPerKey()
+                                && r.properties().bitsPerKey() <= choice.bitsPerKey() + MOVE_BITS_SLACK
+                        : !r.hasFilter();
+                if (!fits) {
+                    return false;
+                }
+            } finally {
+                h.release();
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A trivial move, its tables marked busy. One MANIFEST edit takes the input tables to
+     * the next level unchanged (no bytes read or written; their filters go with them), and their
+     * filter answers count at the new level from then on. A failed edit makes the store read-only,
+     * as a failed compaction does; the tables stay where they were.
+     */
+    private void moveTables(Compaction c) throws IOException {
+        db.versions.logAndApply(c.moveEdit());
+        mutex.lock();
+        try {
+            ReadView v = db.view;
+            installCurrent(v.mem(), v.immutables());
+            c.inputs().forEach(f -> db.tables.moved(f.fileNumber(), c.outputLevel()));
+            db.counters.trivialMoves().increment();
+            db.queue.signalChange();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * With the compaction's tables marked busy (or from {@link #compact()}): merges the compaction's inputs into new tables at its output
+     * level (filters chosen by the policy for that level), then installs the result with one
+     * MANIFEST edit. The replaced tables leave the live set at once and are closed, unmapped and
+     * deleted when their last reader lets go.
+     */
+    private void runCompaction(Compaction c, boolean background) throws IOException {
+        long started = System.nanoTime();
+        long[] snapshotSequences;
+        mutex.lock();
+        try {
+            snapshotSequences = db.snapshots.stream().mapToLong(SnapshotImpl::pinnedSequence).toArray();
+        } finally {
+            mutex.unlock();
+        }
+        long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
+        LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
+        TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));
+        // A merge inside level 0 writes one table: level-0 tables are searched one by one.
+        long targetBytes = c.isIntraLevel0() ? Long.MAX_VALUE : options.targetFileBytes();
+        // Level 0 → 1 is split by key range over the background threads, each range at least
+        // two target tables' worth of input (RocksDB's subcompactions).
+        List<byte[]> bounds = Subcompactions.boundaries(c, options.maxBackgroundJobs(), 2 * options.targetFileBytes());
+        AtomicBoolean failed = new AtomicBoolean();
+        List<CompactionJob> jobs = new ArrayList<>();
+        for (int i = 0; i <= bounds.size(); i++) {
+            jobs.add(new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()), targetBytes,
+                    () -> cancelled || failed.get()));
+        }
+        if (background) {
+            backgroundJobs.put(Thread.currentThread(), jobs);
+        }
+        try {
+            List<Future<?>> helpers = new ArrayList<>();
+            for (int i = 1; i < jobs.size(); i++) {
+                int range = i;
+                Callable<Void> task = () -> {
+                    mergeRange(c, jobs.get(range), tableOptions, bounds.get(range - 1),
+                            range < bounds.size() ? bounds.get(range) : null, failed);
+                    return null;
+                };
+                try {
+                    helpers.add(subcompactor.submit(task));
+                } catch (RejectedExecutionException e) {
+                    // The store closed since this compaction started: the range stops at once.
+                    FutureTask<Void> inline = new FutureTask<>(task);
+                    inline.run();
+                    helpers.add(inline);
+                }
+            }
+            Throwable failure = null;
+            try {
+                mergeRange(c, jobs.get(0), tableOptions, null, bounds.isEmpty() ? null : bounds.get(0), failed);
+            } catch (IOException | RuntimeException | Error e) {
+                failure = e;
+            }
+            for (Future<?> h : helpers) {
+                Throwable t = Futures.await(h);
+                if (failure == null || failure instanceof CompactionCancelledException && t != null
+                        && !(t instanceof CompactionCancelledException)) {
+                    failure = t == null ? failure : t;
+                }
+            }
+            if (failure != null) {
+                // Every range's finished outputs leave the live set (a cancelled store leaves them
+                // on disk for the next open to delete).
+                boolean delete = !cancelled;
+                jobs.forEach(j -> j.outputs().forEach(f -> db.tables.drop(f.fileNumber(), delete)));
+                throwUnchecked(failure);
+            }
+        } finally {
+            if (background) {
+                backgroundJobs.remove(Thread.currentThread());
+            }
+        }
+        install(c, jobs, started);
+    }
+
+    /**
+     * Merges the inputs' entries with user keys in [{@code from}, {@code to}) (null bounds open)
+     * into {@code job}'s outputs; a failure stops the other ranges of the compaction.
+     */
+    private void mergeRange(Compaction c, CompactionJob job, TableOptions tableOptions, byte[] from, byte[] to,
+                            AtomicBoolean failed) throws IOException {
+        int outputLevel = c.outputLevel();
+        List<TableHandle> inputs = new ArrayList<>();
+        List<InternalIterator> sources = new ArrayList<>();
+        try {
+            Map<Long, TableHandle> byNumber = new HashMap<>();
+            for (FileMetaData f : c.allInputs()) {
+                if (f.overlaps(from, to)) {
+                    TableHandle h = db.tables.acquire(f.fileNumber());
+                    inputs.add(h);
+                    byNumber.put(f.fileNumber(), h);
+                }
+            }
+            // Level-0 inputs overlap: a source each. A deeper level's inputs are disjoint: one
+            // concatenating source per level, so the merge heap holds a handful of sources, not one
+            // per table of the output level.
+            Function<FileMetaData, InternalIterator> open = f -> byNumber.get(f.fileNumber()).readerUnchecked().iterator(false);
+            List<FileMetaData> level = c.inputs().stream().filter(f -> f.overlaps(from, to)).toList();
+            List<FileMetaData> next = c.nextInputs().stream().filter(f -> f.overlaps(from, to)).toList();
+            if (c.level() == 0) {
+                level.forEach(f -> sources.add(open.apply(f)));
+            } else if (!level.isEmpty()) {
+                sources.add(levelSource(level, open));
+            }
+            if (!next.isEmpty()) {
+                sources.add(levelSource(next, open));
+            }
+            CompactionJob.Merger merged = MergingIterator.forward(sources, from);
+            job.run(to == null ? merged : new BoundedMerger(merged, to), new CompactionJob.Output() {
+                @Override
+                public TableBuilder newTable() throws IOException {
+                    return new TableBuilder(db.fs, db.dir, db.versions.newFileNumber(), tableOptions, db.syncer,
+                            options.bytesPerSync());
+                }
+
+                @Override
+                public void finished(TableMetadata table) throws IOException {
+                    db.tables.open(table.fileNumber(), outputLevel);
+                }
+            });
+        } catch (IOException | RuntimeException | Error e) {
+            if (!(e instanceof CompactionCancelledException)) {
+                failed.set(true);
+            }
+            throw e;
+        } finally {
+            closeAll(sources);
+            inputs.forEach(TableHandle::release);
+        }
+    }
+
+    /** Logs the MANIFEST edit of a finished merge (every range's outputs) and installs the result. */
+    private void install(Compaction c, List<CompactionJob> jobs, long started) throws IOException {
+        int outputLevel = c.outputLevel();
+        List<FileMetaData> outputs = new ArrayList<>();
+        long bytesWritten = 0;
+        long blocksCopied = 0;
+        for (CompactionJob j : jobs) {
+            outputs.addAll(j.outputs());
+            bytesWritten += j.bytesWritten();
+            blocksCopied += j.blocksCopied();
+        }
+        try {
+            db.versions.logAndApply(c.edit(outputs));
+        } catch (IOException | RuntimeException | Error e) {
+            // The edit may have reached the MANIFEST (a failed fsync says nothing about what the
+            // file holds), so the outputs must stay on disk: recovery deletes them as orphans
+            // when the edit did not survive.
+            outputs.forEach(f -> db.tables.drop(f.fileNumber(), false));
+            throw e;
+        }
+        mutex.lock();
+        try {
+            ReadView v = db.view;
+            installCurrent(v.mem(), v.immutables());
+            c.allInputs().forEach(f -> db.tables.drop(f.fileNumber(), true));
+            db.counters.compactions().increment();
+            db.counters.compactionBytesRead().add(c.inputBytes());
+            db.counters.compactionBytesWritten().add(bytesWritten);
+            if (jobs.size() > 1) {
+                subcompactionsRun += jobs.size();
+            }
+            db.queue.signalChange();
+        } finally {
+            mutex.unlock();
+        }
+        LOG.info("Compacted L{} -> L{}: {} tables ({} bytes) into {} tables ({} bytes, filters included; {} data blocks"
+                        + " copied whole{}) in {} ms",
+                c.level(), outputLevel, c.allInputs().size(), c.inputBytes(), outputs.size(), bytesWritten,
+                blocksCopied, jobs.size() > 1 ? "; " + jobs.size() + " key ranges merged at once" : "",
+                millisSince(started));
+    }
+
+    /** Subcompactions run (each range of a split compaction counts) since open; under the mutex. */
+    long subcompactionsRun() {
+        mutex.lock();
+        try {
+            return subcompactionsRun;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private static void throwUnchecked(Throwable t) throws IOException {
+        if (t instanceof IOException e) {
+            throw e;
+        } else if (t instanceof RuntimeException e) {
+            throw e;
+        } else if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IOException("subcompaction failed: " + t, t);
+    }
+
+    /** One source over tables of a level ≥ 1: the table itself, or a {@link LevelIterator} over several. */
+    private static InternalIterator levelSource(List<FileMetaData> files,
+                                                Function<FileMetaData, InternalIterator> open) {
+        if (files.size() == 1) {
+            return open.apply(files.get(0));
+        }
+        List<FileMetaData> sorted = new ArrayList<>(files);
+        sorted.sort((a, b) -> Arrays.compareUnsigned(a.smallestKey(), b.smallestKey()));
+        return new LevelIterator(sorted, open);
+    }
+
+    private static long millisSince(long nanos) {
+        return (System.nanoTime() - nanos) / 1_000_000;
+    }
+
+    private static void closeAll(List<InternalIterator> sources) throws IOException {
+        IOException failure = null;
+        for (InternalIterator it : sources) {
+            try {
+                it.close();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}
