@@ -241,7 +241,7 @@ final class DbBackground {
         long[] snapshotSequences;
         mutex.lock();
         try {
-            snapshotSequences = db.snapshots.stream().mapToLong(SnapshotImpl::pinnedSequence).toArray();
+            snapshotSequences = db.pinnedSequences();
         } finally {
             mutex.unlock();
         }
@@ -509,7 +509,7 @@ final class DbBackground {
      * the default uniform policy every table fits.
      */
     private boolean filtersFit(Compaction c) {
-        long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
+        long moved = c.levelInputEntries();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
         FilterChoice choice = options.filterPolicy().choose(c.outputLevel(), shape);
         for (FileMetaData f : c.inputs()) {
@@ -562,11 +562,11 @@ final class DbBackground {
         long[] snapshotSequences;
         mutex.lock();
         try {
-            snapshotSequences = db.snapshots.stream().mapToLong(SnapshotImpl::pinnedSequence).toArray();
+            snapshotSequences = db.pinnedSequences();
         } finally {
             mutex.unlock();
         }
-        long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
+        long moved = c.levelInputEntries();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
         TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));
         int outputLevel = c.outputLevel();
