@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,7 +15,10 @@ import java.util.SplittableRandom;
  * store in a scratch directory and does its first {@code ops} operations — random puts of the
  * run's keys and values — and then {@code ops} random lookups of the keys it wrote. Both phases
  * are timed from their first operation to their last; the time from the JVM's start to the open
- * store is reported apart ({@link ColdResult#startupMillis()}).
+ * store is reported apart ({@link ColdResult#startupMillis()}). Each phase also records the processor
+ * time of the whole process and of the measuring thread: on a machine with few cores the JIT
+ * compiler's and the engine's background threads compete with the measured one, and the
+ * difference says how much.
  *
  * <p>Thread safety: stateless; {@link #run} blocks until its child has finished.
  */
@@ -32,7 +36,9 @@ final class ColdProbe {
             JsonNode r = MAPPER.readTree(ChildJvm.run(List.of(BenchChild.COLD, engine, dir.toString(),
                     MAPPER.writeValueAsString(config), Integer.toString(ops))));
             return new ColdResult(engine, round, ops, r.get("startupMillis").asDouble(),
-                    r.get("fillOpsPerSec").asDouble(), r.get("readOpsPerSec").asDouble());
+                    r.get("fillOpsPerSec").asDouble(), r.get("readOpsPerSec").asDouble(),
+                    r.get("fillCpuMillis").asDouble(), r.get("readCpuMillis").asDouble(),
+                    r.get("fillThreadCpuMillis").asDouble(), r.get("readThreadCpuMillis").asDouble());
         } finally {
             BenchRunner.deleteRecursively(dir);
         }
@@ -48,6 +54,9 @@ final class ColdProbe {
         double startupMillis = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
         long seed = config.seed() ^ 0xC01DL;
         SplittableRandom random = new SplittableRandom(seed);
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long p0 = processCpuNanos();
+        long m0 = threads.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         for (int i = 0; i < ops; i++) {
             keys.present(random.nextInt(config.keys()), key);
@@ -55,6 +64,8 @@ final class ColdProbe {
             engine.put(key, value);
         }
         long t1 = System.nanoTime();
+        long p1 = processCpuNanos();
+        long m1 = threads.getCurrentThreadCpuTime();
         SplittableRandom again = new SplittableRandom(seed);
         long found = 0;
         for (int i = 0; i < ops; i++) {
@@ -65,11 +76,21 @@ final class ColdProbe {
             }
         }
         long t2 = System.nanoTime();
+        long p2 = processCpuNanos();
+        long m2 = threads.getCurrentThreadCpuTime();
         if (found != ops) {
             throw new IllegalStateException("cold probe found " + found + " of the " + ops + " keys it wrote");
         }
         return MAPPER.createObjectNode().put("startupMillis", startupMillis)
                 .put("fillOpsPerSec", ops / ((t1 - t0) / 1e9)).put("readOpsPerSec", ops / ((t2 - t1) / 1e9))
+                .put("fillCpuMillis", (p1 - p0) / 1e6).put("readCpuMillis", (p2 - p1) / 1e6)
+                .put("fillThreadCpuMillis", (m1 - m0) / 1e6).put("readThreadCpuMillis", (m2 - m1) / 1e6)
                 .toString();
+    }
+
+    /** Processor time of this process so far (all its threads), or 0 where the JVM does not say. */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : 0;
     }
 }

@@ -13,7 +13,13 @@ package io.bloomstore.cli.bench;
  * @param fillOpsPerSec  the JVM's first {@code ops} operations: random puts into an empty store
  * @param readOpsPerSec  the next {@code ops}: random lookups of the keys just written (mostly in the memtable
  *                       and level 0)
+ * @param fillCpuMillis  processor time of the whole process during the fill phase: the measuring thread's
+ *                       plus the JIT compiler's, the collector's and the engine's background threads'
+ * @param readCpuMillis  the same during the lookups
+ * @param fillThreadCpuMillis processor time of the measuring thread alone during the fill phase
+ * @param readThreadCpuMillis the same during the lookups
  */
 public record ColdResult(String engine, int round, long ops, double startupMillis, double fillOpsPerSec,
-        double readOpsPerSec) {
+        double readOpsPerSec, double fillCpuMillis, double readCpuMillis, double fillThreadCpuMillis,
+        double readThreadCpuMillis) {
 }

@@ -1,37 +1,39 @@
 package io.bloomstore.core.cache;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The block cache: decoded (checksum-verified, decompressed and parsed) data blocks, keyed by
- * table file number and block offset, bounded by their total size in bytes (Caffeine, W-TinyLFU
- * eviction, weight = {@link Entry#sizeBytes()}). Holding parsed blocks rather than their bytes
- * lets a hit skip re-checking the block's structure. A capacity of 0 disables it: {@link #get} always misses and
- * {@link #put} keeps nothing.
+ * table file number and block offset, bounded by their total size in bytes
+ * ({@link Entry#sizeBytes()}). As RocksDB's {@code LRUCache}: the blocks are spread over shards
+ * by a hash of their key (one shard per 512 KiB of capacity, at most 64), each shard a map in
+ * least-recently-used order under its own lock, evicting its least recently used blocks once it
+ * holds more than its share of the capacity. Holding parsed blocks rather than their bytes lets a
+ * hit skip re-checking the block's structure. A capacity of 0 disables it: {@link #get} always
+ * misses and {@link #put} keeps nothing.
+ *
+ * <p>A hit costs a lock of one shard and a hash lookup: little code, which matters to a fresh
+ * JVM, whose just-in-time compiler must compile everything a lookup runs (a general-purpose
+ * cache library's read path, with its buffers and maintenance, took a third of the compiler's
+ * time on the lookup path in a cold process; see {@code docs/benchmarks.md}).
  *
  * <p>One cache serves one store: file numbers are unique within a store, not across stores.
  * When a table is dropped its blocks can no longer be looked up (its number is never reused),
  * so they would age out anyway; {@link #invalidateFile} frees them at once, at the cost of that
  * file's own entries: the cache keeps the offsets it holds per file (an entry leaves the index
- * when Caffeine evicts it), so dropping a table never scans the whole cache.
+ * when it is evicted), so dropping a table never scans the whole cache.
  *
  * <p>Point lookups pass a doorkeeper first ({@link #admit}, TinyLFU's): a block that missed is
  * decoded into the cache only when it was asked for before, recently; a block read once is
  * decoded into the reader's scratch array and dropped. So when lookups spread over far more
  * blocks than the cache holds, a miss costs no block allocation on the heap (a 4 KiB block was
  * about two thirds of a 1 KiB-value lookup's garbage), while blocks read again soon — hot keys —
- * are cached on their second read.
- *
- * <p>The Caffeine cache itself is built when the first block is admitted, not with this object:
- * building it loads and links some hundred classes (about 40 ms of a fresh JVM's first store
- * open), which a store that only writes, or a one-shot lookup whose blocks are each read once,
- * never needs.
+ * are cached on their second read; and a scan of blocks read once does not flush the LRU order.
  *
  * <p>Cached blocks are shared between readers and must be immutable.
  *
@@ -40,10 +42,13 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class BlockCache {
     /** The block size assumed when sizing the doorkeeper's window from the capacity. */
     private static final int TYPICAL_BLOCK_BYTES = 4096;
+    /** Capacity per shard below which the cache has fewer shards (RocksDB's {@code min_shard_size}). */
+    private static final long MIN_SHARD_BYTES = 512 * 1024;
+    private static final int MAX_SHARD_BITS = 6;
 
     private final long capacityBytes;
-    /** Built on the first {@link #put} ({@link #cache()}); null until then and when disabled. */
-    private volatile Cache<Key, Entry> cache;
+    private final Shard[] shards;
+    private final int shardMask;
     /** The offsets cached per file: what {@link #invalidateFile} removes. */
     private final Map<Long, Set<Long>> offsetsByFile = new ConcurrentHashMap<>();
     /**
@@ -57,7 +62,41 @@ public final class BlockCache {
     private final int doorkeeperWindow;
     private int doorkeeperSightings;
 
-    private record Key(long fileNumber, long offset) {
+    /**
+     * A block's identity. A plain class: a record's equals and hashCode are bootstrapped method
+     * handles. Keys in a shard's map are never changed; only a shard's {@code probe} is reused.
+     */
+    private static final class Key {
+        long fileNumber;
+        long offset;
+
+        Key(long fileNumber, long offset) {
+            this.fileNumber = fileNumber;
+            this.offset = offset;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.fileNumber == fileNumber && k.offset == offset;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(mix(fileNumber, offset));
+        }
+    }
+
+    /** One shard: its blocks in access order (least recently used first) and their bytes; guarded by itself. */
+    private static final class Shard {
+        final LinkedHashMap<Key, Entry> blocks = new LinkedHashMap<>(64, 0.75f, true);
+        /** The key {@link #get} looks up with, set under the lock: a hit allocates nothing. Never stored. */
+        final Key probe = new Key(0, 0);
+        final long capacityBytes;
+        long bytes;
+
+        Shard(long capacityBytes) {
+            this.capacityBytes = capacityBytes;
+        }
     }
 
     /** A cached block: immutable, and knowing the bytes it holds in memory. */
@@ -79,27 +118,15 @@ public final class BlockCache {
         this.doorkeeper = new long[capacityBytes == 0 ? 1 : bits / Long.SIZE];
         this.doorkeeperMask = bits - 1;
         this.doorkeeperWindow = (int) window;
-    }
-
-    /** The Caffeine cache, built now if this is the first block to keep. */
-    private Cache<Key, Entry> cache() {
-        Cache<Key, Entry> c = cache;
-        if (c == null) {
-            synchronized (this) {
-                c = cache;
-                if (c == null) {
-                    c = Caffeine.newBuilder()
-                            .maximumWeight(capacityBytes)
-                            .weigher((Key k, Entry block) -> block.sizeBytes())
-                            // Maintenance runs on the calling thread: no hidden pool, deterministic in tests.
-                            .executor(Runnable::run)
-                            .evictionListener((Key k, Entry block, RemovalCause cause) -> forget(k))
-                            .build();
-                    cache = c;
-                }
-            }
+        int shardBits = 0;
+        while (shardBits < MAX_SHARD_BITS && capacityBytes >> (shardBits + 1) >= MIN_SHARD_BYTES) {
+            shardBits++;
         }
-        return c;
+        this.shards = new Shard[capacityBytes == 0 ? 0 : 1 << shardBits];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = new Shard(capacityBytes >> shardBits);
+        }
+        this.shardMask = (1 << shardBits) - 1;
     }
 
     /** A cache that holds nothing. */
@@ -115,10 +142,26 @@ public final class BlockCache {
         return capacityBytes;
     }
 
-    /** The cached block at {@code offset} of table {@code fileNumber}, or null. */
+    private static long mix(long fileNumber, long offset) {
+        long h = (fileNumber * 0x9E3779B97F4A7C15L + offset) * 0xC2B2AE3D27D4EB4FL;
+        return h ^ (h >>> 29);
+    }
+
+    private Shard shard(long fileNumber, long offset) {
+        return shards[(int) (mix(fileNumber, offset) >>> 40) & shardMask];
+    }
+
+    /** The cached block at {@code offset} of table {@code fileNumber}, or null; a hit makes it the most recently used. */
     public Entry get(long fileNumber, long offset) {
-        Cache<Key, Entry> c = cache;
-        return c == null ? null : c.getIfPresent(new Key(fileNumber, offset));
+        if (capacityBytes == 0) {
+            return null;
+        }
+        Shard s = shard(fileNumber, offset);
+        synchronized (s) {
+            s.probe.fileNumber = fileNumber;
+            s.probe.offset = offset;
+            return s.blocks.get(s.probe);
+        }
     }
 
     /**
@@ -131,8 +174,7 @@ public final class BlockCache {
         if (capacityBytes == 0) {
             return false;
         }
-        long h = (fileNumber * 0x9E3779B97F4A7C15L + offset) * 0xC2B2AE3D27D4EB4FL;
-        h ^= h >>> 29;
+        long h = mix(fileNumber, offset);
         int a = (int) h & doorkeeperMask;
         int b = (int) (h >>> 32) & doorkeeperMask;
         long[] bits = doorkeeper;
@@ -150,53 +192,78 @@ public final class BlockCache {
         return false;
     }
 
+    /** Caches {@code block} as the most recently used, evicting the shard's least recently used blocks beyond its share. */
     public void put(long fileNumber, long offset, Entry block) {
-        if (capacityBytes > 0) {
-            Cache<Key, Entry> c = cache();
-            offsetsByFile.computeIfAbsent(fileNumber, f -> ConcurrentHashMap.newKeySet()).add(offset);
-            c.put(new Key(fileNumber, offset), block);
+        if (capacityBytes == 0) {
+            return;
+        }
+        offsetsByFile.computeIfAbsent(fileNumber, f -> ConcurrentHashMap.newKeySet()).add(offset);
+        Shard s = shard(fileNumber, offset);
+        synchronized (s) {
+            Entry old = s.blocks.put(new Key(fileNumber, offset), block);
+            s.bytes += block.sizeBytes() - (old == null ? 0 : old.sizeBytes());
+            Iterator<Map.Entry<Key, Entry>> eldest = s.blocks.entrySet().iterator();
+            while (s.bytes > s.capacityBytes && eldest.hasNext()) {
+                Map.Entry<Key, Entry> e = eldest.next();
+                s.bytes -= e.getValue().sizeBytes();
+                eldest.remove();
+                forget(e.getKey());
+            }
         }
     }
 
     private void forget(Key k) {
-        Set<Long> offsets = offsetsByFile.get(k.fileNumber());
+        Set<Long> offsets = offsetsByFile.get(k.fileNumber);
         if (offsets != null) {
-            offsets.remove(k.offset());
+            offsets.remove(k.offset);
         }
     }
 
     /** Drops every block of table {@code fileNumber} (when the table is closed): costs that file's blocks only. */
     public void invalidateFile(long fileNumber) {
         Set<Long> offsets = offsetsByFile.remove(fileNumber);
-        Cache<Key, Entry> c = cache;
-        if (c != null && offsets != null) {
-            for (long offset : offsets) {
-                c.invalidate(new Key(fileNumber, offset));
+        if (offsets == null) {
+            return;
+        }
+        for (long offset : offsets) {
+            Shard s = shard(fileNumber, offset);
+            synchronized (s) {
+                Entry old = s.blocks.remove(new Key(fileNumber, offset));
+                if (old != null) {
+                    s.bytes -= old.sizeBytes();
+                }
             }
         }
     }
 
-    /** Bytes of blocks currently held (after pending evictions). */
+    /** Bytes of blocks currently held. */
     public long sizeBytes() {
-        Cache<Key, Entry> c = cache;
-        if (c == null) {
-            return 0;
+        long total = 0;
+        for (Shard s : shards) {
+            synchronized (s) {
+                total += s.bytes;
+            }
         }
-        c.cleanUp();
-        return c.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+        return total;
     }
 
     /** Offsets the per-file index holds, all files together: at most the blocks cached (for tests). */
     long indexedBlocks() {
-        return offsetsByFile.values().stream().mapToLong(Set::size).sum();
+        long total = 0;
+        for (Set<Long> offsets : offsetsByFile.values()) {
+            total += offsets.size();
+        }
+        return total;
     }
 
     public void clear() {
-        Cache<Key, Entry> c = cache;
-        if (c != null) {
-            c.invalidateAll();
-            offsetsByFile.clear();
+        for (Shard s : shards) {
+            synchronized (s) {
+                s.blocks.clear();
+                s.bytes = 0;
+            }
         }
+        offsetsByFile.clear();
         Arrays.fill(doorkeeper, 0L);
     }
 }

@@ -147,14 +147,31 @@ public final class Compaction {
         return bottommost;
     }
 
+    /** Entries in the tables of the input level (not those of the output level it overlaps). */
+    public long levelInputEntries() {
+        long sum = 0;
+        for (FileMetaData f : inputs) {
+            sum += f.entries();
+        }
+        return sum;
+    }
+
     /** Bytes of the input tables (the {@code .sst} files). */
     public long inputBytes() {
-        return allInputs().stream().mapToLong(FileMetaData::fileSize).sum();
+        long sum = 0;
+        for (FileMetaData f : allInputs()) {
+            sum += f.fileSize();
+        }
+        return sum;
     }
 
     /** Entries in the input tables. */
     public long inputEntries() {
-        return allInputs().stream().mapToLong(FileMetaData::entries).sum();
+        long sum = 0;
+        for (FileMetaData f : allInputs()) {
+            sum += f.entries();
+        }
+        return sum;
     }
 
     public byte[] smallestKey() {

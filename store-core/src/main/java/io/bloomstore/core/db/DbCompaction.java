@@ -136,7 +136,7 @@ final class DbCompaction {
      * the default uniform policy every table fits.
      */
     private boolean filtersFit(Compaction c) throws IOException {
-        long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
+        long moved = c.levelInputEntries();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
         FilterChoice choice = options.filterPolicy().choose(c.outputLevel(), shape);
         for (FileMetaData f : c.inputs()) {
@@ -189,11 +189,11 @@ final class DbCompaction {
         long[] snapshotSequences;
         mutex.lock();
         try {
-            snapshotSequences = db.snapshots.stream().mapToLong(SnapshotImpl::pinnedSequence).toArray();
+            snapshotSequences = db.pinnedSequences();
         } finally {
             mutex.unlock();
         }
-        long moved = c.inputs().stream().mapToLong(FileMetaData::entries).sum();
+        long moved = c.levelInputEntries();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
         TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));
         // A merge inside level 0 writes one table: level-0 tables are searched one by one.

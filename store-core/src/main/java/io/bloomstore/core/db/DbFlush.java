@@ -180,7 +180,7 @@ final class DbFlush {
         long[] snapshotSequences;
         mutex.lock();
         try {
-            snapshotSequences = db.snapshots.stream().mapToLong(SnapshotImpl::pinnedSequence).toArray();
+            snapshotSequences = db.pinnedSequences();
         } finally {
             mutex.unlock();
         }

@@ -108,7 +108,10 @@ public final class DbImpl implements Store {
 
     @Override
     public void put(byte[] key, byte[] value, WriteOptions writeOptions) throws IOException {
-        writes.write(new WriteBatch().put(key, value), writeOptions);
+        if (value == null) {
+            throw new IllegalArgumentException("value must not be null (use delete)");
+        }
+        writes.writeOne(key, value, writeOptions);
     }
 
     @Override
@@ -118,7 +121,7 @@ public final class DbImpl implements Store {
 
     @Override
     public void delete(byte[] key, WriteOptions writeOptions) throws IOException {
-        writes.write(new WriteBatch().delete(key), writeOptions);
+        writes.writeOne(key, null, writeOptions);
     }
 
     @Override

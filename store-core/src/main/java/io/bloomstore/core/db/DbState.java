@@ -11,6 +11,7 @@ import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -176,5 +177,21 @@ final class DbState {
 
     static String closedMessage(Path dir) {
         return "store " + dir + " is closed";
+    }
+
+    /**
+     * The sequences the open snapshots pin; with the mutex held. A loop, not a stream: a first
+     * flush in a fresh JVM would load and link some thirty stream classes for it.
+     */
+    long[] pinnedSequences() {
+        long[] out = new long[snapshots.size()];
+        int n = 0;
+        for (SnapshotImpl s : snapshots) {
+            if (n == out.length) {
+                out = Arrays.copyOf(out, n + 1);
+            }
+            out[n++] = s.pinnedSequence();
+        }
+        return n == out.length ? out : Arrays.copyOf(out, n);
     }
 }

@@ -59,10 +59,33 @@ final class DbWrite {
     private long delayedNanos;
 
 
+    /** {@link #commitGroup} as the queue's committer, made once rather than per write. */
+    private final WriteQueue.Committer committer = this::commitGroup;
+
     DbWrite(DbState db, DbBackground background, LogWriter wal) {
         this.db = db;
         this.background = background;
         this.wal = wal;
+    }
+
+    /**
+     * A single put ({@code value} non-null) or delete ({@code value} null), checked and committed
+     * like a one-operation batch (the same WAL record, the same errors) without building one: the
+     * key is copied into the memtable's arena, and the value, which the memtable keeps, is copied
+     * once here, so the caller may reuse both arrays when this returns.
+     */
+    void writeOne(byte[] key, byte[] value, WriteOptions writeOptions) throws IOException {
+        checkKey(key);
+        db.checkOpen();
+        db.checkWritable();
+        if (writeOptions == null) {
+            throw new IllegalArgumentException("batch and write options must not be null");
+        }
+        if (value != null) {
+            checkValue(value);
+        }
+        db.queue.submit(key, value == null ? null : value.clone(), writeOptions.sync(), committer);
+        db.counters.userBytesWritten().add(key.length + (value == null ? 0 : value.length));
     }
 
     void write(WriteBatch batch, WriteOptions writeOptions) throws IOException {
@@ -77,10 +100,7 @@ final class DbWrite {
             public void put(byte[] key, byte[] value) {
                 checkKey(key);
                 userBytes[0] += key.length + value.length;
-                if (value.length > db.options.maxValueBytes()) {
-                    throw new IllegalArgumentException("value of " + value.length + " bytes is over the maximum of "
-                            + db.options.maxValueBytes() + " bytes (StoreOptions.maxValueBytes)");
-                }
+                checkValue(value);
             }
 
             @Override
@@ -92,7 +112,7 @@ final class DbWrite {
         if (batch.count() == 0) {
             return;
         }
-        db.queue.submit(batch, writeOptions.sync(), this::commitGroup);
+        db.queue.submit(batch, writeOptions.sync(), committer);
         db.counters.userBytesWritten().add(userBytes[0]);
     }
 
@@ -106,6 +126,13 @@ final class DbWrite {
         }
     }
 
+    private void checkValue(byte[] value) {
+        if (value.length > db.options.maxValueBytes()) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes is over the maximum of "
+                    + db.options.maxValueBytes() + " bytes (StoreOptions.maxValueBytes)");
+        }
+    }
+
     /**
      * Called by a group's leader with the mutex held: makes room, assigns sequence numbers, then
      * (mutex released) writes the group to the WAL, syncs once if any writer asked, inserts into
@@ -113,8 +140,8 @@ final class DbWrite {
      */
     private void commitGroup(List<WriteQueue.Writer> group) throws IOException {
         long bytes = 0;
-        for (WriteQueue.Writer w : group) {
-            bytes += w.batch().approximateBytes();
+        for (int i = 0; i < group.size(); i++) {
+            bytes += group.get(i).approximateBytes();
         }
         makeRoomForWrite(false, bytes);
         MemTable mem = db.view.mem();
@@ -125,33 +152,14 @@ final class DbWrite {
         long[] starts = new long[group.size()];
         for (int i = 0; i < group.size(); i++) {
             starts[i] = seq;
-            seq += group.get(i).batch().count();
+            seq += group.get(i).count();
             sync |= group.get(i).sync();
         }
-        long last = seq - 1;
-        boolean doSync = sync;
-        db.queue.unlocked(() -> {
-            try {
-                RecordBuffer rec = record;
-                for (int i = 0; i < group.size(); i++) {
-                    rec.clear();
-                    BatchCodec.encode(group.get(i).batch(), starts[i], rec);
-                    log.append(rec.array(), 0, rec.size());
-                }
-                if (rec.capacity() > MAX_KEPT_RECORD_BYTES) {
-                    record = new RecordBuffer(4096);
-                }
-                log.flush();
-                if (doSync) {
-                    log.sync();
-                } else {
-                    maybeStartWriteback(log);
-                }
-            } catch (IOException | RuntimeException | Error e) {
-                // The WAL's state is unknown now: refuse all further writes rather than risk a hole.
-                db.fail("WAL write", e);
-                throw e;
-            }
+        // The WAL write and the memtable insert run with the mutex released (the next writers queue
+        // meanwhile); written out rather than as a lambda, so a put allocates no closure.
+        db.queue.mutex().unlock();
+        try {
+            writeWal(group, starts, log, sync);
             try {
                 insert(group, starts, mem);
             } catch (RuntimeException | Error e) {
@@ -160,15 +168,57 @@ final class DbWrite {
                 db.fail("memtable insert", e);
                 throw e;
             }
-        });
-        db.lastSequence = last;
+        } finally {
+            db.queue.mutex().lock();
+        }
+        db.lastSequence = seq - 1;
     }
 
-    /** Inserts a committed group into the memtable, operation {@code j} of batch {@code i} at {@code starts[i] + j}. */
+    /** The leader, mutex released: every writer's record into the log's buffer, one write call, the sync if asked. */
+    private void writeWal(List<WriteQueue.Writer> group, long[] starts, LogWriter log, boolean sync)
+            throws IOException {
+        try {
+            RecordBuffer rec = record;
+            for (int i = 0; i < group.size(); i++) {
+                WriteQueue.Writer w = group.get(i);
+                rec.clear();
+                if (w.batch() != null) {
+                    BatchCodec.encode(w.batch(), starts[i], rec);
+                } else {
+                    BatchCodec.encodeOne(w.key(), w.value(), starts[i], rec);
+                }
+                log.append(rec.array(), 0, rec.size());
+            }
+            if (rec.capacity() > MAX_KEPT_RECORD_BYTES) {
+                record = new RecordBuffer(4096);
+            }
+            log.flush();
+            if (sync) {
+                log.sync();
+            } else {
+                maybeStartWriteback(log);
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            // The WAL's state is unknown now: refuse all further writes rather than risk a hole.
+            db.fail("WAL write", e);
+            throw e;
+        }
+    }
+
+    /** Inserts a committed group into the memtable, operation {@code j} of writer {@code i} at {@code starts[i] + j}. */
     private static void insert(List<WriteQueue.Writer> group, long[] starts, MemTable mem) {
         for (int i = 0; i < group.size(); i++) {
+            WriteQueue.Writer w = group.get(i);
+            if (w.batch() == null) {
+                if (w.value() != null) {
+                    mem.add(w.key(), starts[i], ValueType.VALUE, w.value());
+                } else {
+                    mem.add(w.key(), starts[i], ValueType.DELETION, EMPTY);
+                }
+                continue;
+            }
             long[] next = {starts[i]};
-            group.get(i).batch().forEach(new WriteBatch.Handler() {
+            w.batch().forEach(new WriteBatch.Handler() {
                 @Override
                 public void put(byte[] key, byte[] value) {
                     mem.add(key, next[0]++, ValueType.VALUE, value);

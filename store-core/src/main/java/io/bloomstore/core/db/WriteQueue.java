@@ -21,8 +21,24 @@ import java.util.concurrent.locks.ReentrantLock;
 final class WriteQueue {
     private static final long MAX_GROUP_BYTES = 1 << 20;
 
-    /** One queued write (a batch) or barrier (batch null). */
-    record Writer(WriteBatch batch, boolean sync, Result result) {
+    /**
+     * One queued write or barrier: a batch, or a single put ({@code key} and {@code value}) or
+     * delete ({@code key}, value null) without a batch around it, or a barrier (batch and key null).
+     */
+    record Writer(WriteBatch batch, byte[] key, byte[] value, boolean sync, Result result) {
+        boolean barrier() {
+            return batch == null && key == null;
+        }
+
+        /** Operations, each taking one sequence number. */
+        int count() {
+            return batch != null ? batch.count() : 1;
+        }
+
+        /** As {@link WriteBatch#approximateBytes()}. */
+        long approximateBytes() {
+            return batch != null ? batch.approximateBytes() : key.length + (value == null ? 0 : value.length) + 8;
+        }
     }
 
     /** Set by the leader when a writer's group is committed. */
@@ -58,12 +74,17 @@ final class WriteQueue {
     }
 
     void submit(WriteBatch batch, boolean sync, Committer committer) throws IOException {
-        run(new Writer(batch, sync, new Result()), committer);
+        run(new Writer(batch, null, null, sync, new Result()), committer);
+    }
+
+    /** Queues a single put ({@code value} non-null) or delete ({@code value} null) of {@code key}. */
+    void submit(byte[] key, byte[] value, boolean sync, Committer committer) throws IOException {
+        run(new Writer(null, key, value, sync, new Result()), committer);
     }
 
     /** Runs {@code committer} alone, after every write queued before it. */
     void submitBarrier(Committer committer) throws IOException {
-        run(new Writer(null, false, new Result()), committer);
+        run(new Writer(null, null, null, false, new Result()), committer);
     }
 
     private void run(Writer w, Committer committer) throws IOException {
@@ -80,21 +101,8 @@ final class WriteQueue {
                 rethrow(w.result().failure);
                 return;
             }
-            List<Writer> group = new ArrayList<>();
-            group.add(w);
-            if (w.batch() != null) {
-                long bytes = w.batch().approximateBytes();
-                for (Writer next : writers) {
-                    if (next == w) {
-                        continue;
-                    }
-                    if (next.batch() == null || bytes + next.batch().approximateBytes() > MAX_GROUP_BYTES) {
-                        break;
-                    }
-                    bytes += next.batch().approximateBytes();
-                    group.add(next);
-                }
-            }
+            // A writer alone in the queue (the single-threaded case) commits alone, with no list to build.
+            List<Writer> group = w.barrier() || writers.size() == 1 ? List.of(w) : group(w);
             Throwable failure = null;
             try {
                 committer.commit(group);
@@ -111,6 +119,24 @@ final class WriteQueue {
         } finally {
             mutex.unlock();
         }
+    }
+
+    /** The leader {@code w} and the writers queued behind it, up to a barrier or {@link #MAX_GROUP_BYTES}. */
+    private List<Writer> group(Writer w) {
+        List<Writer> group = new ArrayList<>();
+        group.add(w);
+        long bytes = w.approximateBytes();
+        for (Writer next : writers) {
+            if (next == w) {
+                continue;
+            }
+            if (next.barrier() || bytes + next.approximateBytes() > MAX_GROUP_BYTES) {
+                break;
+            }
+            bytes += next.approximateBytes();
+            group.add(next);
+        }
+        return group;
     }
 
     private static void rethrow(Throwable failure) throws IOException {

@@ -264,7 +264,9 @@ public final class TableFileCache {
                     toClose = lru.size() > capacity ? evictOverCapacity() : List.of();
                 }
             }
-            closeAll(toClose);
+            if (!toClose.isEmpty()) {
+                closeAll(toClose);
+            }
         }
 
         @Override

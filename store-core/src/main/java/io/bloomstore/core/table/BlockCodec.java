@@ -27,6 +27,8 @@ final class BlockCodec {
     /** LZ4 cannot expand data by more than 255 times; a larger declared length is damage. */
     private static final int LZ4_MAX_RATIO = 255;
     private static final LZ4Factory LZ4_FACTORY = Lz4.FACTORY;
+    /** {@link Compression#values()} copies its array on every call; a decode looks its type up once per block. */
+    private static final Compression[] COMPRESSIONS = Compression.values();
 
     private BlockCodec() {
     }
@@ -63,7 +65,9 @@ final class BlockCodec {
         int length = storedLength - TRAILER_BYTES;
         int expected = readInt(stored, start + length + 1);
         CRC32C c = new CRC32C();
-        c.update(stored.duplicate().limit(start + length + 1));
+        int limit = stored.limit();
+        c.update(stored.limit(start + length + 1));
+        stored.limit(limit).position(start);
         int actual = (int) c.getValue();
         if (expected != actual) {
             throw CorruptionException.mismatch(file, offset + length + 1, "block CRC32C (block at " + offset + ", "
@@ -121,7 +125,7 @@ final class BlockCodec {
 
     /** The compression of a trailer's type byte, or null when the byte names none. */
     static Compression compressionByCode(int code) {
-        for (Compression c : Compression.values()) {
+        for (Compression c : COMPRESSIONS) {
             if (c.code() == code) {
                 return c;
             }

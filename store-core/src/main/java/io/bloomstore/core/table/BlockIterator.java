@@ -15,7 +15,8 @@ import io.bloomstore.bloom.CorruptionException;
  * <p>Thread safety: not thread-safe; one cursor per thread.
  */
 final class BlockIterator {
-    private final Block block;
+    /** The block read; changed only by {@link #reset}. */
+    private Block block;
     private final int[] pos = new int[1];
     /** Offset of the current entry; {@code block.restartsOffset} when not valid. */
     private int current;
@@ -32,6 +33,19 @@ final class BlockIterator {
     BlockIterator(Block block) {
         this.block = block;
         this.current = block.restartsOffset;
+    }
+
+    /** Makes this cursor a fresh one over {@code newBlock} (not positioned), reusing its buffers. */
+    BlockIterator reset(Block newBlock) {
+        block = newBlock;
+        current = newBlock.restartsOffset;
+        nextOffset = 0;
+        restartIndex = 0;
+        keyLen = 0;
+        key = null;
+        valueOffset = 0;
+        valueLength = 0;
+        return this;
     }
 
     boolean valid() {
@@ -53,6 +67,16 @@ final class BlockIterator {
             key = Arrays.copyOf(keyBuf, keyLen);
         }
         return key;
+    }
+
+    /** Whether the current entry's user key is {@code userKey}: compared in place, without {@link #key()}'s copy. */
+    boolean userKeyEquals(byte[] userKey) {
+        return Arrays.equals(keyBuf, 0, keyLen - InternalKeys.TRAILER_BYTES, userKey, 0, userKey.length);
+    }
+
+    /** The current entry's trailer ({@code sequence << 8 | type}), read in place. */
+    long trailer() {
+        return InternalKeys.trailer(keyBuf, 0, keyLen);
     }
 
     byte[] value() {

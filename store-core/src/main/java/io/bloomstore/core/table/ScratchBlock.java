@@ -35,6 +35,8 @@ final class ScratchBlock {
 
     private byte[] array;
     private int length;
+    /** The cursor point lookups on this thread reuse ({@link #iterator}). */
+    private BlockIterator lookupCursor;
 
     private ScratchBlock(int initialBytes) {
         array = initialBytes == 0 ? NONE : new byte[initialBytes];
@@ -87,6 +89,21 @@ final class ScratchBlock {
     }
 
     /** Bytes of the last {@link #reserve}. */
+    /**
+     * A cursor over {@code block} for a point lookup, the same object on every call on this
+     * scratch's thread: valid until the thread's next call, so nothing may keep it (a lookup
+     * allocates no cursor).
+     */
+    BlockIterator iterator(Block block) {
+        BlockIterator c = lookupCursor;
+        if (c == null) {
+            c = new BlockIterator(block);
+            lookupCursor = c;
+            return c;
+        }
+        return c.reset(block);
+    }
+
     int length() {
         return length;
     }

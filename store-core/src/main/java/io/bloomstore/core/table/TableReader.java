@@ -254,11 +254,11 @@ public final class TableReader implements Closeable {
             // From the block cache, else one counted read, decoded into the cache when its doorkeeper
             // admits it (BlockCache#admit), else into this thread's ScratchBlock, valid only until
             // this thread's next lookup: nothing read from it outlives this loop.
-            BlockIterator it = blocks.readerBlock(handle, ScratchBlock.forThisThread()).iterator();
+            ScratchBlock scratch = ScratchBlock.forThisThread();
+            BlockIterator it = scratch.iterator(blocks.readerBlock(handle, scratch));
             it.seek(target);
             for (; it.valid(); it.next()) {
-                byte[] key = it.key();
-                if (InternalKeys.compareUserKey(key, userKey) != 0) {
+                if (!it.userKeyEquals(userKey)) {
                     return null;
                 }
                 if (!found) {
@@ -269,7 +269,7 @@ public final class TableReader implements Closeable {
                                 levelCounters.filterTruePositives());
                     }
                 }
-                long trailer = InternalKeys.trailer(key);
+                long trailer = it.trailer();
                 long seq = trailer >>> 8;
                 if (seq <= snapshotSeq) {
                     ValueType type = typeOf(trailer, handle.offset());

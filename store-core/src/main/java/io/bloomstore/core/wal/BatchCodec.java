@@ -47,6 +47,20 @@ public final class BatchCodec {
     }
 
     /**
+     * Appends the record of a one-operation batch, a put of {@code key} and {@code value} or, with
+     * {@code value} null, a delete of {@code key}: the same bytes {@link #encode(WriteBatch, long, RecordBuffer)}
+     * writes for such a batch.
+     */
+    public static void encodeOne(byte[] key, byte[] value, long sequence, RecordBuffer out) {
+        out.putFixed64(sequence).putFixed32(1);
+        if (value != null) {
+            out.putByte(ValueType.VALUE.code()).putBytes(key).putBytes(value);
+        } else {
+            out.putByte(ValueType.DELETION.code()).putBytes(key);
+        }
+    }
+
+    /**
      * Decodes one record, calling the handler per entry; returns the sequence number of its last
      * entry (or {@code first - 1} for an empty batch).
      */

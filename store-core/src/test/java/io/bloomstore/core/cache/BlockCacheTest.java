@@ -103,4 +103,41 @@ class BlockCacheTest {
         c.clear();
         assertFalse(c.admit(8, 4096));
     }
+
+    /** Eviction takes the least recently used block: a block read since it was cached outlives older ones. */
+    @Test
+    void evictionTakesTheLeastRecentlyUsedBlock() {
+        // 64 KiB: one shard of sixteen 4 KiB blocks
+        BlockCache c = new BlockCache(64 * 1024);
+        for (int i = 0; i < 16; i++) {
+            c.put(1, i * 4096L, new Sized(i, 4096));
+        }
+        assertEquals(new Sized(0, 4096), c.get(1, 0), "block 0, the oldest, is read: now the most recent");
+        c.put(1, 16 * 4096L, new Sized(16, 4096));
+        assertEquals(new Sized(0, 4096), c.get(1, 0), "the block just read stays");
+        assertNull(c.get(1, 4096), "block 1, now the least recently used, was evicted");
+        assertEquals(new Sized(16, 4096), c.get(1, 16 * 4096L));
+        assertEquals(16 * 4096, c.sizeBytes());
+    }
+
+    /** Large caches are sharded; every shard keeps to its share, so the whole stays within the capacity. */
+    @Test
+    void aShardedCacheStaysWithinItsCapacityAndFindsEveryBlockItHolds() {
+        BlockCache c = new BlockCache(8 << 20);
+        for (int i = 0; i < 4096; i++) {
+            c.put(i % 13, i * 4096L, new Sized(i, 4096));
+        }
+        assertTrue(c.sizeBytes() <= 8 << 20, "held " + c.sizeBytes());
+        assertTrue(c.sizeBytes() >= 6 << 20, "held only " + c.sizeBytes());
+        int found = 0;
+        for (int i = 0; i < 4096; i++) {
+            BlockCache.Entry e = c.get(i % 13, i * 4096L);
+            if (e != null) {
+                assertEquals(new Sized(i, 4096), e);
+                found++;
+            }
+        }
+        assertEquals(c.sizeBytes() / 4096, found);
+        assertEquals(found, c.indexedBlocks());
+    }
 }
