@@ -179,10 +179,12 @@ final class DbCompaction {
     }
 
     /**
-     * With the compaction's tables marked busy (or from {@link #compact()}): merges the compaction's inputs into new tables at its output
-     * level (filters chosen by the policy for that level), then installs the result with one
-     * MANIFEST edit. The replaced tables leave the live set at once and are closed, unmapped and
-     * deleted when their last reader lets go.
+     * With the compaction's tables marked busy (or from {@link DbBackground#compact()}): merges the
+     * compaction's inputs into new tables at its output level (filters chosen by the policy for
+     * that level), a level 0 → 1 merge split by key range over this thread and the helper threads
+     * ({@link Subcompactions}), then installs every output with one MANIFEST edit. The replaced
+     * tables leave the live set at once and are closed, unmapped and deleted when their last
+     * reader lets go.
      */
     private void runCompaction(Compaction c, boolean background) throws IOException {
         long started = System.nanoTime();
