@@ -256,6 +256,16 @@ final class TableRegistry {
         return n;
     }
 
+    /** Live tables opened so far whose filter sidecar has been checked (its payload CRC). */
+    int checkedTables() {
+        int n = 0;
+        for (TableHandle h : open.values()) {
+            TableReader r = h.openedReader();
+            n += r != null && !r.filterUnchecked() ? 1 : 0;
+        }
+        return n;
+    }
+
     /** Live tables plus dropped ones still held by readers. */
     int openTables() {
         return open.size() + draining.size();
