@@ -9,8 +9,6 @@ import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -290,22 +288,21 @@ final class TableRegistry {
     }
 
     /**
-     * At close: drops every live table, closes on the calling thread those no iterator holds and
-     * what the background thread had queued, and waits (up to 10 s) for the one it is running;
-     * replaced tables not deleted yet stay for the next open.
+     * At close: drops every live table, closes on the calling thread those no iterator holds, and
+     * waits (up to 10 s) for what the background thread had queued or is running; replaced tables
+     * not deleted yet stay for the next open.
      */
     void closeAll() {
         closing = true;
-        // The closing thread closes the live tables itself, and takes over the reclaim thread's
-        // queue, beside the one task that thread is running: on a busy machine each hand-off to
-        // another thread waits milliseconds for a core, and close would wait for all of them.
+        // Shut down first, so the closing thread closes the live tables itself (each release finds
+        // the executor refusing it): on a busy machine each hand-off to another thread waits
+        // milliseconds for a core. What was queued before runs on the reclaim thread; the filter
+        // checks among it return at once. The queue is not drained from here: a worker that saw it
+        // non-empty after shutdown's wake-up would then wait in take() forever, and so would close.
         reclaimer.shutdown();
         for (Long n : open.keySet()) {
             drop(n, false);
         }
-        List<Runnable> queued = new ArrayList<>();
-        reclaimer.getQueue().drainTo(queued);
-        queued.forEach(Runnable::run);
         try {
             if (!reclaimer.awaitTermination(10, TimeUnit.SECONDS)) {
                 LOG.warn("tables of {} still being closed after 10 s", dir);
