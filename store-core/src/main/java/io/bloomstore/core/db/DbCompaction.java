@@ -188,13 +188,7 @@ final class DbCompaction {
      */
     private void runCompaction(Compaction c, boolean background) throws IOException {
         long started = System.nanoTime();
-        long[] snapshotSequences;
-        mutex.lock();
-        try {
-            snapshotSequences = db.pinnedSequences();
-        } finally {
-            mutex.unlock();
-        }
+        long[] snapshotSequences = db.pinnedSequences();
         long moved = c.levelInputEntries();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
         TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));

@@ -177,13 +177,7 @@ final class DbFlush {
         if (m.isEmpty()) {
             return null;
         }
-        long[] snapshotSequences;
-        mutex.lock();
-        try {
-            snapshotSequences = db.pinnedSequences();
-        } finally {
-            mutex.unlock();
-        }
+        long[] snapshotSequences = db.pinnedSequences();
         ShadowedVersions versions = new ShadowedVersions(snapshotSequences, false);
         long number = db.versions.newFileNumber();
         FilterChoice filter = options.filterPolicy().choose(0, db.levelShape(db.versions.current()).plus(0, m.entries()));

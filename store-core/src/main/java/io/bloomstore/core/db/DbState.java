@@ -180,18 +180,24 @@ final class DbState {
     }
 
     /**
-     * The sequences the open snapshots pin; with the mutex held. A loop, not a stream: a first
-     * flush in a fresh JVM would load and link some thirty stream classes for it.
+     * The sequences the open snapshots pin, read under the mutex (which snapshots are registered
+     * under). A loop, not a stream: a first flush in a fresh JVM would load and link some thirty
+     * stream classes for it.
      */
     long[] pinnedSequences() {
-        long[] out = new long[snapshots.size()];
-        int n = 0;
-        for (SnapshotImpl s : snapshots) {
-            if (n == out.length) {
-                out = Arrays.copyOf(out, n + 1);
+        mutex().lock();
+        try {
+            long[] out = new long[snapshots.size()];
+            int n = 0;
+            for (SnapshotImpl s : snapshots) {
+                if (n == out.length) {
+                    out = Arrays.copyOf(out, n + 1);
+                }
+                out[n++] = s.pinnedSequence();
             }
-            out[n++] = s.pinnedSequence();
+            return n == out.length ? out : Arrays.copyOf(out, n);
+        } finally {
+            mutex().unlock();
         }
-        return n == out.length ? out : Arrays.copyOf(out, n);
     }
 }
