@@ -14,10 +14,11 @@ import java.util.List;
  * @param open    one per engine and round when the open workload was asked for
  * @param closes  one per engine, round and fill workload: the close right after the fill
  * @param time    per engine, where its wall-clock time went over all rounds
- * @param filters per engine and round that loaded a store for reads: its filters' bits per key
+ * @param filters per engine and round that loaded a store for reads: its filters' bits per key and the
+ *                load's write amplification
  */
 public record BenchResults(int rounds, List<WorkloadResult> results, List<ColdResult> cold, List<OpenResult> open,
-        List<CloseResult> closes, List<TimeSpent> time, List<FilterCost> filters) {
+        List<CloseResult> closes, List<TimeSpent> time, List<LoadCost> filters) {
     public BenchResults {
         filters = List.copyOf(filters);
         results = List.copyOf(results);

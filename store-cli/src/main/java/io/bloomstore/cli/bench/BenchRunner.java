@@ -148,7 +148,7 @@ public final class BenchRunner {
         List<ColdResult> cold = new ArrayList<>();
         List<OpenResult> opened = new ArrayList<>();
         List<CloseResult> closes = new ArrayList<>();
-        List<FilterCost> filters = new ArrayList<>();
+        List<LoadCost> filters = new ArrayList<>();
         Map<String, TimeSpent> time = new LinkedHashMap<>();
         for (String name : engines) {
             time.put(name, new TimeSpent(name));
@@ -189,14 +189,18 @@ public final class BenchRunner {
      * filters' cost per key is read once the loaded store first settles (added to {@code filters}).
      */
     private List<WorkloadResult> runEngine(String name, List<Workload> workloads, Path dir, boolean loadForOpen,
-            int round, TimeSpent spent, List<CloseResult> closes, List<FilterCost> filters) throws IOException {
+            int round, TimeSpent spent, List<CloseResult> closes, List<LoadCost> filters) throws IOException {
         List<WorkloadResult> results = new ArrayList<>();
         BenchEngine engine = null;
         boolean loaded = false;
+        // Bytes sent to storage when the latest fill (or load) started: its write amplification
+        // is read at the end of the first settle.
+        long writtenAtFill = -1;
         try {
             for (Workload w : workloads) {
                 if (w.isFill()) {
                     engine = reopenEmpty(engine, name, dir);
+                    writtenAtFill = ProcIo.storageWriteBytes();
                     results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round, dir)));
                     closes.add(timedClose(name, engine, w, round));
                     engine = null;
@@ -205,6 +209,7 @@ public final class BenchRunner {
                 }
                 if (!loaded) {
                     engine = reopenEmpty(engine, name, dir);
+                    writtenAtFill = ProcIo.storageWriteBytes();
                     timed(spent, TimeSpent.Phase.LOAD, engine, e -> measure(name, e, Workload.FILLRANDOM, "load", round, dir));
                     loaded = true;
                 }
@@ -214,7 +219,10 @@ public final class BenchRunner {
                     return null;
                 });
                 if (filters.stream().noneMatch(f -> f.engine().equals(name) && f.round() == round)) {
-                    filters.add(new FilterCost(name, round, engine.filterBitsPerKey()));
+                    long writtenNow = ProcIo.storageWriteBytes();
+                    filters.add(new LoadCost(name, round, engine.filterBitsPerKey(),
+                            writtenAtFill < 0 || writtenNow < 0 ? -1 : writtenNow - writtenAtFill,
+                            (long) config.keys() * (config.keySize() + config.valueSize())));
                 }
                 results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round, dir)));
                 if (w.writes()) {

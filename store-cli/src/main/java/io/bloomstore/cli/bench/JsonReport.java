@@ -28,11 +28,12 @@ import java.util.Locale;
  *                  medianRatioToRocksdb } ],
  *   "cold": [ { engine, round, ops, startupMillis, fillOpsPerSec, readOpsPerSec, fillCpuMillis, readCpuMillis,
  *               fillThreadCpuMillis, readThreadCpuMillis } ],
- *   "open": [ { engine, round, keys, openMillis, reopenMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
+ *   "open": [ { engine, round, keys, loadMillis, openMillis, reopenMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
  *               rssAfterOpenBytes, rssAfterReadsBytes, filterBytesMapped, indexHeapBytes, nativeTableBytes,
  *               dataBytesOnDisk, reads, readOpsPerSec } ],
  *   "close": [ { engine, round, after, millis } ],
  *   "closeSummary": [ { engine, after, rounds, medianMillis, maxMillis } ],
+ *   "load": [ { engine, round, filterBitsPerKey, bytesWritten, userBytes, writeAmplification } ],
  *   "secondsSpent": { engine: { warm_up, cold_probe, load, settle, measured, open_probe, total } },
  *   "headline": { "diskAccessesSaved": {engine: n}, "readsPerMissingLookup": {engine: x},
  *                 "opsPerSecRatioToRocksdb": {engine: {workload: x}} } }
@@ -114,6 +115,20 @@ public final class JsonReport {
             o.put("rounds", s.rounds());
             o.put("medianMillis", s.medianMillis());
             o.put("maxMillis", s.maxMillis());
+        }
+        ArrayNode loads = root.putArray("load");
+        for (LoadCost l : run.filters()) {
+            ObjectNode o = loads.addObject();
+            o.put("engine", l.engine());
+            o.put("round", l.round());
+            if (!Double.isNaN(l.bitsPerKey())) {
+                o.put("filterBitsPerKey", l.bitsPerKey());
+            }
+            o.put("bytesWritten", l.bytesWritten());
+            o.put("userBytes", l.userBytes());
+            if (!Double.isNaN(l.writeAmplification())) {
+                o.put("writeAmplification", l.writeAmplification());
+            }
         }
         ObjectNode time = root.putObject("secondsSpent");
         for (TimeSpent t : run.time()) {

@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * JVM ({@link ChildJvm}) — measured in a process of its own because heap and resident set are
  * properties of a process, and the parent's are full of the other engines' runs. The child
  * starts its logging, records its heap (after {@link System#gc()}) before touching the engine, times
- * the first open (the engine's first use in the process: class loading and initialisation included;
- * RocksDB's native library is loaded before, when the engine object is made), closes and times a second
- * open (the cost that depends on the store's size), takes
+ * making the engine object (its class's initialisation: RocksDB's loads its native library, as
+ * {@code RocksDB.loadLibrary()} does in an application before its first open) and then the first
+ * open (the engine's first use in the process: the rest of its class loading and initialisation),
+ * closes and times a second open (the cost that depends on the store's size), takes
  * heap, resident set ({@code VmRSS}) and the engine's {@link EngineMemory}, does
  * {@value #READS} random lookups of loaded keys, takes heap and resident set again, and sums the
  * bytes of the store's files.
@@ -41,7 +42,7 @@ final class OpenProbe {
                 MAPPER.writeValueAsString(config), Integer.toString(READS))));
         EngineMemory memory = new EngineMemory(r.get("filterBytesMapped").asLong(), r.get("indexHeapBytes").asLong(),
                 r.get("nativeTableBytes").asLong());
-        return new OpenResult(engine, round, config.keys(), r.get("openMillis").asDouble(),
+        return new OpenResult(engine, round, config.keys(), r.get("loadMillis").asDouble(), r.get("openMillis").asDouble(),
                 r.get("reopenMillis").asDouble(),
                 r.get("heapAfterOpenBytes").asLong(), r.get("heapAfterReadsBytes").asLong(),
                 r.get("rssAfterOpenBytes").asLong(), r.get("rssAfterReadsBytes").asLong(), r.get("reads").asLong(),
@@ -50,16 +51,26 @@ final class OpenProbe {
     }
 
     /** The child's side: runs in the fresh JVM and returns its result as JSON. */
-    static String measure(BenchEngine engine, Path dir, BenchConfig config, int reads) throws IOException {
+    static String measure(EngineFactory factory, String engineName, Path dir, BenchConfig config, int reads)
+            throws IOException {
         // An application has its logging running before it opens a store. Without this, the first
         // logger BloomStore's classes make would start logback inside the timed open (about 0.1 s
         // of a fresh JVM), a cost of the bench's logging set-up, not of the engine; RocksDB logs
         // through its own native code.
-        LoggerFactory.getLogger(OpenProbe.class).debug("open probe of {} in {}", engine, dir);
+        LoggerFactory.getLogger(OpenProbe.class).debug("open probe of {} in {}", engineName, dir);
         long baselineHeap = heapUsed();
         KeySpace keys = new KeySpace(config.keys(), config.keySize());
         byte[] key = keys.newKeyBuffer();
         byte[] value = new byte[config.valueSize()];
+        long tl = System.nanoTime();
+        try (BenchEngine engine = factory.create(engineName)) {
+            double loadMillis = (System.nanoTime() - tl) / 1e6;
+            return measure(engine, dir, config, reads, loadMillis, baselineHeap, keys, key, value);
+        }
+    }
+
+    private static String measure(BenchEngine engine, Path dir, BenchConfig config, int reads, double loadMillis,
+                                  long baselineHeap, KeySpace keys, byte[] key, byte[] value) throws IOException {
         long t0 = System.nanoTime();
         engine.open(dir, config);
         double openMillis = (System.nanoTime() - t0) / 1e6;
@@ -88,7 +99,7 @@ final class OpenProbe {
         // is not what a store in use holds.
         EngineMemory memory = engine.memory();
         engine.close();
-        return MAPPER.createObjectNode().put("openMillis", openMillis).put("reopenMillis", reopenMillis).put("baselineHeapBytes", baselineHeap)
+        return MAPPER.createObjectNode().put("loadMillis", loadMillis).put("openMillis", openMillis).put("reopenMillis", reopenMillis).put("baselineHeapBytes", baselineHeap)
                 .put("heapAfterOpenBytes", heapAfterOpen).put("heapAfterReadsBytes", heapAfterReads)
                 .put("rssAfterOpenBytes", rssAfterOpen).put("rssAfterReadsBytes", rssAfterReads)
                 .put("reads", reads).put("readOpsPerSec", reads / readSeconds)

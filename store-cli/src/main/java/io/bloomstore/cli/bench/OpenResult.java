@@ -11,8 +11,10 @@ package io.bloomstore.cli.bench;
  * @param engine               the engine
  * @param round                the round, 0 first
  * @param keys                 keys loaded
- * @param openMillis           time of the process's first open of the existing store (class
- *                             loading and initialisation of the engine's code included)
+ * @param loadMillis           time to make the engine object in the fresh JVM, before its first
+ *                             open: RocksDB's class initialisation loads its native library here
+ * @param openMillis           time of the process's first open of the existing store (the rest of
+ *                             the engine's class loading and initialisation included)
  * @param reopenMillis         time of a second open after closing it: what grows with the store
  * @param heapAfterOpenBytes   heap used after the second open (the JVM's own baseline included)
  * @param heapAfterReadsBytes  heap used after {@code reads} random lookups
@@ -24,7 +26,7 @@ package io.bloomstore.cli.bench;
  * @param dataBytesOnDisk      bytes of every file in the store's directory
  * @param baselineHeapBytes    heap used in the same child before the engine's classes were touched
  */
-public record OpenResult(String engine, int round, int keys, double openMillis, double reopenMillis,
+public record OpenResult(String engine, int round, int keys, double loadMillis, double openMillis, double reopenMillis,
         long heapAfterOpenBytes,
         long heapAfterReadsBytes, long rssAfterOpenBytes, long rssAfterReadsBytes, long reads, double readOpsPerSec,
         EngineMemory memory, long dataBytesOnDisk, long baselineHeapBytes) {

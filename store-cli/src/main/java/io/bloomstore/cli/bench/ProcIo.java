@@ -51,6 +51,42 @@ public record ProcIo(long readSyscalls, long storageReadBytes) {
         return syscr < 0 || readBytes < 0 ? Optional.empty() : Optional.of(new ProcIo(syscr, readBytes));
     }
 
+    /**
+     * Bytes this process has sent to storage so far: {@code write_bytes} less
+     * {@code cancelled_write_bytes} (dirty pages of files deleted or truncated before they were
+     * written back), every thread included; -1 where the file does not say.
+     */
+    public static long storageWriteBytes() {
+        try {
+            return parseWriteBytes(Files.readString(SELF_IO, StandardCharsets.US_ASCII));
+        } catch (IOException | SecurityException e) {
+            return -1;
+        }
+    }
+
+    /** {@code write_bytes - cancelled_write_bytes} of the file's text, or -1 if either is missing. */
+    static long parseWriteBytes(String text) {
+        long written = -1;
+        long cancelled = -1;
+        for (String line : text.split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon < 0) {
+                continue;
+            }
+            String name = line.substring(0, colon).trim();
+            try {
+                if (name.equals("write_bytes")) {
+                    written = Long.parseLong(line.substring(colon + 1).trim());
+                } else if (name.equals("cancelled_write_bytes")) {
+                    cancelled = Long.parseLong(line.substring(colon + 1).trim());
+                }
+            } catch (NumberFormatException e) {
+                return -1;
+            }
+        }
+        return written < 0 || cancelled < 0 ? -1 : written - cancelled;
+    }
+
     public ProcIo minus(ProcIo earlier) {
         return new ProcIo(readSyscalls - earlier.readSyscalls, storageReadBytes - earlier.storageReadBytes);
     }

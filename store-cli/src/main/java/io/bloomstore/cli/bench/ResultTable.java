@@ -97,14 +97,19 @@ public final class ResultTable {
         }
     }
 
-    private static void printFilterCost(PrintWriter out, List<FilterCost> filters) {
+    private static void printFilterCost(PrintWriter out, List<LoadCost> filters) {
         out.println();
         out.println("Filter memory per key (the loaded, settled store: filter bytes x 8 / entries of the live tables,"
-                + " from each engine's own statistics):");
-        out.printf(Locale.ROOT, "%-20s %5s %12s%n", "engine", "round", "bits/key");
-        for (FilterCost f : filters) {
-            out.printf(Locale.ROOT, "%-20s %5d %12s%n", f.engine(), f.round() + 1,
-                    Double.isNaN(f.bitsPerKey()) ? "n/a" : String.format(Locale.ROOT, "%.2f", f.bitsPerKey()));
+                + " from each engine's own statistics) and write amplification (bytes the process sent to storage"
+                + " from the fill's start to the settle's end, /proc/self/io, over the keys' and values' bytes;"
+                + " the settle compacts everything into one level):");
+        out.printf(Locale.ROOT, "%-20s %5s %12s %14s %10s%n", "engine", "round", "bits/key", "written MiB", "write amp");
+        for (LoadCost f : filters) {
+            out.printf(Locale.ROOT, "%-20s %5d %12s %14s %10s%n", f.engine(), f.round() + 1,
+                    Double.isNaN(f.bitsPerKey()) ? "n/a" : String.format(Locale.ROOT, "%.2f", f.bitsPerKey()),
+                    f.bytesWritten() < 0 ? "n/a" : mib(f.bytesWritten()),
+                    Double.isNaN(f.writeAmplification()) ? "n/a"
+                            : String.format(Locale.ROOT, "%.2f", f.writeAmplification()));
         }
     }
 
@@ -124,14 +129,14 @@ public final class ResultTable {
 
     private static void printOpen(PrintWriter out, List<OpenResult> open) {
         out.println();
-        out.println("Open (the loaded store reopened in a fresh JVM: first open, then a second one; heap after a GC;"
-                + " MiB):");
-        out.printf(Locale.ROOT, "%-20s %5s %11s %9s %9s %10s %11s %9s %10s %10s %10s %10s %10s %12s%n", "engine",
-                "round", "keys", "open ms", "reopen ms", "heap open", "heap reads", "rss open", "rss reads", "filters", "index heap",
+        out.println("Open (the loaded store reopened in a fresh JVM: making the engine object (RocksDB: loading its"
+                + " native library), first open, then a second one; heap after a GC; MiB):");
+        out.printf(Locale.ROOT, "%-20s %5s %11s %9s %9s %9s %10s %11s %9s %10s %10s %10s %10s %10s %12s%n", "engine",
+                "round", "keys", "load ms", "open ms", "reopen ms", "heap open", "heap reads", "rss open", "rss reads", "filters", "index heap",
                 "native idx", "data disk", "read ops/s");
         for (OpenResult o : open) {
-            out.printf(Locale.ROOT, "%-20s %5d %,11d %,9.0f %,9.0f %10s %11s %9s %10s %10s %10s %10s %10s %,12.0f%n",
-                    o.engine(), o.round() + 1, o.keys(), o.openMillis(), o.reopenMillis(), mib(o.heapAfterOpenBytes()),
+            out.printf(Locale.ROOT, "%-20s %5d %,11d %,9.0f %,9.0f %,9.0f %10s %11s %9s %10s %10s %10s %10s %10s %,12.0f%n",
+                    o.engine(), o.round() + 1, o.keys(), o.loadMillis(), o.openMillis(), o.reopenMillis(), mib(o.heapAfterOpenBytes()),
                     mib(o.heapAfterReadsBytes()), mib(o.rssAfterOpenBytes()), mib(o.rssAfterReadsBytes()),
                     mib(o.memory().filterBytesMapped()), mib(o.memory().indexHeapBytes()),
                     mib(o.memory().nativeTableBytes()), mib(o.dataBytesOnDisk()), o.readOpsPerSec());
