@@ -31,8 +31,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -109,6 +111,23 @@ public final class Repairer {
             }
         }
         Manifest manifest = readManifest(names);
+        if (manifest != null) {
+            // A MANIFEST that reads whole names the store's tables. Any other table is one a
+            // compaction replaced or a cancelled compaction's partial output: none holds data the
+            // named tables lack, so its state is no loss. The next writable open deletes it.
+            Set<Long> named = new HashSet<>();
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (FileMetaData f : manifest.version().files(level)) {
+                    named.add(f.fileNumber());
+                }
+            }
+            int before = tables.size();
+            tables.removeIf(n -> !named.contains(n));
+            if (tables.size() < before) {
+                LOG.info("repair: {} tables in {} are not in its MANIFEST's version (replaced or unfinished);"
+                        + " left for the next open to delete", before - tables.size(), dir);
+            }
+        }
         Map<Long, FileMetaData> good = new TreeMap<>();
         for (long n : tables) {
             FileMetaData f = checkTable(n);
