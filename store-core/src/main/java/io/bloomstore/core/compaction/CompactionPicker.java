@@ -6,7 +6,6 @@ import io.bloomstore.core.manifest.Version;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 
@@ -71,14 +70,26 @@ public final class CompactionPicker {
      * ≥ 1 has one.
      */
     public Compaction pick(Version v, Set<Long> busy, Collection<Compaction> running) {
-        List<Integer> levels = new ArrayList<>();
+        // Levels with a score ≥ 1, highest score first (an insertion sort of at most six: no
+        // comparator, whose lambda a store's first open would spin).
+        int[] levels = new int[Version.NUM_LEVELS - 1];
+        double[] scores = new double[Version.NUM_LEVELS - 1];
+        int n = 0;
         for (int level = 0; level < Version.NUM_LEVELS - 1; level++) {
-            if (score(v, level) >= 1) {
-                levels.add(level);
+            double score = score(v, level);
+            if (score >= 1) {
+                int at = n++;
+                while (at > 0 && scores[at - 1] < score) {
+                    levels[at] = levels[at - 1];
+                    scores[at] = scores[at - 1];
+                    at--;
+                }
+                levels[at] = level;
+                scores[at] = score;
             }
         }
-        levels.sort(Comparator.comparingDouble((Integer level) -> score(v, level)).reversed());
-        for (int level : levels) {
+        for (int i = 0; i < n; i++) {
+            int level = levels[i];
             Compaction c = level == 0 ? pickLevel0(v, busy, running) : pickDeeper(v, level, busy, running);
             if (c != null) {
                 return c;
@@ -87,9 +98,18 @@ public final class CompactionPicker {
         return null;
     }
 
+    private static boolean noneBusy(List<FileMetaData> files, Set<Long> busy) {
+        for (FileMetaData f : files) {
+            if (busy.contains(f.fileNumber())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private Compaction pickLevel0(Version v, Set<Long> busy, Collection<Compaction> running) {
         List<FileMetaData> level0 = v.files(0);
-        if (level0.stream().noneMatch(f -> busy.contains(f.fileNumber()))) {
+        if (noneBusy(level0, busy)) {
             Compaction down = withOverlap(v, 0, level0);
             if (canRun(down, busy, running)) {
                 return down;
@@ -106,8 +126,10 @@ public final class CompactionPicker {
      * small new table).
      */
     private Compaction intraLevel0(Version v, Set<Long> busy, Collection<Compaction> running) {
-        if (running.stream().anyMatch(Compaction::isIntraLevel0)) {
-            return null;
+        for (Compaction r : running) {
+            if (r.isIntraLevel0()) {
+                return null;
+            }
         }
         List<FileMetaData> level0 = v.files(0);
         int free = 0;

@@ -63,20 +63,11 @@ final class DbBackground {
     }
 
     static ExecutorService daemon(String name) {
-        return Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
+        return Executors.newSingleThreadExecutor(new DaemonThreads(name, false));
     }
 
     static ExecutorService daemons(int threads, String name) {
-        AtomicInteger made = new AtomicInteger();
-        return Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, name + "-" + made.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        return Executors.newFixedThreadPool(threads, new DaemonThreads(name, true));
     }
 
     /** With the mutex held: queues the flush of the oldest immutable memtable. */

@@ -39,7 +39,8 @@ final class DbWrite {
     /** A slowed group sleeps once the write debt reaches this (RocksDB's write controller refills per millisecond). */
     private static final long MIN_DELAY_NANOS = 1_000_000;
     private static final byte[] EMPTY = new byte[0];
-    private static final Future<?> DONE = CompletableFuture.completedFuture(null);
+    /** A finished writeback: no CompletableFuture, whose class and common pool a first open would load. */
+    private static final Future<?> DONE = new Done();
 
     private final DbState db;
     private final DbBackground background;
@@ -60,7 +61,12 @@ final class DbWrite {
 
 
     /** {@link #commitGroup} as the queue's committer, made once rather than per write. */
-    private final WriteQueue.Committer committer = this::commitGroup;
+    private final WriteQueue.Committer committer = new WriteQueue.Committer() {
+        @Override
+        public void commit(List<WriteQueue.Writer> group) throws IOException {
+            commitGroup(group);
+        }
+    };
 
     DbWrite(DbState db, DbBackground background, LogWriter wal) {
         this.db = db;
@@ -449,5 +455,33 @@ final class DbWrite {
     /** Waits for a running writeback (its failure, if any, is already the store's background error). */
     private void awaitWriteback() {
         Futures.await(writeback);
+    }
+
+    /** A future that has already completed, with no result. */
+    private static final class Done implements Future<Object> {
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return false;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return false;
+        }
+
+        @Override
+        public boolean isDone() {
+            return true;
+        }
+
+        @Override
+        public Object get() {
+            return null;
+        }
+
+        @Override
+        public Object get(long timeout, java.util.concurrent.TimeUnit unit) {
+            return null;
+        }
     }
 }

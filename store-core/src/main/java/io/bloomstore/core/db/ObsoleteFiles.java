@@ -1,6 +1,7 @@
 package io.bloomstore.core.db;
 
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.manifest.VersionSet;
 import java.io.IOException;
@@ -31,28 +32,38 @@ final class ObsoleteFiles {
      * them. Once chosen, a file is never needed again.
      */
     static List<Path> choose(DbState db, long logNumber, boolean orphans) throws IOException {
-        return db.versions.whileManifestStable(() -> {
-            List<Path> chosen = new ArrayList<>();
-            Set<Long> live = new HashSet<>();
-            db.versions.current().allFiles().forEach(f -> live.add(f.fileNumber()));
-            for (String name : db.fs.list(db.dir)) {
-                FileNames.Parsed p = FileNames.parse(name);
-                if (p == null) {
-                    continue;
-                }
-                boolean obsolete = switch (p.kind()) {
-                    case WAL -> p.number() < logNumber;
-                    case TABLE, FILTER -> orphans && !live.contains(p.number()) && !db.tables.holds(p.number());
-                    case MANIFEST -> p.number() != db.versions.manifestNumber();
-                    case TEMP -> true;
-                    default -> false;
-                };
-                if (obsolete) {
-                    chosen.add(db.dir.resolve(name));
-                }
+        // An anonymous class, not a lambda: this runs at every open, and a lambda is spun at the first.
+        return db.versions.whileManifestStable(new VersionSet.StableAction<List<Path>>() {
+            @Override
+            public List<Path> run() throws IOException {
+                return list(db, logNumber, orphans);
             }
-            return chosen;
         });
+    }
+
+    private static List<Path> list(DbState db, long logNumber, boolean orphans) throws IOException {
+        List<Path> chosen = new ArrayList<>();
+        Set<Long> live = new HashSet<>();
+        for (FileMetaData f : db.versions.current().allFiles()) {
+            live.add(f.fileNumber());
+        }
+        for (String name : db.fs.list(db.dir)) {
+            FileNames.Parsed p = FileNames.parse(name);
+            if (p == null) {
+                continue;
+            }
+            boolean obsolete = switch (p.kind()) {
+                case WAL -> p.number() < logNumber;
+                case TABLE, FILTER -> orphans && !live.contains(p.number()) && !db.tables.holds(p.number());
+                case MANIFEST -> p.number() != db.versions.manifestNumber();
+                case TEMP -> true;
+                default -> false;
+            };
+            if (obsolete) {
+                chosen.add(db.dir.resolve(name));
+            }
+        }
+        return chosen;
     }
 
     /** Deletes the chosen files; the mutex need not be held. */

@@ -49,6 +49,8 @@ final class TableRegistry {
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
     private final ThreadPoolExecutor reclaimer;
+    /** Opens a registered table on first use; reclaims a handle whose last reference went. */
+    private final Hooks hooks = new Hooks();
     /** Whether {@link #open} queues the sidecar check; a read-only open leaves it to the lookups. */
     private final boolean checkFiltersAhead;
     private volatile boolean closing;
@@ -72,11 +74,8 @@ final class TableRegistry {
         this.options = options;
         this.cache = cache;
         this.counters = counters;
-        this.reclaimer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "bloomstore-reclaim-" + dir.getFileName());
-            t.setDaemon(true);
-            return t;
-        });
+        this.reclaimer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                new DaemonThreads("bloomstore-reclaim-" + dir.getFileName(), false));
     }
 
     /**
@@ -85,7 +84,7 @@ final class TableRegistry {
      * damage must surface before it is installed.
      */
     void open(long fileNumber, int level) throws IOException {
-        TableHandle h = new TableHandle(fileNumber, level, openReader(fileNumber, level), this::closed);
+        TableHandle h = new TableHandle(fileNumber, level, openReader(fileNumber, level), hooks);
         open.put(fileNumber, h);
         if (checkFiltersAhead && h.openedReader().filterUnchecked()) {
             checkAhead(h);
@@ -100,7 +99,20 @@ final class TableRegistry {
      * whose work a close would otherwise wait for.
      */
     void register(long fileNumber, int level) {
-        open.put(fileNumber, new TableHandle(fileNumber, level, this::openRegistered, this::closed));
+        open.put(fileNumber, new TableHandle(fileNumber, level, hooks, hooks));
+    }
+
+    /** The handles' opener and closer (a class, not method references: no lambda spun at a first open). */
+    private final class Hooks implements TableHandle.Opener, TableHandle.Closer {
+        @Override
+        public TableReader open(TableHandle handle) throws IOException {
+            return openRegistered(handle);
+        }
+
+        @Override
+        public void closed(TableHandle handle) {
+            TableRegistry.this.closed(handle);
+        }
     }
 
     private TableReader openRegistered(TableHandle h) throws IOException {

@@ -30,7 +30,12 @@ final class ViewCache {
 
     private final DbState db;
     private final Set<Slot> slots = ConcurrentHashMap.newKeySet();
-    private final ThreadLocal<Slot> local = ThreadLocal.withInitial(this::newSlot);
+    private final ThreadLocal<Slot> local = new ThreadLocal<>() {
+        @Override
+        protected Slot initialValue() {
+            return newSlot();
+        }
+    };
 
     static final class Slot {
         final AtomicReference<Object> state = new AtomicReference<>(EMPTY);

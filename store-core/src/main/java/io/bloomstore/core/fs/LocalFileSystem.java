@@ -155,12 +155,17 @@ public final class LocalFileSystem implements FileSystem {
             }
             FileChannel held = ch;
             FileLock heldLock = lock;
-            return () -> {
-                try {
-                    heldLock.release();
-                    held.close();
-                } finally {
-                    HELD_LOCKS.remove(key);
+            // Anonymous classes, not lambdas, for the three locks' releases: the first open of a
+            // process would spin each lambda's class (about a millisecond apiece).
+            return new Closeable() {
+                @Override
+                public void close() throws IOException {
+                    try {
+                        heldLock.release();
+                        held.close();
+                    } finally {
+                        HELD_LOCKS.remove(key);
+                    }
                 }
             };
         } catch (IOException | RuntimeException e) {
@@ -187,12 +192,15 @@ public final class LocalFileSystem implements FileSystem {
             hold.holders++;
             SharedHold held = hold;
             AtomicBoolean released = new AtomicBoolean();
-            return () -> {
-                if (released.compareAndSet(false, true)) {
-                    synchronized (LOCK_TABLE) {
-                        if (--held.holders == 0) {
-                            SHARED.remove(key);
-                            held.release();
+            return new Closeable() {
+                @Override
+                public void close() throws IOException {
+                    if (released.compareAndSet(false, true)) {
+                        synchronized (LOCK_TABLE) {
+                            if (--held.holders == 0) {
+                                SHARED.remove(key);
+                                held.release();
+                            }
                         }
                     }
                 }
@@ -200,9 +208,22 @@ public final class LocalFileSystem implements FileSystem {
         }
     }
 
+    /** The in-process gate of {@code key}'s updates, made on first use (no computeIfAbsent lambda). */
+    private static Semaphore updateGate(Path key) {
+        Semaphore gate = UPDATING.get(key);
+        if (gate == null) {
+            Semaphore mine = new Semaphore(1);
+            gate = UPDATING.putIfAbsent(key, mine);
+            if (gate == null) {
+                gate = mine;
+            }
+        }
+        return gate;
+    }
+
     @Override
     public Closeable lockForUpdate(Path path) throws IOException {
-        Semaphore inJvm = UPDATING.computeIfAbsent(path.toAbsolutePath().normalize(), k -> new Semaphore(1));
+        Semaphore inJvm = updateGate(path.toAbsolutePath().normalize());
         inJvm.acquireUninterruptibly();
         FileChannel ch = null;
         try {
@@ -210,13 +231,16 @@ public final class LocalFileSystem implements FileSystem {
             FileLock lock = ch.lock(UPDATE_BYTE, 1, false);
             FileChannel held = ch;
             AtomicBoolean released = new AtomicBoolean();
-            return () -> {
-                if (released.compareAndSet(false, true)) {
-                    try {
-                        lock.release();
-                        held.close();
-                    } finally {
-                        inJvm.release();
+            return new Closeable() {
+                @Override
+                public void close() throws IOException {
+                    if (released.compareAndSet(false, true)) {
+                        try {
+                            lock.release();
+                            held.close();
+                        } finally {
+                            inJvm.release();
+                        }
                     }
                 }
             };

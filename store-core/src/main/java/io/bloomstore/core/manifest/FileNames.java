@@ -87,9 +87,17 @@ public final class FileNames {
     }
 
     private static long number(String digits) {
-        if (digits.isEmpty() || digits.length() > 18 || !digits.chars().allMatch(Character::isDigit)) {
+        if (digits.isEmpty() || digits.length() > 18) {
             return -1;
         }
-        return Long.parseLong(digits);
+        long n = 0;
+        for (int i = 0; i < digits.length(); i++) {
+            char c = digits.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n;
     }
 }

@@ -141,7 +141,9 @@ public final class Version {
     /** All live tables, all levels. */
     public List<FileMetaData> allFiles() {
         List<FileMetaData> all = new ArrayList<>();
-        levels.forEach(all::addAll);
+        for (List<FileMetaData> level : levels) {
+            all.addAll(level);
+        }
         return all;
     }
 
@@ -266,7 +268,9 @@ public final class Version {
     /** A new version with the edit's deletions and additions applied. */
     public Version apply(VersionEdit edit) {
         Set<Long> deleted = new HashSet<>();
-        edit.deleted().forEach(d -> deleted.add(d.fileNumber()));
+        for (VersionEdit.Deleted d : edit.deleted()) {
+            deleted.add(d.fileNumber());
+        }
         List<List<FileMetaData>> next = new ArrayList<>();
         for (int level = 0; level < NUM_LEVELS; level++) {
             List<FileMetaData> files = new ArrayList<>();

@@ -311,7 +311,11 @@ public final class VersionSet implements Closeable {
 
     /** Makes sure later file numbers are above {@code number} (files found during recovery). */
     public void markFileNumberUsed(long number) {
-        nextFileNumber.accumulateAndGet(number + 1, Math::max);
+        long next = number + 1;
+        for (long seen = nextFileNumber.get(); seen < next && !nextFileNumber.compareAndSet(seen, next);
+             seen = nextFileNumber.get()) {
+            // another thread raised it meanwhile: compare again
+        }
     }
 
     /** Sequence number recorded by the last edit: every write up to it is in a table. */

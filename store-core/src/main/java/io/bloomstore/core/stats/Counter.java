@@ -1,7 +1,6 @@
 package io.bloomstore.core.stats;
 
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
 
 /**
  * One monotonic event counter of the engine: it only counts up ({@link #increment()},
@@ -13,18 +12,23 @@ import java.util.function.LongSupplier;
  * <p>Thread safety: safe for concurrent use; contended increments are cheap (a {@link LongAdder}).
  */
 public final class Counter {
-    private static final LongSupplier NONE = () -> 0;
-
     private final LongAdder adder = new LongAdder();
-    private final LongSupplier tallied;
+    /** The per-thread rows summed into this counter, null for none; {@code slot} is their slot. */
+    private final TallyRegistry tallies;
+    private final int slot;
 
     public Counter() {
-        this(NONE);
+        this(null, -1);
     }
 
-    /** A counter whose sum adds {@code tallied}: the per-thread rows' share of the same count. */
-    Counter(LongSupplier tallied) {
-        this.tallied = tallied;
+    /**
+     * A counter whose sum adds slot {@code slot} of {@code tallies}: the per-thread rows' share of
+     * the same count. (A registry and a slot rather than a function: a lambda here would be spun
+     * at the first open of every process.)
+     */
+    Counter(TallyRegistry tallies, int slot) {
+        this.tallies = tallies;
+        this.slot = slot;
     }
 
     public void increment() {
@@ -41,6 +45,6 @@ public final class Counter {
 
     /** The count so far. */
     public long sum() {
-        return adder.sum() + tallied.getAsLong();
+        return tallies == null ? adder.sum() : adder.sum() + tallies.sum(slot);
     }
 }

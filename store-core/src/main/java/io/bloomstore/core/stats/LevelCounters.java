@@ -37,16 +37,23 @@ public final class LevelCounters {
 
     /** Counters with no per-thread share (a lone table's). */
     public LevelCounters() {
-        this(k -> new Counter());
+        probes = new Counter();
+        hits = new Counter();
+        filterNegatives = new Counter();
+        filterPositives = new Counter();
+        filterTruePositives = new Counter();
     }
 
-    /** Counters whose lookup counts also sum the per-thread rows: {@code tallied} gives slot k's counter. */
-    LevelCounters(java.util.function.IntFunction<Counter> tallied) {
-        probes = tallied.apply(PROBES);
-        hits = tallied.apply(HITS);
-        filterNegatives = tallied.apply(FILTER_NEGATIVES);
-        filterPositives = tallied.apply(FILTER_POSITIVES);
-        filterTruePositives = tallied.apply(FILTER_TRUE_POSITIVES);
+    /**
+     * Counters whose lookup counts also sum the per-thread rows of {@code tallies}, this level's
+     * slots starting at {@code firstSlot}.
+     */
+    LevelCounters(TallyRegistry tallies, int firstSlot) {
+        probes = new Counter(tallies, firstSlot + PROBES);
+        hits = new Counter(tallies, firstSlot + HITS);
+        filterNegatives = new Counter(tallies, firstSlot + FILTER_NEGATIVES);
+        filterPositives = new Counter(tallies, firstSlot + FILTER_POSITIVES);
+        filterTruePositives = new Counter(tallies, firstSlot + FILTER_TRUE_POSITIVES);
     }
 
     public Counter filterNegatives() {

@@ -113,13 +113,12 @@ public final class StoreCounters {
         filterTruePositives = tallied(FILTER_TRUE_POSITIVES);
         levels = new LevelCounters[numLevels];
         for (int i = 0; i < numLevels; i++) {
-            final int level = i;
-            levels[i] = new LevelCounters(k -> tallied(levelSlot(level, k)));
+            levels[i] = new LevelCounters(tallies, levelSlot(i, 0));
         }
     }
 
     private Counter tallied(int slot) {
-        return new Counter(() -> tallies.sum(slot));
+        return new Counter(tallies, slot);
     }
 
     /**
