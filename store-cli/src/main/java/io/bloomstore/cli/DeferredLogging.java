@@ -32,7 +32,13 @@ public final class DeferredLogging implements SLF4JServiceProvider {
 
     private final IMarkerFactory markers = new BasicMarkerFactory();
     private final MDCAdapter mdc = new BasicMDCAdapter();
-    private final ILoggerFactory factory = DeferredLogger::new;
+    /** An anonymous class, not a constructor reference: no lambda spun by a one-shot command's start. */
+    private final ILoggerFactory factory = new ILoggerFactory() {
+        @Override
+        public Logger getLogger(String name) {
+            return new DeferredLogger(name);
+        }
+    };
     private final Object startLock = new Object();
     private volatile LogbackServiceProvider logback;
 

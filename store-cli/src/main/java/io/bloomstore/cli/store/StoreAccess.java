@@ -2,9 +2,9 @@ package io.bloomstore.cli.store;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
 
 import io.bloomstore.cli.CliException;
 import io.bloomstore.cli.ExitCodes;
@@ -81,8 +81,14 @@ final class StoreAccess {
     }
 
     private static boolean isEmptyApartFromLock(Path dir) throws IOException {
-        try (Stream<Path> entries = Files.list(dir)) {
-            return entries.allMatch(p -> p.getFileName().toString().equals(FileNames.LOCK));
+        // A directory stream, not Files.list: no stream pipeline or lambda on a one-shot command's path.
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path p : entries) {
+                if (!p.getFileName().toString().equals(FileNames.LOCK)) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 

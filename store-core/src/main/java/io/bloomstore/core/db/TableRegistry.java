@@ -115,6 +115,29 @@ final class TableRegistry {
         }
     }
 
+    /**
+     * Work for the background thread on one table: the check of its filter sidecar, or its
+     * reclaiming (a class, not lambdas: a one-shot command's close would spin one).
+     */
+    private final class Task implements Runnable {
+        private final TableHandle handle;
+        private final boolean check;
+
+        Task(TableHandle handle, boolean check) {
+            this.handle = handle;
+            this.check = check;
+        }
+
+        @Override
+        public void run() {
+            if (check) {
+                checkFilter(handle);
+            } else {
+                reclaim(handle);
+            }
+        }
+    }
+
     private TableReader openRegistered(TableHandle h) throws IOException {
         TableReader reader = openReader(h.fileNumber(), h.level());
         if (checkFiltersAhead && reader.filterUnchecked()) {
@@ -130,7 +153,7 @@ final class TableRegistry {
 
     private void checkAhead(TableHandle h) {
         try {
-            reclaimer.execute(() -> checkFilter(h));
+            reclaimer.execute(new Task(h, true));
         } catch (RejectedExecutionException e) {
             // Closing: the first "absent" answer checks the filter, as it would have anyway.
         }
@@ -198,7 +221,7 @@ final class TableRegistry {
     /** On the thread that let go of the last reference: hands the table's reclaiming on. */
     private void closed(TableHandle h) {
         try {
-            reclaimer.execute(() -> reclaim(h));
+            reclaimer.execute(new Task(h, false));
         } catch (RejectedExecutionException e) {
             reclaim(h);
         }

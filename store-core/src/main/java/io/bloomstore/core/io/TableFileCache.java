@@ -77,7 +77,12 @@ public final class TableFileCache {
             return openFile(path);
         }
         CachedFile f = new CachedFile(path);
-        f.size = f.pinAndRun(RandomReadFile::size);
+        RandomReadFile pinned = f.pin();
+        try {
+            f.size = pinned.size();
+        } finally {
+            f.unpin();
+        }
         return f;
     }
 
@@ -159,10 +164,6 @@ public final class TableFileCache {
         return out;
     }
 
-    private interface FileCall<T> {
-        T call(RandomReadFile file) throws IOException;
-    }
-
     /** One table file of a bounded cache: a descriptor held or not, pinned by the reads in flight. */
     private final class CachedFile implements RandomReadFile {
         private final Path path;
@@ -178,31 +179,31 @@ public final class TableFileCache {
             this.path = path;
         }
 
+        // Pinned around each read by hand: a lambda per call would be spun at a process's first
+        // read and allocated at every read.
         @Override
         public int read(long position, ByteBuffer dst) throws IOException {
-            return pinAndRun(file -> file.read(position, dst));
+            RandomReadFile pinned = pin();
+            try {
+                return pinned.read(position, dst);
+            } finally {
+                unpin();
+            }
         }
 
         @Override
         public void readFully(long position, ByteBuffer dst) throws IOException {
-            pinAndRun(file -> {
-                file.readFully(position, dst);
-                return null;
-            });
+            RandomReadFile pinned = pin();
+            try {
+                pinned.readFully(position, dst);
+            } finally {
+                unpin();
+            }
         }
 
         @Override
         public long size() {
             return size;
-        }
-
-        <T> T pinAndRun(FileCall<T> call) throws IOException {
-            RandomReadFile pinned = pin();
-            try {
-                return call.call(pinned);
-            } finally {
-                unpin();
-            }
         }
 
         private RandomReadFile tryPin() throws ClosedChannelException {

@@ -24,8 +24,19 @@ final class ScratchBlock {
     static final int MAX_POOLED_BYTES = 1 << 20;
     private static final int INITIAL_BYTES = 16 << 10;
     private static final byte[] NONE = new byte[0];
-    private static final ThreadLocal<ScratchBlock> SCRATCH = ThreadLocal.withInitial(() -> new ScratchBlock(INITIAL_BYTES));
-    private static final ThreadLocal<Pool> POOL = ThreadLocal.withInitial(Pool::new);
+    // Thread locals as subclasses, not withInitial lambdas: no lambda class spun at a process's first lookup.
+    private static final ThreadLocal<ScratchBlock> SCRATCH = new ThreadLocal<>() {
+        @Override
+        protected ScratchBlock initialValue() {
+            return new ScratchBlock(INITIAL_BYTES);
+        }
+    };
+    private static final ThreadLocal<Pool> POOL = new ThreadLocal<>() {
+        @Override
+        protected Pool initialValue() {
+            return new Pool();
+        }
+    };
 
     /** A thread's pooled blocks and the bytes their arrays take. */
     private static final class Pool {

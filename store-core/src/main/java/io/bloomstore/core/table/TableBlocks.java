@@ -19,8 +19,13 @@ final class TableBlocks {
     private static final int INITIAL_READ_BUFFER = 16 * 1024;
     /** The largest read buffer a thread keeps; a larger block is read into a one-off buffer. */
     static final int MAX_KEPT_READ_BUFFER = 1 << 20;
-    private static final ThreadLocal<ByteBuffer> READ_BUFFER =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(INITIAL_READ_BUFFER));
+    // Thread locals as subclasses, not withInitial lambdas: no lambda class spun at a process's first lookup.
+    private static final ThreadLocal<ByteBuffer> READ_BUFFER = new ThreadLocal<>() {
+        @Override
+        protected ByteBuffer initialValue() {
+            return ByteBuffer.allocateDirect(INITIAL_READ_BUFFER);
+        }
+    };
 
     private final long fileNumber;
     private final CountingReader reader;

@@ -53,8 +53,14 @@ public final class TableReader implements Closeable {
     private final TableProperties props;
     /** The footer and properties read on open; the index, loaded on first use ({@link #index()}). */
     private final TableIndexLoader indexes;
-    /** {@link #checkOpen}, made once: the index load runs it under its lock. */
-    private final Runnable openCheck = this::checkOpen;
+    /** {@link #checkOpen}, made once: the index load runs it under its lock. (Anonymous classes here
+     *  and for the blocks' index source, not method references: no lambda spun at a first lookup.) */
+    private final Runnable openCheck = new Runnable() {
+        @Override
+        public void run() {
+            checkOpen();
+        }
+    };
     /** Reads the data blocks, through the block cache. */
     private final TableBlocks blocks;
     private final FilterSet filters;
@@ -85,7 +91,12 @@ public final class TableReader implements Closeable {
         this.levelCounters = levelCounters;
         this.indexes = indexes;
         this.props = indexes.properties();
-        this.blocks = new TableBlocks(fileNumber, reader, cache, counters, this::index, props.dataSize());
+        this.blocks = new TableBlocks(fileNumber, reader, cache, counters, new TableBlocks.IndexSource() {
+            @Override
+            public TableIndex get() throws IOException {
+                return index();
+            }
+        }, props.dataSize());
         this.filters = filters;
         this.filter = filters == null ? null : filters.section(FilterSet.Role.KEY).filter();
         FilterSet.Section prefixes = filters == null ? null : filters.section(FilterSet.Role.PREFIX);
