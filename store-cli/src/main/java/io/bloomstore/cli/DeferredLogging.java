@@ -70,15 +70,24 @@ public final class DeferredLogging implements SLF4JServiceProvider {
     }
 
     /**
+     * Whether the class path is one of BloomStore's own jars alone ({@code java -jar bloomstore.jar},
+     * the launcher's {@code bloomstore-lean.jar}): they hold no logback configuration, and they
+     * register this class as their one SLF4J provider.
+     */
+    static boolean ownJarAlone() {
+        String classPath = System.getProperty("java.class.path", "");
+        String name = classPath.substring(classPath.lastIndexOf(File.separatorChar) + 1);
+        return classPath.indexOf(File.pathSeparatorChar) < 0 && name.startsWith("bloomstore") && name.endsWith(".jar");
+    }
+
+    /**
      * Whether the class path holds a {@code logback.xml} or {@code logback-test.xml}. When the class
      * path is one of BloomStore's own jars alone ({@code java -jar bloomstore.jar}, the launcher's
      * {@code bloomstore-lean.jar}), which hold neither, the two resource lookups (some 7 ms of a
      * one-shot command's start) are skipped.
      */
     private static boolean configurationOnClassPath() {
-        String classPath = System.getProperty("java.class.path", "");
-        String name = classPath.substring(classPath.lastIndexOf(File.separatorChar) + 1);
-        if (classPath.indexOf(File.pathSeparatorChar) < 0 && name.startsWith("bloomstore") && name.endsWith(".jar")) {
+        if (ownJarAlone()) {
             return false;
         }
         ClassLoader loader = DeferredLogging.class.getClassLoader();

@@ -55,7 +55,9 @@ public final class Start {
      * classes real commands load.
      */
     static void prepare(String[] args) {
-        if (System.getProperty("slf4j.provider") == null) {
+        // BloomStore's own jars name DeferredLogging as their one SLF4J provider (a service entry);
+        // on any other class path (tests, an IDE, a jar beside other jars) the property names it.
+        if (System.getProperty("slf4j.provider") == null && !DeferredLogging.ownJarAlone()) {
             System.setProperty("slf4j.provider", DeferredLogging.class.getName());
             if (System.getProperty("slf4j.internal.verbosity") == null) {
                 // SLF4J announces a provider named by the property at INFO, on standard error.
