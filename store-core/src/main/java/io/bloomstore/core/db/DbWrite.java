@@ -141,12 +141,21 @@ final class DbWrite {
 
     /**
      * Called by a group's leader with the mutex held: makes room, assigns sequence numbers, then
-     * (mutex released) writes the group to the WAL, syncs once if any writer asked, inserts into
-     * the memtable and finally publishes the new last sequence.
+     * (mutex released) writes the group to the WAL (every writer's record into the log's buffer,
+     * one write call, the sync if any writer asked), inserts into the memtable, operation
+     * {@code j} of writer {@code i} at {@code starts[i] + j}, and finally publishes the new last
+     * sequence.
+     *
+     * <p>One method on purpose: it is longer than the 325 bytecodes C2 inlines into a hot caller,
+     * so a fresh JVM compiles the WAL and memtable work once, here, rather than once more inside
+     * each layer above it (the put entry points, the write queue) and once in each helper. With
+     * the WAL write and the insert as methods of their own, the one C2 thread of a 2-core machine
+     * spent over a second compiling the same code three to five times during the first puts.
      */
     private void commitGroup(List<WriteQueue.Writer> group) throws IOException {
+        int n = group.size();
         long bytes = 0;
-        for (int i = 0; i < group.size(); i++) {
+        for (int i = 0; i < n; i++) {
             bytes += group.get(i).approximateBytes();
         }
         makeRoomForWrite(false, bytes);
@@ -155,8 +164,8 @@ final class DbWrite {
         long first = db.lastSequence + 1;
         long seq = first;
         boolean sync = false;
-        long[] starts = new long[group.size()];
-        for (int i = 0; i < group.size(); i++) {
+        long[] starts = new long[n];
+        for (int i = 0; i < n; i++) {
             starts[i] = seq;
             seq += group.get(i).count();
             sync |= group.get(i).sync();
@@ -165,9 +174,43 @@ final class DbWrite {
         // meanwhile); written out rather than as a lambda, so a put allocates no closure.
         db.queue.mutex().unlock();
         try {
-            writeWal(group, starts, log, sync);
             try {
-                insert(group, starts, mem);
+                RecordBuffer rec = record;
+                for (int i = 0; i < n; i++) {
+                    WriteQueue.Writer w = group.get(i);
+                    rec.clear();
+                    if (w.batch() != null) {
+                        BatchCodec.encode(w.batch(), starts[i], rec);
+                    } else {
+                        BatchCodec.encodeOne(w.key(), w.value(), starts[i], rec);
+                    }
+                    log.append(rec.array(), 0, rec.size());
+                }
+                if (rec.capacity() > MAX_KEPT_RECORD_BYTES) {
+                    record = new RecordBuffer(4096);
+                }
+                log.flush();
+                if (sync) {
+                    log.sync();
+                } else {
+                    maybeStartWriteback(log);
+                }
+            } catch (IOException | RuntimeException | Error e) {
+                // The WAL's state is unknown now: refuse all further writes rather than risk a hole.
+                db.fail("WAL write", e);
+                throw e;
+            }
+            try {
+                for (int i = 0; i < n; i++) {
+                    WriteQueue.Writer w = group.get(i);
+                    if (w.batch() != null) {
+                        insertBatch(w.batch(), starts[i], mem);
+                    } else if (w.value() != null) {
+                        mem.add(w.key(), starts[i], ValueType.VALUE, w.value());
+                    } else {
+                        mem.add(w.key(), starts[i], ValueType.DELETION, EMPTY);
+                    }
+                }
             } catch (RuntimeException | Error e) {
                 // The WAL holds the group but the memtable only part of it, and the sequence numbers
                 // are not published: writing on would reuse them. Recovery replays the WAL whole.
@@ -180,62 +223,20 @@ final class DbWrite {
         db.lastSequence = seq - 1;
     }
 
-    /** The leader, mutex released: every writer's record into the log's buffer, one write call, the sync if asked. */
-    private void writeWal(List<WriteQueue.Writer> group, long[] starts, LogWriter log, boolean sync)
-            throws IOException {
-        try {
-            RecordBuffer rec = record;
-            for (int i = 0; i < group.size(); i++) {
-                WriteQueue.Writer w = group.get(i);
-                rec.clear();
-                if (w.batch() != null) {
-                    BatchCodec.encode(w.batch(), starts[i], rec);
-                } else {
-                    BatchCodec.encodeOne(w.key(), w.value(), starts[i], rec);
-                }
-                log.append(rec.array(), 0, rec.size());
+    /** Inserts a committed batch into the memtable, its operation {@code j} at {@code first + j}. */
+    private static void insertBatch(WriteBatch batch, long first, MemTable mem) {
+        long[] next = {first};
+        batch.forEach(new WriteBatch.Handler() {
+            @Override
+            public void put(byte[] key, byte[] value) {
+                mem.add(key, next[0]++, ValueType.VALUE, value);
             }
-            if (rec.capacity() > MAX_KEPT_RECORD_BYTES) {
-                record = new RecordBuffer(4096);
-            }
-            log.flush();
-            if (sync) {
-                log.sync();
-            } else {
-                maybeStartWriteback(log);
-            }
-        } catch (IOException | RuntimeException | Error e) {
-            // The WAL's state is unknown now: refuse all further writes rather than risk a hole.
-            db.fail("WAL write", e);
-            throw e;
-        }
-    }
 
-    /** Inserts a committed group into the memtable, operation {@code j} of writer {@code i} at {@code starts[i] + j}. */
-    private static void insert(List<WriteQueue.Writer> group, long[] starts, MemTable mem) {
-        for (int i = 0; i < group.size(); i++) {
-            WriteQueue.Writer w = group.get(i);
-            if (w.batch() == null) {
-                if (w.value() != null) {
-                    mem.add(w.key(), starts[i], ValueType.VALUE, w.value());
-                } else {
-                    mem.add(w.key(), starts[i], ValueType.DELETION, EMPTY);
-                }
-                continue;
+            @Override
+            public void delete(byte[] key) {
+                mem.add(key, next[0]++, ValueType.DELETION, EMPTY);
             }
-            long[] next = {starts[i]};
-            w.batch().forEach(new WriteBatch.Handler() {
-                @Override
-                public void put(byte[] key, byte[] value) {
-                    mem.add(key, next[0]++, ValueType.VALUE, value);
-                }
-
-                @Override
-                public void delete(byte[] key) {
-                    mem.add(key, next[0]++, ValueType.DELETION, EMPTY);
-                }
-            });
-        }
+        });
     }
 
     /**
@@ -439,7 +440,11 @@ final class DbWrite {
     private void maybeStartWriteback(LogWriter log) {
         long size = log.size();
         long every = db.options.bytesPerSync();
-        if (every == 0 || size - writebackAt < every || !writeback.isDone()) {
+        // DONE is checked by identity, so the isDone call only ever meets the executor's futures:
+        // a second receiver type there, showing up after the first writeback, deoptimised the
+        // compiled group commit in a fresh JVM and had C2 compile it again.
+        Future<?> running = writeback;
+        if (every == 0 || size - writebackAt < every || running != DONE && !running.isDone()) {
             return;
         }
         writebackAt = size;

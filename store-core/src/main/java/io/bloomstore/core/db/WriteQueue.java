@@ -21,6 +21,10 @@ import java.util.concurrent.locks.ReentrantLock;
 final class WriteQueue {
     private static final long MAX_GROUP_BYTES = 1 << 20;
 
+    static {
+        preloadLockNodes();
+    }
+
     /**
      * One queued write or barrier: a batch, or a single put ({@code key} and {@code value}) or
      * delete ({@code key}, value null) without a batch around it, or a barrier (batch and key null).
@@ -67,6 +71,7 @@ final class WriteQueue {
     WriteQueue(String closedMessage) {
         this.closedMessage = closedMessage;
     }
+
     private boolean closed;
 
     ReentrantLock mutex() {
@@ -176,6 +181,25 @@ final class WriteQueue {
         closed = true;
         while (!writers.isEmpty()) {
             changed.awaitUninterruptibly();
+        }
+    }
+
+    /**
+     * Loads the lock framework's queue-node classes once per JVM, before anything on the write
+     * path is compiled. Until a thread first blocks on a lock (an exclusive node) and first waits
+     * on a condition (a condition node), only one of them is loaded, and the JIT compiles the
+     * lock's release assuming it is the only one; when the other loads — the first writer to wait
+     * for the flush thread, or to queue behind a leader — every compiled method that inlined the
+     * release, the whole put path, is thrown away and compiled again (a second or more of the one
+     * C2 thread's time during a fresh JVM's first puts). A JDK without these classes loses nothing.
+     */
+    private static void preloadLockNodes() {
+        for (String node : new String[] {"ExclusiveNode", "ConditionNode"}) {
+            try {
+                Class.forName("java.util.concurrent.locks.AbstractQueuedSynchronizer$" + node);
+            } catch (ClassNotFoundException | LinkageError e) {
+                // Another JDK's lock framework: nothing to preload.
+            }
         }
     }
 }

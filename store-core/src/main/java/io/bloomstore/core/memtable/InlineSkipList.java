@@ -1,31 +1,37 @@
 package io.bloomstore.core.memtable;
 
 import io.bloomstore.core.internal.ValueType;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * The memtable's sorted index: a skip list whose nodes are records packed into large byte arrays
+ * The memtable's sorted index: a skip list whose nodes are records packed into large int arrays
  * (an arena, as the LevelDB and RocksDB memtables keep theirs) instead of a tree of objects. A
  * node holds its tower of next pointers, the entry's trailer ({@code sequence << 8 | type}) and a
- * copy of the user key; the value stays the array the writer handed over, in a side table indexed
- * by the node. A search walks only the arena, whose records sit next to each other in insertion
- * order, so a comparison costs one memory access instead of four dependent ones (skip-list node,
- * index node, key object, key array) and an insert allocates no objects.
+ * copy of the user key, packed big-endian four bytes to an int and zero-padded; the value stays
+ * the array the writer handed over, in a side table indexed by the node. A search walks only the
+ * arena, whose records sit next to each other in insertion order, so a comparison costs one
+ * memory access instead of four dependent ones (skip-list node, index node, key object, key
+ * array) and an insert allocates no objects but the searched key's packed copy.
  *
- * <p>Node record, at a 4-byte aligned address {@code chunk << 18 | offset} (address 0 is "none";
- * chunks grow from 16 KiB to 256 KiB):
+ * <p>Why ints and not bytes read through a byte-array view {@code VarHandle}: every view access
+ * inlines seven JDK methods, and this list is on the path of every put and of every get, so a
+ * fresh JVM's compilers parsed them into each compile of those paths (and ran them slowly before
+ * compiling). Packed keys compare as unsigned ints in the order of their unsigned bytes: the first
+ * differing int decides; when the ints the two keys share are equal, the shorter key is a prefix of
+ * the longer (its padding is zeros), so the byte lengths decide.
+ *
+ * <p>Node record, at address {@code chunk << 16 | index} of int chunks (address 0 is "none";
+ * chunks grow from 4 Ki to 64 Ki ints):
  * <pre>
- *   height(i32) keyLength(i32) valueIndex(i32) trailer(i64) next(i32)^height key(keyLength bytes)
+ *   height keyLength valueIndex trailerHigh trailerLow next^height key(ceil(keyLength / 4) ints)
  * </pre>
  * Order: user keys ascending as unsigned bytes, then sequence numbers descending; the type does
  * not take part (sequence numbers are unique).
  *
  * <p>Thread safety: one writer at a time (the caller serialises inserts) with any number of
- * concurrent readers. A node is fully written before it is linked; each link is stored with
- * release semantics and read with acquire semantics, so a reader that reaches a node sees its
+ * concurrent readers. A node is fully written before it is linked; a release fence precedes each
+ * link and an acquire fence follows each read of one, so a reader that reaches a node sees its
  * fields, its value and the arena chunk holding it. Readers may or may not see nodes inserted
  * while they search.
  */
@@ -33,29 +39,27 @@ final class InlineSkipList {
     static final int MAX_HEIGHT = 12;
     static final int NONE = 0;
     private static final int BRANCHING = 4;
-    private static final int CHUNK_BITS = 18;
-    private static final int CHUNK_BYTES = 1 << CHUNK_BITS;
-    /** The first chunk's size; each next one doubles up to {@link #CHUNK_BYTES}, so a small memtable stays small. */
-    private static final int FIRST_CHUNK_BYTES = 16 * 1024;
-    private static final int OFFSET_MASK = CHUNK_BYTES - 1;
+    private static final int CHUNK_BITS = 16;
+    private static final int CHUNK_INTS = 1 << CHUNK_BITS;
+    /** The first chunk's size; each next one doubles up to {@link #CHUNK_INTS}, so a small memtable stays small. */
+    private static final int FIRST_CHUNK_INTS = 4 * 1024;
+    private static final int OFFSET_MASK = CHUNK_INTS - 1;
     private static final int MAX_CHUNKS = 1 << (31 - CHUNK_BITS);
     private static final int VALUE_CHUNK_BITS = 12;
     private static final int VALUE_CHUNK_SIZE = 1 << VALUE_CHUNK_BITS;
 
     private static final int HEIGHT = 0;
-    private static final int KEY_LENGTH = 4;
-    private static final int VALUE_INDEX = 8;
-    private static final int TRAILER = 12;
-    private static final int NEXT = 20;
+    private static final int KEY_LENGTH = 1;
+    private static final int VALUE_INDEX = 2;
+    private static final int TRAILER_HIGH = 3;
+    private static final int TRAILER_LOW = 4;
+    private static final int NEXT = 5;
 
-    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-    /** The head node: a full-height tower and no key, at offset 8 of chunk 0 (0 stays "none"). */
-    private static final int HEAD = 8;
+    /** The head node: a full-height tower and no key, at index 1 of chunk 0 (0 stays "none"). */
+    private static final int HEAD = 1;
 
     /** Arena chunks; replaced (never modified in place below the chunk count) when it grows. */
-    private volatile byte[][] chunks = new byte[16][];
+    private volatile int[][] chunks = new int[16][];
     private volatile byte[][][] values = new byte[16][][];
     /** Height of the tallest tower so far; a reader that sees a stale value only searches lower. */
     private volatile int maxHeight = 1;
@@ -68,7 +72,7 @@ final class InlineSkipList {
     private final int[] prev = new int[MAX_HEIGHT];
 
     InlineSkipList() {
-        newChunk(FIRST_CHUNK_BYTES);
+        newChunk(FIRST_CHUNK_INTS);
         used = HEAD;
         allocate(MAX_HEIGHT, 0);
     }
@@ -82,11 +86,29 @@ final class InlineSkipList {
      * returns the arena and side-table bytes it took. REQUIRES: the caller serialises inserts.
      */
     long insert(byte[] key, long sequence, ValueType type, byte[] value) {
+        int[] packed = pack(key);
         int[] update = prev;
-        int found = findGreaterOrEqual(key, sequence, update);
-        if (found != NONE && compare(found, key, sequence) == 0) {
-            setValue(valueIndex(found), value);
-            return value.length;
+        // The search is written out here rather than called (findGreaterOrEqual): this method is
+        // then longer than the 325 bytecodes C2 inlines into a hot caller, so a fresh JVM compiles
+        // it once, on its own, instead of once more inside each layer of the put path above it.
+        // One compare call site: C2 compiles each site's inlined copy.
+        int x = HEAD;
+        int level = maxHeight - 1;
+        while (true) {
+            int next = next(x, level);
+            int order = next == NONE ? 1 : compare(next, packed, key.length, sequence);
+            if (order < 0) {
+                x = next;
+            } else if (order == 0) {
+                setValue(chunk(next)[(next & OFFSET_MASK) + VALUE_INDEX], value);
+                return value.length;
+            } else {
+                update[level] = x;
+                if (level == 0) {
+                    break;
+                }
+                level--;
+            }
         }
         int height = randomHeight();
         int top = maxHeight;
@@ -98,35 +120,48 @@ final class InlineSkipList {
         }
         int index = size;
         setValue(index, value);
-        int node = allocate(height, key.length);
-        byte[] c = chunk(node);
+        int node = allocate(height, packed.length);
+        int[] c = chunk(node);
         int off = node & OFFSET_MASK;
-        INT.set(c, off + KEY_LENGTH, key.length);
-        INT.set(c, off + VALUE_INDEX, index);
-        LONG.set(c, off + TRAILER, sequence << 8 | type.code());
-        System.arraycopy(key, 0, c, off + NEXT + 4 * height, key.length);
+        long trailer = sequence << 8 | type.code();
+        c[off + KEY_LENGTH] = key.length;
+        c[off + VALUE_INDEX] = index;
+        c[off + TRAILER_HIGH] = (int) (trailer >>> 32);
+        c[off + TRAILER_LOW] = (int) trailer;
+        System.arraycopy(packed, 0, c, off + NEXT + height, packed.length);
         for (int i = 0; i < height; i++) {
-            INT.set(c, off + NEXT + 4 * i, next(update[i], i));
+            c[off + NEXT + i] = next(update[i], i);
             // Publish the node: everything written above is visible to a reader that sees the link.
             VarHandle.releaseFence();
-            INT.set(chunk(update[i]), (update[i] & OFFSET_MASK) + NEXT + 4 * i, node);
+            chunk(update[i])[(update[i] & OFFSET_MASK) + NEXT + i] = node;
         }
         size = index + 1;
-        return recordBytes(height, key.length) + value.length + 20L;
+        return 4L * (NEXT + height + packed.length) + value.length + 20L;
     }
 
     /** The first node at or after ({@code key}, {@code sequence}) in internal order, or {@link #NONE}. */
     int seek(byte[] key, long sequence) {
-        return findGreaterOrEqual(key, sequence, null);
+        return findGreaterOrEqual(pack(key), key.length, sequence, null);
+    }
+
+    /**
+     * The first node at or after ({@code key}, {@code sequence}) in internal order if its user key
+     * is {@code key}, else {@link #NONE}: the newest entry of {@code key} at or below {@code sequence}.
+     */
+    int find(byte[] key, long sequence) {
+        int[] packed = pack(key);
+        int node = findGreaterOrEqual(packed, key.length, sequence, null);
+        return node != NONE && keyEquals(node, packed, key.length) ? node : NONE;
     }
 
     /** The last node before ({@code key}, {@code sequence}), or {@link #NONE}. */
     int before(byte[] key, long sequence) {
+        int[] packed = pack(key);
         int x = HEAD;
         int level = maxHeight - 1;
         while (true) {
             int next = next(x, level);
-            if (next != NONE && compare(next, key, sequence) < 0) {
+            if (next != NONE && compare(next, packed, key.length, sequence) < 0) {
                 x = next;
             } else if (level == 0) {
                 return x == HEAD ? NONE : x;
@@ -160,19 +195,17 @@ final class InlineSkipList {
         return next(node, 0);
     }
 
-    /** Whether {@code node}'s user key equals {@code key}. */
-    boolean keyEquals(int node, byte[] key) {
-        byte[] c = chunk(node);
-        int off = node & OFFSET_MASK;
-        int keyStart = off + NEXT + 4 * (int) INT.get(c, off + HEIGHT);
-        return Arrays.equals(c, keyStart, keyStart + (int) INT.get(c, off + KEY_LENGTH), key, 0, key.length);
-    }
-
+    /** A copy of {@code node}'s user key. */
     byte[] key(int node) {
-        byte[] c = chunk(node);
+        int[] c = chunk(node);
         int off = node & OFFSET_MASK;
-        int keyStart = off + NEXT + 4 * (int) INT.get(c, off + HEIGHT);
-        return Arrays.copyOfRange(c, keyStart, keyStart + (int) INT.get(c, off + KEY_LENGTH));
+        int length = c[off + KEY_LENGTH];
+        int at = off + NEXT + c[off + HEIGHT];
+        byte[] key = new byte[length];
+        for (int i = 0; i < length; i++) {
+            key[i] = (byte) (c[at + (i >>> 2)] >>> (24 - 8 * (i & 3)));
+        }
+        return key;
     }
 
     long sequence(int node) {
@@ -184,36 +217,65 @@ final class InlineSkipList {
     }
 
     byte[] value(int node) {
-        int index = valueIndex(node);
+        int index = chunk(node)[(node & OFFSET_MASK) + VALUE_INDEX];
         return values[index >>> VALUE_CHUNK_BITS][index & (VALUE_CHUNK_SIZE - 1)];
     }
 
     private long trailer(int node) {
-        return (long) LONG.get(chunk(node), (node & OFFSET_MASK) + TRAILER);
-    }
-
-    private int valueIndex(int node) {
-        return (int) INT.get(chunk(node), (node & OFFSET_MASK) + VALUE_INDEX);
-    }
-
-    /** Negative, zero or positive as {@code node} sorts before, at or after ({@code key}, {@code sequence}). */
-    private int compare(int node, byte[] key, long sequence) {
-        byte[] c = chunk(node);
+        int[] c = chunk(node);
         int off = node & OFFSET_MASK;
-        int keyStart = off + NEXT + 4 * (int) INT.get(c, off + HEIGHT);
-        int r = Arrays.compareUnsigned(c, keyStart, keyStart + (int) INT.get(c, off + KEY_LENGTH), key, 0, key.length);
-        if (r != 0) {
-            return r;
-        }
-        return Long.compare(sequence, (long) LONG.get(c, off + TRAILER) >>> 8);
+        return (long) c[off + TRAILER_HIGH] << 32 | (c[off + TRAILER_LOW] & 0xFFFF_FFFFL);
     }
 
-    private int findGreaterOrEqual(byte[] key, long sequence, int[] update) {
+    /** {@code key} packed as the arena holds it: big-endian, four bytes to an int, the last zero-padded. */
+    static int[] pack(byte[] key) {
+        int[] packed = new int[(key.length + 3) >>> 2];
+        for (int i = 0; i < key.length; i++) {
+            packed[i >>> 2] |= (key[i] & 0xFF) << (24 - 8 * (i & 3));
+        }
+        return packed;
+    }
+
+    /** Whether {@code node}'s user key is the key of {@code keyLength} bytes packed in {@code packed}. */
+    private boolean keyEquals(int node, int[] packed, int keyLength) {
+        int[] c = chunk(node);
+        int off = node & OFFSET_MASK;
+        int at = off + NEXT + c[off + HEIGHT];
+        return c[off + KEY_LENGTH] == keyLength && Arrays.equals(c, at, at + packed.length, packed, 0, packed.length);
+    }
+
+    /**
+     * Negative, zero or positive as {@code node} sorts before, at or after ({@code key},
+     * {@code sequence}), the key of {@code keyLength} bytes packed in {@code packed}.
+     */
+    private int compare(int node, int[] packed, int keyLength, long sequence) {
+        int[] c = chunk(node);
+        int off = node & OFFSET_MASK;
+        int length = c[off + KEY_LENGTH];
+        int at = off + NEXT + c[off + HEIGHT];
+        // A plain loop, not Arrays.mismatch: keys are a few ints, and its range checks and
+        // vectorised stub are more code for the JIT to compile into every search.
+        int common = Math.min(length + 3, keyLength + 3) >>> 2;
+        for (int i = 0; i < common; i++) {
+            int a = c[at + i];
+            int b = packed[i];
+            if (a != b) {
+                return Integer.compareUnsigned(a, b);
+            }
+        }
+        if (length != keyLength) {
+            return length < keyLength ? -1 : 1;
+        }
+        long nodeSequence = ((long) c[off + TRAILER_HIGH] << 32 | (c[off + TRAILER_LOW] & 0xFFFF_FFFFL)) >>> 8;
+        return Long.compare(sequence, nodeSequence);
+    }
+
+    private int findGreaterOrEqual(int[] packed, int keyLength, long sequence, int[] update) {
         int x = HEAD;
         int level = maxHeight - 1;
         while (true) {
             int next = next(x, level);
-            if (next != NONE && compare(next, key, sequence) < 0) {
+            if (next != NONE && compare(next, packed, keyLength, sequence) < 0) {
                 x = next;
             } else {
                 if (update != null) {
@@ -228,14 +290,12 @@ final class InlineSkipList {
     }
 
     private int next(int node, int level) {
-        // Fences rather than getAcquire/setRelease: from Java 22 on, byte-array views refuse
-        // atomic access modes (a heap byte[] is only byte-aligned); plain aligned int access stays atomic.
-        int next = (int) INT.get(chunk(node), (node & OFFSET_MASK) + NEXT + 4 * level);
+        int next = chunk(node)[(node & OFFSET_MASK) + NEXT + level];
         VarHandle.acquireFence();
         return next;
     }
 
-    private byte[] chunk(int node) {
+    private int[] chunk(int node) {
         return chunks[node >>> CHUNK_BITS];
     }
 
@@ -253,35 +313,31 @@ final class InlineSkipList {
         return height;
     }
 
-    private static int recordBytes(int height, int keyLength) {
-        return (NEXT + 4 * height + keyLength + 3) & ~3;
-    }
-
     /** Reserves a zeroed record with its height written; the caller fills in the rest before linking it. */
-    private int allocate(int height, int keyLength) {
-        int bytes = recordBytes(height, keyLength);
-        if (bytes > CHUNK_BYTES) {
-            throw new IllegalArgumentException("key of " + keyLength + " bytes does not fit a memtable arena chunk");
+    private int allocate(int height, int keyInts) {
+        int ints = NEXT + height + keyInts;
+        if (ints > CHUNK_INTS) {
+            throw new IllegalArgumentException("key of " + 4 * keyInts + " bytes does not fit a memtable arena chunk");
         }
-        byte[] current = chunks[chunkCount - 1];
-        if (used + bytes > current.length) {
-            newChunk(Math.max(bytes, Math.min(CHUNK_BYTES, 2 * current.length)));
+        int[] current = chunks[chunkCount - 1];
+        if (used + ints > current.length) {
+            newChunk(Math.max(ints, Math.min(CHUNK_INTS, 2 * current.length)));
         }
         int node = (chunkCount - 1) << CHUNK_BITS | used;
-        used += bytes;
-        INT.set(chunks[chunkCount - 1], node & OFFSET_MASK, height);
+        used += ints;
+        chunks[chunkCount - 1][node & OFFSET_MASK] = height;
         return node;
     }
 
-    private void newChunk(int size) {
+    private void newChunk(int ints) {
         if (chunkCount == MAX_CHUNKS) {
-            throw new IllegalStateException("memtable index is over " + ((long) MAX_CHUNKS << CHUNK_BITS) + " bytes");
+            throw new IllegalStateException("memtable index is over " + 4L * MAX_CHUNKS * CHUNK_INTS + " bytes");
         }
-        byte[][] dir = chunks;
+        int[][] dir = chunks;
         if (chunkCount == dir.length) {
             dir = Arrays.copyOf(dir, dir.length * 2);
         }
-        dir[chunkCount++] = new byte[size];
+        dir[chunkCount++] = new int[ints];
         chunks = dir;
         used = 0;
     }

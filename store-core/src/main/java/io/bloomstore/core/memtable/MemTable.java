@@ -45,8 +45,8 @@ public final class MemTable {
      * a tombstone), or null when the memtable has none.
      */
     public Map.Entry<InternalKey, byte[]> get(byte[] userKey, long snapshot) {
-        int node = list.seek(userKey, snapshot);
-        if (node == InlineSkipList.NONE || !list.keyEquals(node, userKey)) {
+        int node = list.find(userKey, snapshot);
+        if (node == InlineSkipList.NONE) {
             return null;
         }
         return Map.entry(new InternalKey(userKey, list.sequence(node), list.type(node)), list.value(node));

@@ -73,11 +73,14 @@ final class TableBlocks {
         ByteBuffer stored = readBuffer((int) h.storedSize());
         reader.readDataBlock(h.offset(), stored);
         stored.flip();
-        if (scratch != null && !cache.admit(fileNumber, h.offset())) {
-            byte[] data = BlockCodec.decode(stored, reader.name(), h.offset(), scratch);
-            return new Block(data, scratch.length(), reader.name(), h.offset());
+        // One decode call site for both outcomes: the JIT inlines a copy of the decoder (checksum,
+        // decompression) per site into every compiled lookup.
+        ScratchBlock into = scratch != null && !cache.admit(fileNumber, h.offset()) ? scratch : null;
+        byte[] data = BlockCodec.decode(stored, reader.name(), h.offset(), into);
+        if (into != null) {
+            return new Block(data, into.length(), reader.name(), h.offset());
         }
-        block = new Block(BlockCodec.decode(stored, reader.name(), h.offset()), reader.name(), h.offset());
+        block = new Block(data, reader.name(), h.offset());
         cache.put(fileNumber, h.offset(), block);
         return block;
     }

@@ -39,6 +39,20 @@ public final class LogFormat {
         return mask((int) crc.getValue());
     }
 
+    /** Writes {@code v} little-endian at {@code b[at, at + 4)}. */
+    static void putFixed32(byte[] b, int at, int v) {
+        b[at] = (byte) v;
+        b[at + 1] = (byte) (v >>> 8);
+        b[at + 2] = (byte) (v >>> 16);
+        b[at + 3] = (byte) (v >>> 24);
+    }
+
+    /** Writes {@code v} little-endian at {@code b[at, at + 8)}. */
+    static void putFixed64(byte[] b, int at, long v) {
+        putFixed32(b, at, (int) v);
+        putFixed32(b, at + 4, (int) (v >>> 32));
+    }
+
     /**
      * Masks a CRC as LevelDB does (rotate right by 15, add a constant), so that a CRC computed
      * over bytes that themselves contain CRCs does not degenerate.

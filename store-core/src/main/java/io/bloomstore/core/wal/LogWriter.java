@@ -3,33 +3,37 @@ package io.bloomstore.core.wal;
 import io.bloomstore.core.fs.WritableFile;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
 
 /**
  * Appends records to a log file (WAL segment or MANIFEST), splitting each record into fragments
  * so that no fragment crosses a 32 KiB block boundary. The first record of every file is a header
  * naming the file kind (magic) and format version. Format: {@code docs/format/wal.md}.
  *
- * <p>Records are framed into a direct buffer: {@link #append} only buffers, {@link #flush()} hands
- * everything buffered to the file with one write call (so a group commit of several batches costs
- * one call, and the channel needs no copy into a temporary direct buffer). A record larger than the
- * buffer's cap is written in several calls; that changes nothing on disk. {@link #addRecord} is
- * append and flush.
+ * <p>Records are framed into a heap array: {@link #append} only buffers, {@link #flush()} hands
+ * everything buffered to the file with one {@link WritableFile#write(byte[], int, int)} call (so a
+ * group commit of several batches costs one call). The array and plain stores, rather than a
+ * direct {@code ByteBuffer}, keep the write path short for the JIT: a direct buffer's
+ * {@code putInt}/{@code put} and a channel's write inline several kilobytes of JDK bytecode into
+ * every compile of the put path, which a fresh JVM's one C2 thread spent seconds on. A record
+ * larger than the buffer's cap is written in several calls; that changes nothing on disk.
+ * {@link #addRecord} is append and flush.
  *
  * <p>Thread safety: not thread-safe; the store serialises writers (group commit) before calling it.
  * The one exception is {@link #syncWritten()}, which a background writeback may call meanwhile.
  */
 public final class LogWriter implements Closeable {
-    private static final byte[] ZEROES = new byte[LogFormat.HEADER_SIZE];
     private static final int INITIAL_BUFFER = 64 * 1024;
     /** Past this the buffer is written out instead of grown (a large batch, not a large group). */
     private static final int MAX_BUFFER = 1 << 20;
 
     private final WritableFile file;
+    private final CRC32C crc = new CRC32C();
     private int blockOffset;
-    /** Framed bytes not yet handed to the file, from 0 to its position. */
-    private ByteBuffer out = ByteBuffer.allocateDirect(INITIAL_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+    /** Framed bytes not yet handed to the file: {@code buffer[0, buffered)}. */
+    private byte[] buffer = new byte[INITIAL_BUFFER];
+    private int buffered;
 
     /** Starts a new, empty log file of the given kind by writing its header record. */
     public LogWriter(WritableFile file, long magic) throws IOException {
@@ -37,9 +41,10 @@ public final class LogWriter implements Closeable {
             throw new IllegalArgumentException("log files are written from the start");
         }
         this.file = file;
-        ByteBuffer h = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN);
-        h.putLong(magic).putInt(LogFormat.FORMAT_VERSION);
-        addRecord(h.array(), 0, h.capacity());
+        byte[] h = new byte[12];
+        LogFormat.putFixed64(h, 0, magic);
+        LogFormat.putFixed32(h, 8, LogFormat.FORMAT_VERSION);
+        addRecord(h, 0, h.length);
     }
 
     public void addRecord(byte[] record) throws IOException {
@@ -65,7 +70,8 @@ public final class LogWriter implements Closeable {
                 // Too little room for a header: pad the block's tail with zeroes.
                 if (leftover > 0) {
                     reserve(leftover);
-                    out.put(ZEROES, 0, leftover);
+                    Arrays.fill(buffer, buffered, buffered + leftover, (byte) 0);
+                    buffered += leftover;
                 }
                 blockOffset = 0;
             }
@@ -85,38 +91,39 @@ public final class LogWriter implements Closeable {
 
     /** Writes every buffered byte to the file with one call. */
     public void flush() throws IOException {
-        if (out.position() > 0) {
-            out.flip();
-            try {
-                file.write(out);
-            } finally {
-                out.clear();
-            }
+        int n = buffered;
+        if (n > 0) {
+            buffered = 0;
+            file.write(buffer, 0, n);
         }
     }
 
     private void emit(int type, byte[] data, int offset, int length) throws IOException {
         reserve(LogFormat.HEADER_SIZE + length);
-        out.putInt(LogFormat.checksum(type, data, offset, length));
-        out.putShort((short) length);
-        out.put((byte) type);
-        out.put(data, offset, length);
+        CRC32C c = crc;
+        c.reset();
+        c.update(type);
+        c.update(data, offset, length);
+        byte[] b = buffer;
+        int at = buffered;
+        LogFormat.putFixed32(b, at, LogFormat.mask((int) c.getValue()));
+        b[at + 4] = (byte) length;
+        b[at + 5] = (byte) (length >>> 8);
+        b[at + 6] = (byte) type;
+        System.arraycopy(data, offset, b, at + LogFormat.HEADER_SIZE, length);
+        buffered = at + LogFormat.HEADER_SIZE + length;
         blockOffset += LogFormat.HEADER_SIZE + length;
     }
 
     /** Makes room for {@code n} ≤ one block's bytes: grows the buffer up to its cap, else writes it out. */
     private void reserve(int n) throws IOException {
-        if (out.remaining() >= n) {
+        if (buffer.length - buffered >= n) {
             return;
         }
-        if (out.capacity() < MAX_BUFFER) {
-            ByteBuffer bigger = ByteBuffer.allocateDirect(Math.min(MAX_BUFFER, Math.max(out.capacity() * 2, out.position() + n)))
-                    .order(ByteOrder.LITTLE_ENDIAN);
-            out.flip();
-            bigger.put(out);
-            out = bigger;
+        if (buffer.length < MAX_BUFFER) {
+            buffer = Arrays.copyOf(buffer, Math.min(MAX_BUFFER, Math.max(buffer.length * 2, buffered + n)));
         }
-        if (out.remaining() < n) {
+        if (buffer.length - buffered < n) {
             flush();
         }
     }
@@ -138,7 +145,7 @@ public final class LogWriter implements Closeable {
 
     /** Bytes written to the file or buffered so far. */
     public long size() {
-        return file.position() + out.position();
+        return file.position() + buffered;
     }
 
     /** Closes the file; bytes still buffered (never flushed) are not written. */
