@@ -14,9 +14,11 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -72,6 +74,12 @@ final class DbState {
     volatile long lastSequence;
     volatile IOException backgroundError;
     volatile boolean closed;
+    /**
+     * The newest seal of a WAL segment switched out ({@link DbWrite}): done once every segment older
+     * than the current one is synced and closed. A flush waits for it before its MANIFEST edit makes
+     * those segments obsolete. Set under the mutex.
+     */
+    volatile Future<?> walSeal = CompletableFuture.completedFuture(null);
     /** What point-in-time WAL recovery dropped at open, or null; set once before the store is handed out. */
     volatile String walRecoveryDropped;
 
