@@ -57,12 +57,14 @@ final class DbWrite {
      */
     private Future<?> sealing = DONE;
     /**
-     * Whether {@link #wal} holds its seal record, or needs none (the segment the open made, whose
-     * name the open synced). Until it does, nothing syncs {@link #wal}: its first sync (a sync
-     * write's, a writeback's or close's) waits for {@link #sealing} and writes the seal record
-     * first. Touched by the leader, or at close.
+     * Whether {@link #wal} holds its seal record. Until it does, nothing syncs {@link #wal}: its
+     * first sync (a sync write's, a writeback's or close's) waits for {@link #sealing} and writes
+     * the seal record first. The segment the open made gets one with its first group (its seal is
+     * done: the open synced the directory), so that a torn tail in a segment the open kept is
+     * reported as damage once a write after the open may have been synced, as before seal records
+     * existed. Touched by the leader, or at close.
      */
-    private boolean sealRecorded = true;
+    private boolean sealRecorded;
     /** When write groups started being slowed (level 0 at its slowdown trigger), 0 when not; under the mutex. */
     private long slowedSince;
     private long slowedGroups;
