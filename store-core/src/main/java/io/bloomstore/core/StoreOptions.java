@@ -43,10 +43,6 @@ import io.bloomstore.core.table.TableOptions;
  *       flushes have a thread of their own besides, so a flush never waits behind a compaction.
  *       RocksDB counts its flush thread among its {@code max_background_jobs} (2 gives it one
  *       flush and one compaction, more only when compaction falls behind);
- *   <li>{@code maxSubcompactions} 1: key ranges a level 0 → 1 compaction is split into, each
- *       merged on a thread of its own (RocksDB's {@code max_subcompactions}, whose default is 1
- *       too): a split merge takes a core per range from the writers and the flush thread, which
- *       on two cores made update and read-beside-a-writer tails worse (docs/benchmarks.md);
  *   <li>{@code bytesPerSync} 1 MiB: the WAL and table files are synced in the background every
  *       megabyte written, so a memtable switch or a finished table waits for little (0: off);
  *   <li>{@code walRecovery} {@link WalRecovery#TOLERATE_TORN_TAIL}: only a torn final WAL record
@@ -111,7 +107,6 @@ public final class StoreOptions {
     private final long targetFileBytes;
     private final boolean autoCompaction;
     private final int maxBackgroundJobs;
-    private final int maxSubcompactions;
     private final WalRecovery walRecovery;
     private final long maxManifestBytes;
     private final int maxOpenFiles;
@@ -133,10 +128,6 @@ public final class StoreOptions {
         if (b.maxBackgroundJobs < 1 || b.maxBackgroundJobs > MAX_BACKGROUND_JOBS) {
             throw new IllegalArgumentException("maxBackgroundJobs must be between 1 and " + MAX_BACKGROUND_JOBS + ": "
                     + b.maxBackgroundJobs);
-        }
-        if (b.maxSubcompactions < 1 || b.maxSubcompactions > MAX_BACKGROUND_JOBS) {
-            throw new IllegalArgumentException("maxSubcompactions must be between 1 and " + MAX_BACKGROUND_JOBS + ": "
-                    + b.maxSubcompactions);
         }
         if (b.walRecovery == null) {
             throw new IllegalArgumentException("walRecovery must not be null");
@@ -188,7 +179,6 @@ public final class StoreOptions {
         this.targetFileBytes = b.targetFileBytes;
         this.autoCompaction = b.autoCompaction;
         this.maxBackgroundJobs = b.maxBackgroundJobs;
-        this.maxSubcompactions = b.maxSubcompactions;
         this.walRecovery = b.walRecovery;
         this.maxManifestBytes = b.maxManifestBytes;
         this.maxOpenFiles = b.maxOpenFiles;
@@ -240,7 +230,6 @@ public final class StoreOptions {
         b.targetFileBytes = targetFileBytes;
         b.autoCompaction = autoCompaction;
         b.maxBackgroundJobs = maxBackgroundJobs;
-        b.maxSubcompactions = maxSubcompactions;
         b.walRecovery = walRecovery;
         b.maxManifestBytes = maxManifestBytes;
         b.maxOpenFiles = maxOpenFiles;
@@ -339,11 +328,6 @@ public final class StoreOptions {
         return maxBackgroundJobs;
     }
 
-    /** Key ranges a level 0 → 1 compaction is split into, each merged on its own thread (1: not split). */
-    public int maxSubcompactions() {
-        return maxSubcompactions;
-    }
-
     /** What opening the store does with damaged WAL segments. */
     public WalRecovery walRecovery() {
         return walRecovery;
@@ -397,7 +381,7 @@ public final class StoreOptions {
                 + ", bytesPerSync=" + bytesPerSync
                 + ", levelSizeRatio="
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
-                + ", autoCompaction=" + autoCompaction + ", maxBackgroundJobs=" + maxBackgroundJobs + ", maxSubcompactions=" + maxSubcompactions + ", walRecovery=" + walRecovery
+                + ", autoCompaction=" + autoCompaction + ", maxBackgroundJobs=" + maxBackgroundJobs + ", walRecovery=" + walRecovery
                 + ", maxManifestBytes=" + maxManifestBytes + ", maxOpenFiles=" + maxOpenFiles
                 + ", directReads=" + directReads + ", jmxName=" + jmxName + "]";
     }
@@ -442,7 +426,6 @@ public final class StoreOptions {
         private long targetFileBytes = 8L << 20;
         private boolean autoCompaction = true;
         private int maxBackgroundJobs = 2;
-        private int maxSubcompactions = 1;
         private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
         private long maxManifestBytes = 64L << 20;
         private int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
@@ -564,15 +547,6 @@ public final class StoreOptions {
         /** Compactions that may run at once, 1 to {@value StoreOptions#MAX_BACKGROUND_JOBS} (default 2). */
         public Builder maxBackgroundJobs(int v) {
             maxBackgroundJobs = v;
-            return this;
-        }
-
-        /**
-         * Key ranges a level 0 → 1 compaction is split into, 1 (default: not split) to
-         * {@value StoreOptions#MAX_BACKGROUND_JOBS}; each range is merged on a thread of its own.
-         */
-        public Builder maxSubcompactions(int v) {
-            maxSubcompactions = v;
             return this;
         }
 

@@ -75,7 +75,7 @@ final class DbCompaction {
         this.db = db;
         this.options = db.options;
         this.mutex = db.mutex();
-        this.subcompactor = DbBackground.daemons(Math.max(1, options.maxSubcompactions() - 1),
+        this.subcompactor = DbBackground.daemons(Math.max(1, options.maxBackgroundJobs() - 1),
                 "bloomstore-subcompact-" + db.dir.getFileName());
     }
 
@@ -194,9 +194,9 @@ final class DbCompaction {
         TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));
         // A merge inside level 0 writes one table: level-0 tables are searched one by one.
         long targetBytes = c.isIntraLevel0() ? Long.MAX_VALUE : options.targetFileBytes();
-        // Level 0 → 1 is split by key range into up to maxSubcompactions ranges, each at least
+        // Level 0 → 1 is split by key range over the background threads, each range at least
         // two target tables' worth of input (RocksDB's subcompactions).
-        List<byte[]> bounds = Subcompactions.boundaries(c, options.maxSubcompactions(), 2 * options.targetFileBytes());
+        List<byte[]> bounds = Subcompactions.boundaries(c, options.maxBackgroundJobs(), 2 * options.targetFileBytes());
         AtomicBoolean failed = new AtomicBoolean();
         List<CompactionJob> jobs = new ArrayList<>();
         for (int i = 0; i <= bounds.size(); i++) {

@@ -53,22 +53,7 @@ class BackgroundJobsTest {
 
     private static StoreOptions options() {
         return StoreOptions.builder().memtableBytes(8 * 1024).l0Triggers(2, 10, 16).baseLevelBytes(24 * 1024)
-                .levelSizeRatio(3).targetFileBytes(8 * 1024).blockSize(512).maxBackgroundJobs(3).maxSubcompactions(3).build();
-    }
-
-    @Test
-    void levelZeroToOneIsNotSplitByDefault() throws Exception {
-        StoreOptions options = options().toBuilder().maxSubcompactions(StoreOptions.defaults().maxSubcompactions())
-                .build();
-        try (DbImpl store = (DbImpl) Store.open(new MemoryFileSystem(), DIR, options)) {
-            for (int i = 0; i < WRITERS * KEYS_PER_WRITER * 4; i++) {
-                store.put(("k" + (i * 7919 % 5000)).getBytes(StandardCharsets.UTF_8),
-                        ("v" + i + "x".repeat(100)).getBytes(StandardCharsets.UTF_8));
-            }
-            store.compact();
-            assertTrue(store.stats().compactions() > 0, "compactions ran");
-            assertEquals(0, store.background().subcompactionsRun(), "no level 0 -> 1 compaction was split");
-        }
+                .levelSizeRatio(3).targetFileBytes(8 * 1024).blockSize(512).maxBackgroundJobs(3).build();
     }
 
     @Test

@@ -77,17 +77,6 @@ class ApiMisuseTest {
     }
 
     @Test
-    void maxSubcompactionsOutsideOneToSixtyFourIsRefused() {
-        for (int bad : new int[] {0, -1, StoreOptions.MAX_BACKGROUND_JOBS + 1}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> StoreOptions.builder().maxSubcompactions(bad).build());
-            assertTrue(e.getMessage().contains("maxSubcompactions"), e.getMessage());
-        }
-        assertEquals(1, StoreOptions.defaults().maxSubcompactions(), "not split by default, as RocksDB");
-        assertEquals(3, StoreOptions.builder().maxSubcompactions(3).build().toBuilder().build().maxSubcompactions());
-    }
-
-    @Test
     void aDelayedWriteRateBelowOneKibibytePerSecondIsRefused() {
         for (long bad : new long[] {0, -1, 1023}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

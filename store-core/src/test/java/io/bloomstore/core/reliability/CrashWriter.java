@@ -33,10 +33,10 @@ public final class CrashWriter {
      */
     static final StoreOptions OPTIONS = options(StoreOptions.defaults().maxBackgroundJobs());
 
-    /** {@link #OPTIONS} with {@code jobs} compactions allowed at once, level 0 → 1 split into as many ranges. */
+    /** {@link #OPTIONS} with {@code jobs} compactions allowed at once. */
     static StoreOptions options(int jobs) {
         return StoreOptions.builder().memtableBytes(32 * 1024).blockSize(1024).l0Triggers(2, 8, 12)
-                .baseLevelBytes(64 * 1024).levelSizeRatio(4).targetFileBytes(16 * 1024).maxBackgroundJobs(jobs).maxSubcompactions(jobs)
+                .baseLevelBytes(64 * 1024).levelSizeRatio(4).targetFileBytes(16 * 1024).maxBackgroundJobs(jobs)
                 .build();
     }
 
