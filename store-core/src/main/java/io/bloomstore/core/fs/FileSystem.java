@@ -59,6 +59,16 @@ public interface FileSystem {
     void syncDirectory(Path dir) throws IOException;
 
     /**
+     * Makes every byte of an existing file durable (an fsync of a file this process did not write,
+     * such as a WAL segment an earlier process left unsynced when it was killed). Returns false
+     * where this file system cannot, and did not: callers then take the path that needs no such
+     * sync. The default cannot.
+     */
+    default boolean syncFile(Path path) throws IOException {
+        return false;
+    }
+
+    /**
      * Takes an exclusive lock on a file (created if needed) that holds while the returned
      * handle is open. Fails with {@link LockedException} when another process or another
      * holder in this JVM has it.

@@ -131,6 +131,14 @@ public final class LocalFileSystem implements FileSystem {
     }
 
     @Override
+    public boolean syncFile(Path path) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+        return true;
+    }
+
+    @Override
     public void syncDirectory(Path dir) throws IOException {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);

@@ -179,6 +179,16 @@ public class MemoryFileSystem implements FileSystem {
         return false;
     }
 
+    @Override
+    public boolean syncFile(Path path) throws IOException {
+        MemFile file = files.get(key(path));
+        if (file == null) {
+            throw new java.nio.file.NoSuchFileException(path.toString());
+        }
+        file.sync();
+        return true;
+    }
+
     /**
      * Simulates a crash: every file is cut back to the bytes it had at its last sync, and all
      * locks are released (the process that held them is gone).

@@ -53,6 +53,32 @@ class RecoveryTest {
         assertEquals(1, walCount(LocalFileSystem.INSTANCE.list(dir)), "replayed WAL segments deleted by the flush");
     }
 
+    /**
+     * A killed process leaves WAL records the operating system holds but no disk does. The next
+     * open keeps that segment (few, small writes) and syncs it: a write it syncs afterwards, and
+     * everything before it, survives a power loss. Without the sync the old segment came back
+     * empty after the power loss while the newer, synced one did not.
+     */
+    @Test
+    void keptSegmentOfAKilledProcessSurvivesALaterPowerLoss() throws IOException {
+        MemoryFileSystem fs = new MemoryFileSystem();
+        Store killed = Store.open(fs, DIR, OPTIONS);
+        for (int i = 0; i < 20; i++) {
+            killed.put(b("old" + i), b("value" + i));
+        }
+        fs.crashProcess();
+        Store reopened = Store.open(fs, DIR, OPTIONS);
+        assertEquals(0, reopened.stats().levels().get(0).files(), "the replayed segment kept, not written as a table");
+        reopened.put(b("new"), b("synced"), WriteOptions.SYNC);
+        fs.dropUnsyncedData();
+        try (Store store = Store.open(fs, DIR, OPTIONS)) {
+            assertArrayEquals(b("synced"), store.get(b("new")));
+            for (int i = 0; i < 20; i++) {
+                assertArrayEquals(b("value" + i), store.get(b("old" + i)), "old" + i);
+            }
+        }
+    }
+
     @Test
     void unflushedWritesComeBackAfterAbandonedStore() throws IOException {
         MemoryFileSystem fs = new MemoryFileSystem();
