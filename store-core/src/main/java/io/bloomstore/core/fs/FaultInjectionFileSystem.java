@@ -289,6 +289,36 @@ public final class FaultInjectionFileSystem extends ForwardingFileSystem {
         base().createDirectories(dir);
     }
 
+    /**
+     * Syncs an existing file as a sync of its writable file does (the same hook, budget and
+     * injected failures), so that the file's bytes written through this file system count as
+     * synced at the next crash.
+     */
+    @Override
+    public boolean syncFile(Path path) throws IOException {
+        plan.beforeSync.accept(path);
+        synchronized (plan) {
+            step("sync", path);
+            if (plan.only.test(path)) {
+                if (plan.syncBudget == 0 || plan.random.nextDouble() < plan.syncProbability) {
+                    plan.faults++;
+                    throw new IOException(IO_ERROR + " (injected fsync failure) syncing " + path);
+                }
+                if (plan.syncBudget != Long.MAX_VALUE) {
+                    plan.syncBudget--;
+                }
+            }
+            if (!base().syncFile(path)) {
+                return false;
+            }
+            long[] state = plan.files.get(path);
+            if (state != null) {
+                state[1] = state[0];
+            }
+            return true;
+        }
+    }
+
     @Override
     public void syncDirectory(Path dir) throws IOException {
         synchronized (plan) {

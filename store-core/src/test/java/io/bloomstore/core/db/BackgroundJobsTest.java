@@ -9,6 +9,7 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreVerifier;
 import io.bloomstore.core.VerifyReport;
+import io.bloomstore.core.VerifyReport;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.compaction.Compaction;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
@@ -183,7 +184,8 @@ class BackgroundJobsTest {
             assertTrue(prefix >= 0, where + ": the recovered state is no prefix of the writes");
             assertTrue(prefix > lastSynced.get(), where + ": recovered " + prefix + " writes, a synced one is lost");
         }
-        assertTrue(StoreVerifier.verify(after, DIR).clean(), where + ": verify");
+        VerifyReport verify = StoreVerifier.verify(after, DIR);
+        assertTrue(verify.clean(), where + ": verify: " + verify.errors());
     }
 
     /**
