@@ -29,26 +29,8 @@ public record ProcIo(long readSyscalls, long storageReadBytes) {
 
     /** Parses the file's {@code name: value} lines; empty if either field is missing. */
     static Optional<ProcIo> parse(String text) {
-        long syscr = -1;
-        long readBytes = -1;
-        for (String line : text.split("\n")) {
-            int colon = line.indexOf(':');
-            if (colon < 0) {
-                continue;
-            }
-            String name = line.substring(0, colon).trim();
-            String value = line.substring(colon + 1).trim();
-            try {
-                if (name.equals("syscr")) {
-                    syscr = Long.parseLong(value);
-                } else if (name.equals("read_bytes")) {
-                    readBytes = Long.parseLong(value);
-                }
-            } catch (NumberFormatException e) {
-                return Optional.empty();
-            }
-        }
-        return syscr < 0 || readBytes < 0 ? Optional.empty() : Optional.of(new ProcIo(syscr, readBytes));
+        long[] v = fields(text, "syscr", "read_bytes");
+        return v == null ? Optional.empty() : Optional.of(new ProcIo(v[0], v[1]));
     }
 
     /**
@@ -66,25 +48,39 @@ public record ProcIo(long readSyscalls, long storageReadBytes) {
 
     /** {@code write_bytes - cancelled_write_bytes} of the file's text, or -1 if either is missing. */
     static long parseWriteBytes(String text) {
-        long written = -1;
-        long cancelled = -1;
+        long[] v = fields(text, "write_bytes", "cancelled_write_bytes");
+        return v == null ? -1 : v[0] - v[1];
+    }
+
+    /**
+     * The values of the {@code name: value} lines called {@code names}, in their order; null if one
+     * is missing or not a number.
+     */
+    private static long[] fields(String text, String... names) {
+        long[] values = new long[names.length];
+        java.util.Arrays.fill(values, -1);
         for (String line : text.split("\n")) {
             int colon = line.indexOf(':');
             if (colon < 0) {
                 continue;
             }
             String name = line.substring(0, colon).trim();
-            try {
-                if (name.equals("write_bytes")) {
-                    written = Long.parseLong(line.substring(colon + 1).trim());
-                } else if (name.equals("cancelled_write_bytes")) {
-                    cancelled = Long.parseLong(line.substring(colon + 1).trim());
+            for (int i = 0; i < names.length; i++) {
+                if (name.equals(names[i])) {
+                    try {
+                        values[i] = Long.parseLong(line.substring(colon + 1).trim());
+                    } catch (NumberFormatException e) {
+                        return null;
+                    }
                 }
-            } catch (NumberFormatException e) {
-                return -1;
             }
         }
-        return written < 0 || cancelled < 0 ? -1 : written - cancelled;
+        for (long v : values) {
+            if (v < 0) {
+                return null;
+            }
+        }
+        return values;
     }
 
     public ProcIo minus(ProcIo earlier) {
