@@ -67,9 +67,11 @@ public final class Start {
         String command = commandName(args);
         boolean brief = command != null && BRIEF.contains(command);
         if (brief && System.getProperty(OffHeapBackend.PROPERTY) == null) {
-            // A store command maps a few filters and probes them a few times: the JDK's mappings
-            // start some 130 classes (and a tenth of a second) sooner than Chronicle Bytes.
-            System.setProperty(OffHeapBackend.PROPERTY, "jdk");
+            // A store command reads a few filters and probes them a few times: the JDK's buffers
+            // start some 130 classes (and a tenth of a second) sooner than Chronicle Bytes, and
+            // reading a filter into one sooner than mapping it (the JVM's first map starts its
+            // method-handle machinery, some 15 ms).
+            System.setProperty(OffHeapBackend.PROPERTY, "jdk-read");
         }
         if (brief && System.getProperty("bloomstore.lz4") == null) {
             // The JNI build of LZ4 is unpacked into a temporary file and loaded first: more than a few

@@ -1,10 +1,9 @@
 package io.bloomstore.bloom.storage;
 
+import java.io.EOFException;
 import java.io.IOException;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -32,8 +31,36 @@ final class JdkMemory implements WordMemory {
     static final int REGION_BYTES = 1 << 30;
     private static final int REGION_SHIFT = 30;
     private static final long REGION_MASK = REGION_BYTES - 1;
-    private static final Logger LOG = LoggerFactory.getLogger(JdkMemory.class);
-    private static final MethodHandle INVOKE_CLEANER = findCleaner();
+    /** The logger, made on first use: a store that logs nothing never starts SLF4J (some 12 ms of a one-shot command). */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(JdkMemory.class);
+    }
+    /**
+     * Unsafe's {@code invokeCleaner}, bound to the Unsafe instance. Reflection, not a method handle:
+     * a mapping's release is rare, and a method handle's first linkage costs a one-shot command's
+     * start some milliseconds.
+     */
+    private static final Object UNSAFE;
+    private static final Method INVOKE_CLEANER;
+
+    static {
+        Object unsafe = null;
+        Method cleaner = null;
+        try {
+            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+            Field f = unsafeClass.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            unsafe = f.get(null);
+            cleaner = unsafeClass.getMethod("invokeCleaner", ByteBuffer.class);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            Log.LOG.warn("sun.misc.Unsafe.invokeCleaner is not available ({}): filter mappings are released by the "
+                    + "garbage collector, not at close", e.toString());
+            unsafe = null;
+            cleaner = null;
+        }
+        UNSAFE = unsafe;
+        INVOKE_CLEANER = cleaner;
+    }
 
     private ByteBuffer[] regions;
     private ByteBuffer first;
@@ -57,6 +84,34 @@ final class JdkMemory implements WordMemory {
             throw e;
         }
         return new JdkMemory(regions);
+    }
+
+    /**
+     * Reads {@code bytes} bytes of {@code path} from {@code offset} into direct buffers
+     * ({@link OffHeapBackend#JDK_READ}); keeps no descriptor.
+     *
+     * @throws java.io.EOFException when the file ends before them
+     */
+    static JdkMemory read(Path path, long offset, long bytes) throws IOException {
+        JdkMemory memory = allocate(bytes);
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            for (int i = 0; i < memory.regions.length; i++) {
+                ByteBuffer region = memory.regions[i];
+                long at = offset + (long) i * REGION_BYTES;
+                while (region.hasRemaining()) {
+                    int n = ch.read(region, at + region.position());
+                    if (n < 0) {
+                        throw new EOFException(path + " ends at " + (at + region.position())
+                                + " before the " + bytes + " bytes from offset " + offset);
+                    }
+                }
+                region.clear();
+            }
+        } catch (IOException | RuntimeException e) {
+            memory.free();
+            throw e;
+        }
+        return memory;
     }
 
     /** Allocates {@code bytes} zeroed bytes outside the heap. */
@@ -120,27 +175,11 @@ final class JdkMemory implements WordMemory {
         for (ByteBuffer b : buffers) {
             if (b != null) {
                 try {
-                    INVOKE_CLEANER.invokeExact(b);
-                } catch (Throwable t) {
+                    INVOKE_CLEANER.invoke(UNSAFE, b);
+                } catch (ReflectiveOperationException | RuntimeException t) {
                     throw new IllegalStateException("cannot release an off-heap buffer", t);
                 }
             }
-        }
-    }
-
-    private static MethodHandle findCleaner() {
-        try {
-            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
-            Field f = unsafeClass.getDeclaredField("theUnsafe");
-            f.setAccessible(true);
-            Object unsafe = f.get(null);
-            return MethodHandles.lookup()
-                    .findVirtual(unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
-                    .bindTo(unsafe);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.warn("sun.misc.Unsafe.invokeCleaner is not available ({}): filter mappings are released by the "
-                    + "garbage collector, not at close", e.toString());
-            return null;
         }
     }
 }

@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #active()} is chosen once per JVM: Chronicle when it initializes (the JVM was started
  * with the {@code --add-opens}/{@code --add-exports} flags of DESIGN.md, as the command line's
  * jar and the tests are), otherwise the JDK's {@code FileChannel.map}, so a service embedding the
- * store needs no JVM flags. The choice is logged once at INFO. The system property
- * {@code bloomstore.offheap} ({@code chronicle} or {@code jdk}) forces it, for benchmarks and
- * tests.
+ * store needs no JVM flags. A choice the property does not force is logged once at INFO. The system property
+ * {@code bloomstore.offheap} ({@code chronicle}, {@code jdk}, or {@code jdk-read} for
+ * {@link #JDK_READ}) forces it, for benchmarks, tests and one-shot commands.
  *
  * <p>Thread safety: immutable; {@link #active()} is safe from any thread.
  */
@@ -26,11 +26,23 @@ public enum OffHeapBackend {
     /** Chronicle Bytes: {@code OS.map} mappings and native stores, read through a {@code BytesStore}. */
     CHRONICLE("chronicle-bytes"),
     /** The JDK alone: direct and mapped {@code ByteBuffer}s of at most 1 GiB each. */
-    JDK("jdk-bytebuffer");
+    JDK("jdk-bytebuffer"),
+    /**
+     * The JDK alone, each filter read into direct {@code ByteBuffer}s instead of mapped: for a
+     * process that opens a store to probe a few filters once, as the command line's one-shot
+     * commands do. The JVM's first {@code FileChannel.map} starts its method-handle machinery
+     * (some 15 ms of a fresh JVM's processor time, more than reading the one or two filters a
+     * lookup consults); the bytes are still off the heap, but copied rather than shared with the
+     * page cache, so a long-running process should map ({@link #JDK} or {@link #CHRONICLE}).
+     */
+    JDK_READ("jdk-bytebuffer-read");
 
-    /** System property that forces the backend: {@code chronicle} or {@code jdk}. */
+    /** System property that forces the backend: {@code chronicle}, {@code jdk} or {@code jdk-read}. */
     public static final String PROPERTY = "bloomstore.offheap";
-    private static final Logger LOG = LoggerFactory.getLogger(OffHeapBackend.class);
+    /** The logger, made on first use: a store that logs nothing never starts SLF4J (some 12 ms of a one-shot command). */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(OffHeapBackend.class);
+    }
 
     private final String label;
 
@@ -71,7 +83,7 @@ public enum OffHeapBackend {
      */
     public static void checkSetting() {
         String forced = System.getProperty(PROPERTY, "").trim().toLowerCase(Locale.ROOT);
-        if (!forced.isEmpty() && !forced.equals("jdk")) {
+        if (!forced.isEmpty() && !forced.equals("jdk") && !forced.equals("jdk-read")) {
             active();
         }
     }
@@ -81,11 +93,14 @@ public enum OffHeapBackend {
      * allocation and a small mapping of a temporary file).
      */
     public boolean isAvailable() {
-        return this == JDK || Probe.FAILURE == null;
+        return this != CHRONICLE || Probe.FAILURE == null;
     }
 
     WordMemory map(Path path, long offset, long bytes) throws IOException {
-        return this == CHRONICLE ? ChronicleMemory.map(path, offset, bytes) : JdkMemory.map(path, offset, bytes);
+        if (this == CHRONICLE) {
+            return ChronicleMemory.map(path, offset, bytes);
+        }
+        return this == JDK_READ ? JdkMemory.read(path, offset, bytes) : JdkMemory.map(path, offset, bytes);
     }
 
     WordMemory allocate(long bytes) {
@@ -130,22 +145,26 @@ public enum OffHeapBackend {
 
         private static OffHeapBackend choose() {
             String forced = System.getProperty(PROPERTY, "").trim().toLowerCase(Locale.ROOT);
+            // Named by its user: not logged, so that a command that logs nothing else (a one-shot
+            // get) does not start the logging framework for it; statistics show the backend.
             if (forced.equals("jdk")) {
-                LOG.info("Filter memory: JDK ByteBuffer mappings ({}=jdk)", PROPERTY);
                 return JDK;
             }
+            if (forced.equals("jdk-read")) {
+                return JDK_READ;
+            }
             if (!forced.isEmpty() && !forced.equals("chronicle")) {
-                throw new IllegalArgumentException(PROPERTY + " must be chronicle or jdk, not " + forced);
+                throw new IllegalArgumentException(PROPERTY + " must be chronicle, jdk or jdk-read, not " + forced);
             }
             if (CHRONICLE.isAvailable()) {
-                LOG.info("Filter memory: chronicle-bytes mappings");
+                Log.LOG.info("Filter memory: chronicle-bytes mappings");
                 return CHRONICLE;
             }
             if (forced.equals("chronicle")) {
                 throw new IllegalStateException(PROPERTY + "=chronicle but Chronicle Bytes cannot initialize: "
                         + Probe.FAILURE, Probe.FAILURE);
             }
-            LOG.info("Filter memory: JDK ByteBuffer mappings; chronicle-bytes cannot initialize without the "
+            Log.LOG.info("Filter memory: JDK ByteBuffer mappings; chronicle-bytes cannot initialize without the "
                     + "--add-opens flags ({})", rootMessage(Probe.FAILURE));
             return JDK;
         }

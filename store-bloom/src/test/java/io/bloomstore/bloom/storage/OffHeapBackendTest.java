@@ -23,7 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Both off-heap backends read the same words from the same file, hold no file descriptor once a
+ * Every off-heap backend reads the same words from the same file, hold no file descriptor once a
  * mapping is made, and unmap at close (checked in /proc/self on Linux). The tests' JVM has the
  * {@code --add-opens} flags, so Chronicle is available and is the active backend.
  */
@@ -35,6 +35,7 @@ class OffHeapBackendTest {
     void chronicleIsChosenWhenTheFlagsArePresent() {
         assertTrue(OffHeapBackend.CHRONICLE.isAvailable());
         assertTrue(OffHeapBackend.JDK.isAvailable());
+        assertTrue(OffHeapBackend.JDK_READ.isAvailable());
         assertEquals(OffHeapBackend.CHRONICLE, OffHeapBackend.active());
         assertTrue(JdkMemory.releasesDeterministically());
     }
@@ -78,7 +79,8 @@ class OffHeapBackendTest {
         if (fdsBefore >= 0) {
             assertTrue(openDescriptors() - fdsBefore < 5, "50 mappings kept descriptors open: "
                     + fdsBefore + " -> " + openDescriptors());
-            assertTrue(mapsOf(file), "the file is mapped");
+            // JDK_READ copies the bytes into direct memory: the file is never mapped.
+            assertEquals(backend != OffHeapBackend.JDK_READ, mapsOf(file), "the file is mapped");
         }
         for (MappedBitStore m : open) {
             m.close();
@@ -111,6 +113,22 @@ class OffHeapBackendTest {
                 assertEquals(~w, m.getWord(w), "word " + w);
             }
             assertEquals(0, m.getWord(lastWordOfFirst - 1));
+        }
+    }
+
+    @Test
+    void aReadFilterThatRunsPastTheFileEndIsAnErrorAndHoldsNothing() throws IOException {
+        Path file = dir.resolve("short.bin");
+        Files.write(file, new byte[1000]);
+        long fdsBefore = openDescriptors();
+        java.io.EOFException e = assertThrows(java.io.EOFException.class,
+                () -> MappedBitStore.open(file, 64, 200, OffHeapBackend.JDK_READ));
+        assertTrue(e.getMessage().contains("short.bin ends at 1000"), e.getMessage());
+        if (fdsBefore >= 0) {
+            assertEquals(fdsBefore, openDescriptors(), "the failed read closed its channel");
+        }
+        try (MappedBitStore m = MappedBitStore.open(file, 992, 1, OffHeapBackend.JDK_READ)) {
+            assertEquals(0, m.getWord(0));
         }
     }
 

@@ -3,9 +3,9 @@ package io.bloomstore.cli.store;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import io.bloomstore.core.StoreOptions;
@@ -20,6 +20,8 @@ import io.bloomstore.core.StoreOptions;
  * <p>Thread safety: stateless.
  */
 public final class OpenFilesLimit {
+    private static final String MAX_OPEN_FILES = "Max open files";
+
     private OpenFilesLimit() {
     }
 
@@ -42,33 +44,37 @@ public final class OpenFilesLimit {
      * "unlimited", 0 when the file is missing or has no such line.
      */
     static long fromProcLimits(Path limits) {
-        List<String> lines;
+        String text;
         try {
-            lines = Files.readAllLines(limits);
+            // Bytes, not Files.readAllLines: a reader and its charset decoder cost a one-shot command
+            // some 4 ms the first time, for a file that is ASCII.
+            text = new String(Files.readAllBytes(limits), StandardCharsets.ISO_8859_1);
         } catch (IOException | RuntimeException e) {
             return 0;
         }
-        for (String line : lines) {
-            if (line.startsWith("Max open files")) {
-                // The soft limit is the first field; no regular expression (a one-shot command would
-                // pay some 4 ms compiling one).
-                String rest = line.substring("Max open files".length()).trim();
-                int end = 0;
-                while (end < rest.length() && !Character.isWhitespace(rest.charAt(end))) {
-                    end++;
-                }
-                String soft = rest.substring(0, end);
-                if (soft.equals("unlimited")) {
-                    return -1;
-                }
-                try {
-                    return Long.parseLong(soft);
-                } catch (NumberFormatException e) {
-                    return 0;
-                }
-            }
+        int at = text.startsWith(MAX_OPEN_FILES) ? 0 : text.indexOf("\n" + MAX_OPEN_FILES);
+        if (at < 0) {
+            return 0;
         }
-        return 0;
+        // The soft limit is the first field after the name; no regular expression (a one-shot
+        // command would pay some 4 ms compiling one).
+        int i = text.indexOf(MAX_OPEN_FILES, at) + MAX_OPEN_FILES.length();
+        while (i < text.length() && (text.charAt(i) == ' ' || text.charAt(i) == '\t')) {
+            i++;
+        }
+        int end = i;
+        while (end < text.length() && !Character.isWhitespace(text.charAt(end))) {
+            end++;
+        }
+        String soft = text.substring(i, end);
+        if (soft.equals("unlimited")) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(soft);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /** {@code maxOpenFiles} for a process limited to {@code descriptorLimit} open files (≤ 0: unknown). */

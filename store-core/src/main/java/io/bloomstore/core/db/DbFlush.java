@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * store's mutex, the MANIFEST edit is logged without it (the version set orders the edits).
  */
 final class DbFlush {
-    private static final Logger LOG = LoggerFactory.getLogger(DbFlush.class);
+    /** The logger, made on first use: a store that logs nothing never starts SLF4J (some 12 ms of a one-shot command). */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(DbFlush.class);
+    }
     /**
      * Memtable entries a flush writes between two looks at {@link #skipQueuedFlushes}: 64 KiB of
      * 1 KiB values, so a closing store waits for no more than that (and not for a writeback sync
@@ -149,7 +152,7 @@ final class DbFlush {
         } catch (CompactionCancelledException e) {
             // Closing: the table is abandoned, and the memtable's synced WAL segment is replayed by
             // the next open.
-            LOG.debug("Flush of a memtable of {} entries stopped: the store is closing", m.entries());
+            Log.LOG.debug("Flush of a memtable of {} entries stopped: the store is closing", m.entries());
         } catch (Throwable t) {
             // Any throwable, an Error too: lost with the thread, it would leave writers waiting forever.
             mutex.lock();
@@ -276,9 +279,9 @@ final class DbFlush {
 
     private void logFlush(MemTable m, FileMetaData meta, long started) {
         if (meta == null) {
-            LOG.debug("Flushed an empty memtable in {} ms", millisSince(started));
+            Log.LOG.debug("Flushed an empty memtable in {} ms", millisSince(started));
         } else {
-            LOG.info("Flushed memtable of {} entries ({} bytes) to L0 table {}: {} bytes + {} filter bytes in {} ms",
+            Log.LOG.info("Flushed memtable of {} entries ({} bytes) to L0 table {}: {} bytes + {} filter bytes in {} ms",
                     m.entries(), m.approximateBytes(), meta.fileNumber(), meta.fileSize(), meta.filterFileSize(),
                     millisSince(started));
         }

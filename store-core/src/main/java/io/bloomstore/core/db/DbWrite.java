@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
 final class DbWrite {
     /** Immutable memtables waiting for the flush thread before writers must wait. */
     private static final int MAX_IMMUTABLES = 2;
-    private static final Logger LOG = LoggerFactory.getLogger(DbWrite.class);
+    /** The logger, made on first use: a store that logs nothing never starts SLF4J (some 12 ms of a one-shot command). */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(DbWrite.class);
+    }
 
     /** A record buffer that grew past this (a huge batch) is not kept for the next group. */
     private static final int MAX_KEPT_RECORD_BYTES = 1 << 20;
@@ -266,7 +269,7 @@ final class DbWrite {
                 if (slowedSince == 0) {
                     slowedSince = now;
                     delayedUntil = now;
-                    LOG.info("Writes slowed: level 0 holds {} tables (slowdown trigger {}); writes held to {} bytes/s",
+                    Log.LOG.info("Writes slowed: level 0 holds {} tables (slowdown trigger {}); writes held to {} bytes/s",
                             level0, db.options.l0SlowdownTrigger(), db.options.delayedWriteRate());
                 }
                 slowedGroups++;
@@ -280,7 +283,7 @@ final class DbWrite {
                 }
             }
             if (slowedSince != 0 && level0 < db.options.l0SlowdownTrigger()) {
-                LOG.info("Writes no longer slowed: {} write groups slowed over {} ms, {} ms of it asleep", slowedGroups,
+                Log.LOG.info("Writes no longer slowed: {} write groups slowed over {} ms, {} ms of it asleep", slowedGroups,
                         (System.nanoTime() - slowedSince) / 1_000_000, delayedNanos / 1_000_000);
                 slowedSince = 0;
                 slowedGroups = 0;
@@ -294,7 +297,7 @@ final class DbWrite {
                 if (stoppedSince == 0) {
                     stoppedSince = System.nanoTime();
                     // A burst outrunning one flush: normal, and short, unlike a level-0 stop.
-                    LOG.info("Writes stopped: {} full memtables wait for the flush thread", v.immutables().size());
+                    Log.LOG.info("Writes stopped: {} full memtables wait for the flush thread", v.immutables().size());
                 }
                 db.queue.awaitChange();
                 continue;
@@ -303,7 +306,7 @@ final class DbWrite {
                 db.counters.writeStops().increment();
                 if (stoppedSince == 0) {
                     stoppedSince = System.nanoTime();
-                    LOG.warn("Writes stopped: level 0 holds {} tables (stop trigger {}); waiting for compaction",
+                    Log.LOG.warn("Writes stopped: level 0 holds {} tables (stop trigger {}); waiting for compaction",
                             level0, db.options.l0StopTrigger());
                 }
                 background.maybeScheduleCompaction();
@@ -319,7 +322,7 @@ final class DbWrite {
 
     private static void logResumed(long stoppedSince) {
         if (stoppedSince != 0) {
-            LOG.info("Writes resumed after {} ms stopped", (System.nanoTime() - stoppedSince) / 1_000_000);
+            Log.LOG.info("Writes resumed after {} ms stopped", (System.nanoTime() - stoppedSince) / 1_000_000);
         }
     }
 

@@ -51,7 +51,10 @@ import org.slf4j.LoggerFactory;
  * <p>Thread safety: one repair per instance, on the calling thread.
  */
 public final class Repairer {
-    private static final Logger LOG = LoggerFactory.getLogger(Repairer.class);
+    /** The logger, made on first use: a store that logs nothing never starts SLF4J (some 12 ms of a one-shot command). */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(Repairer.class);
+    }
     /** The subdirectory damaged files are moved into. */
     public static final String LOST = "lost";
 
@@ -124,7 +127,7 @@ public final class Repairer {
             int before = tables.size();
             tables.removeIf(n -> !named.contains(n));
             if (tables.size() < before) {
-                LOG.info("repair: {} tables in {} are not in its MANIFEST's version (replaced or unfinished);"
+                Log.LOG.info("repair: {} tables in {} are not in its MANIFEST's version (replaced or unfinished);"
                         + " left for the next open to delete", before - tables.size(), dir);
             }
         }
@@ -187,7 +190,7 @@ public final class Repairer {
         fs.syncDirectory(dir);
         RepairReport report = new RepairReport(dir, kept, rebuilt, lost, keysLost, tablesOfUnknownSize, walEntries,
                 walBytesDropped, manifest != null, lastSequence);
-        LOG.info("Repaired {}: kept {} tables, rebuilt {}, lost {} files ({} keys), salvaged {} WAL entries", dir,
+        Log.LOG.info("Repaired {}: kept {} tables, rebuilt {}, lost {} files ({} keys), salvaged {} WAL entries", dir,
                 kept.size(), rebuilt.size(), lost.size(), keysLost, walEntries);
         return report;
     }
@@ -261,7 +264,7 @@ public final class Repairer {
             }
             return new Manifest(path, v, logNumber, sequence);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("repair: {} does not read whole ({}); every kept table is merged instead", path, e.toString());
+            Log.LOG.warn("repair: {} does not read whole ({}); every kept table is merged instead", path, e.toString());
             lose(path, 0);
             return null;
         }
@@ -278,7 +281,7 @@ public final class Repairer {
         try {
             r = TableReader.openWithoutFilter(fs, dir, n, TableOptions.of(options), counters);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("repair: table {} does not open: {}", table, e.toString());
+            Log.LOG.warn("repair: table {} does not open: {}", table, e.toString());
             tablesOfUnknownSize++;
             lose(table, 0);
             lose(filter, 0);
@@ -292,7 +295,7 @@ public final class Repairer {
             try {
                 r.verify();
             } catch (IOException | RuntimeException e) {
-                LOG.warn("repair: table {} does not verify: {}", table, e.toString());
+                Log.LOG.warn("repair: table {} does not verify: {}", table, e.toString());
                 verified = false;
             }
             if (!verified) {
@@ -307,7 +310,7 @@ public final class Repairer {
                 try {
                     TableReader.verifyFilter(fs, dir, n, props);
                 } catch (IOException | RuntimeException e) {
-                    LOG.warn("repair: filter sidecar of table {} is damaged or missing ({}); rebuilding it", table,
+                    Log.LOG.warn("repair: filter sidecar of table {} is damaged or missing ({}); rebuilding it", table,
                             e.toString());
                     sidecarBad = true;
                     t = rewrite(r, props);
@@ -367,7 +370,7 @@ public final class Repairer {
             } catch (CorruptionException e) {
                 damaged = true;
                 walBytesDropped += size - e.offset();
-                LOG.warn("repair: WAL segment {} is damaged at offset {}; its records before the damage are kept",
+                Log.LOG.warn("repair: WAL segment {} is damaged at offset {}; its records before the damage are kept",
                         path, e.offset());
             }
         } catch (CorruptionException e) {

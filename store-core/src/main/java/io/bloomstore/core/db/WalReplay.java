@@ -30,7 +30,10 @@ import org.slf4j.LoggerFactory;
  * <p>Thread safety: used by the opening thread only.
  */
 final class WalReplay {
-    private static final Logger LOG = LoggerFactory.getLogger(WalReplay.class);
+    /** The logger, made on first use: a store that logs nothing never starts SLF4J (some 12 ms of a one-shot command). */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(WalReplay.class);
+    }
 
     private WalReplay() {
     }
@@ -70,9 +73,8 @@ final class WalReplay {
                 LogReader reader = new LogReader(file, path, LogFormat.WAL_MAGIC);
                 for (byte[] record = reader.next(); record != null; record = reader.next()) {
                     long offset = reader.lastRecordOffset();
-                    List<Entry> entries = new ArrayList<>();
-                    long end = BatchCodec.decode(record, path, offset,
-                            (key, seq, type, value) -> entries.add(new Entry(key, seq, type, value)));
+                    Collected entries = new Collected();
+                    long end = BatchCodec.decode(record, path, offset, entries);
                     long start = entries.isEmpty() ? end + 1 : entries.get(0).sequence();
                     if (first ? start > expected : start != expected) {
                         throw new CorruptionException(path, offset, "sequence gap: the batch starts at sequence "
@@ -83,7 +85,9 @@ final class WalReplay {
                     }
                     first = false;
                     empty.clear();
-                    entries.forEach(e -> mem.add(e.key(), e.sequence(), e.type(), e.value()));
+                    for (Entry e : entries) {
+                        mem.add(e.key(), e.sequence(), e.type(), e.value());
+                    }
                     expected = end + 1;
                     last = Math.max(last, end);
                 }
@@ -95,7 +99,7 @@ final class WalReplay {
                                 + " bytes) in a WAL segment followed by " + later.getFileName()
                                 + ", which holds records: writes were lost in between");
                     }
-                    LOG.warn("{}: dropped a torn final record ({} bytes at offset {}), left by a crash during a write",
+                    Log.LOG.warn("{}: dropped a torn final record ({} bytes at offset {}), left by a crash during a write",
                             path, reader.droppedTailBytes(), tail);
                     torn = true;
                 }
@@ -104,11 +108,22 @@ final class WalReplay {
                     throw e;
                 }
                 String dropped = describeDropped(fs, dir, walNumbers, i, e, expected);
-                LOG.warn("point-in-time WAL recovery: {}", dropped);
+                Log.LOG.warn("point-in-time WAL recovery: {}", dropped);
                 return new Result(mem, last, dropped, torn);
             }
         }
         return new Result(mem, last, null, torn);
+    }
+
+    /**
+     * A batch's entries as decoded. A class, not a lambda: replay runs at every open, and a
+     * one-shot command would pay the JVM's first lambda linkage here (some milliseconds).
+     */
+    private static final class Collected extends ArrayList<Entry> implements BatchCodec.EntryHandler {
+        @Override
+        public void entry(byte[] key, long sequence, ValueType type, byte[] value) {
+            add(new Entry(key, sequence, type, value));
+        }
     }
 
     /** The first segment after index {@code i} that holds a record (or damage), or null. */
@@ -143,7 +158,7 @@ final class WalReplay {
                 LogReader reader = new LogReader(file, path, LogFormat.WAL_MAGIC);
                 for (byte[] record = reader.next(); record != null; record = reader.next()) {
                     highest = Math.max(highest, BatchCodec.decode(record, path, reader.lastRecordOffset(),
-                            (key, seq, type, value) -> { }));
+                            new Collected()));
                 }
             } catch (CorruptionException e) {
                 // Best effort: what lies past damage in a dropped segment is unknown anyway.

@@ -38,7 +38,10 @@ public final class TableFileCache {
     /** Capacity meaning: keep every table file open. */
     public static final int UNBOUNDED = -1;
 
-    private static final Logger LOG = LoggerFactory.getLogger(TableFileCache.class);
+    /** The logger, made on first use: a store that logs nothing never starts SLF4J (some 12 ms of a one-shot command). */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(TableFileCache.class);
+    }
 
     private final FileSystem fs;
     private final int capacity;
@@ -122,7 +125,7 @@ public final class TableFileCache {
             RandomReadFile plain = fs.openRead(path);
             if (!directRefused) {
                 directRefused = true;
-                LOG.warn("direct reads refused by the file system of {} ({}): table files are read through the"
+                Log.LOG.warn("direct reads refused by the file system of {} ({}): table files are read through the"
                         + " page cache", path.getParent(), e.toString());
             }
             return plain;

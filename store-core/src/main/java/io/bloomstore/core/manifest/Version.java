@@ -1,8 +1,6 @@
 package io.bloomstore.core.manifest;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -20,8 +18,6 @@ import java.util.Set;
  * <p>Thread safety: immutable.
  */
 public final class Version {
-    private static final VarHandle BIG_ENDIAN_LONG =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     public static final int NUM_LEVELS = 7;
 
     /**
@@ -103,7 +99,9 @@ public final class Version {
      */
     public static long head(byte[] key) {
         if (key.length >= Long.BYTES) {
-            return (long) BIG_ENDIAN_LONG.get(key, 0);
+            // A heap buffer's read, not a byte-array view VarHandle: the view's class initialisation
+            // links the JVM's first lambda, some 10 ms of a one-shot command's open.
+            return ByteBuffer.wrap(key).getLong(0);
         }
         long v = 0;
         for (int i = 0; i < Long.BYTES; i++) {

@@ -46,7 +46,10 @@ import io.bloomstore.core.manifest.FileNames;
 public final class CountersFile {
     static final int MAGIC = 0x4E435342;
     static final int VERSION = 1;
-    private static final Logger LOG = LoggerFactory.getLogger(CountersFile.class);
+    /** The logger, made on first use: a store that logs nothing never starts SLF4J (some 12 ms of a one-shot command). */
+    private static final class Log {
+        static final Logger LOG = LoggerFactory.getLogger(CountersFile.class);
+    }
     private static final int MAX_BYTES = 64 * 1024;
 
     /**
@@ -132,7 +135,7 @@ public final class CountersFile {
             try {
                 base = read(fs, file);
             } catch (CorruptionException e) {
-                LOG.warn("Cumulative counters start again from zero: {}", e.getMessage());
+                Log.LOG.warn("Cumulative counters start again from zero: {}", e.getMessage());
             }
         }
         return new CountersFile(fs, dir, live, base);
@@ -162,7 +165,7 @@ public final class CountersFile {
         try {
             save();
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
+            Log.LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
         }
     }
 
@@ -196,7 +199,7 @@ public final class CountersFile {
         try {
             save(false);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
+            Log.LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
         }
     }
 
@@ -239,7 +242,7 @@ public final class CountersFile {
                     all.putAll(read(fs, file));
                 } catch (CorruptionException e) {
                     // The open read the same file and warned already.
-                    LOG.debug("Cumulative counters start again from zero: {}", e.getMessage());
+                    Log.LOG.debug("Cumulative counters start again from zero: {}", e.getMessage());
                 }
             }
             for (String name : NAMES) {
@@ -253,16 +256,16 @@ public final class CountersFile {
             }
             fs.rename(temp, file);
         } catch (AccessDeniedException | ReadOnlyFileSystemException e) {
-            LOG.debug("Cumulative counters of {} not saved: the directory is not writable ({})", file.getParent(),
+            Log.LOG.debug("Cumulative counters of {} not saved: the directory is not writable ({})", file.getParent(),
                     e.toString());
         } catch (FileSystemException e) {
             if (e.getReason() != null && e.getReason().contains("Read-only file system")) {
-                LOG.debug("Cumulative counters of {} not saved: {}", file.getParent(), e.toString());
+                Log.LOG.debug("Cumulative counters of {} not saved: {}", file.getParent(), e.toString());
             } else {
-                LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
+                Log.LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
             }
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
+            Log.LOG.warn("Cannot save the cumulative counters in {}: {}", file.getParent(), e.toString());
         }
     }
 
