@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -29,11 +30,21 @@ public final class LauncherTraining {
         Path dir = Files.createTempDirectory("bloomstore-training");
         try {
             String data = dir.resolve("db").toString();
+            // Keys of every length class the filters' hash function (XXH3) treats apart: its
+            // classes for 9- to 16-byte keys would otherwise be missing from the archive, and a
+            // get of such a key would open the jar and parse them (some 5 ms).
+            StringBuilder shapes = new StringBuilder();
+            for (int length : new int[] {1, 3, 6, 12, 16, 24, 100, 150, 300}) {
+                shapes.append("k".repeat(length)).append('\n');
+            }
             Path keys = dir.resolve("keys.txt");
-            Files.writeString(keys, "k1\nk2\nabsent\n");
+            Files.writeString(keys, "k1\nk2\nabsent\n" + shapes);
             StringBuilder load = new StringBuilder();
             for (int i = 0; i < 2_000; i++) {
                 load.append("key").append(i).append('\t').append("value-").append(i).append('\n');
+            }
+            for (String key : shapes.toString().split("\n")) {
+                load.append(key).append('\t').append("value").append('\n');
             }
             Path loadFile = dir.resolve("load.tsv");
             Files.writeString(loadFile, load);
@@ -60,15 +71,24 @@ public final class LauncherTraining {
                     System.exit(1);
                 }
             }
-            // The short commands' picocli-free path, as Start.main takes it.
-            for (String[] command : List.of(
+            // The short commands' picocli-free path, as Start.main takes it. Forty puts first: every
+            // eighth one's open writes the WAL into a level-0 table, and the fourth table starts a
+            // compaction, so the archive holds the classes of a put that flushes and compacts.
+            List<String[]> quick = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                quick.add(new String[] {"--data", data, "put", "p" + i, "v" + i});
+            }
+            quick.addAll(List.of(
                     new String[] {"--data", data, "put", "k3", "v3"},
                     new String[] {"--data", data, "get", "k1"},
                     new String[] {"--data", data, "get", "absent"},
+                    new String[] {"--data", data, "get", "k".repeat(12)},
+                    new String[] {"--data", data, "get", "k".repeat(300)},
                     new String[] {"--data", data, "delete", "k3"},
                     new String[] {"--data", data, "scan", "--limit", "10"},
                     new String[] {"--data", data, "stats"},
-                    new String[] {"--data", data, "flush"})) {
+                    new String[] {"--data", data, "flush"}));
+            for (String[] command : quick) {
                 StringWriter sink = new StringWriter();
                 int code = QuickCommands.tryRun(command, new PrintWriter(sink), new PrintWriter(sink));
                 if (code != ExitCodes.OK && code != ExitCodes.NOT_FOUND) {

@@ -4,6 +4,7 @@ import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.compaction.Compaction;
 import io.bloomstore.core.compaction.CompactionCancelledException;
 import io.bloomstore.core.compaction.CompactionPicker;
+import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.memtable.MemTable;
 import java.io.IOException;
@@ -103,10 +104,29 @@ final class DbBackground {
                 return;
             }
             running.add(c);
-            c.allInputs().forEach(f -> busy.add(f.fileNumber()));
+            for (FileMetaData f : c.allInputs()) {
+                busy.add(f.fileNumber());
+            }
             mostRunning = Math.max(mostRunning, running.size());
             intraLevel0Started += c.isIntraLevel0() ? 1 : 0;
-            compactor.execute(() -> backgroundCompaction(c));
+            compactor.execute(new CompactionTask(c));
+        }
+    }
+
+    /**
+     * One scheduled compaction. A class, not a lambda: a one-shot {@code put} whose open flushes the
+     * WAL schedules one, and the process's first lambda costs it some 10 ms.
+     */
+    private final class CompactionTask implements Runnable {
+        private final Compaction compaction;
+
+        CompactionTask(Compaction compaction) {
+            this.compaction = compaction;
+        }
+
+        @Override
+        public void run() {
+            backgroundCompaction(compaction);
         }
     }
 
@@ -168,7 +188,9 @@ final class DbBackground {
             mutex.lock();
             try {
                 running.remove(c);
-                c.allInputs().forEach(f -> busy.remove(f.fileNumber()));
+                for (FileMetaData f : c.allInputs()) {
+                    busy.remove(f.fileNumber());
+                }
                 maybeScheduleCompaction();
                 db.queue.signalChange();
             } finally {
