@@ -1,16 +1,19 @@
 package io.bloomstore.cli;
 
 import java.io.File;
+import java.util.List;
 
 import org.slf4j.ILoggerFactory;
 import org.slf4j.IMarkerFactory;
 import org.slf4j.Logger;
 import org.slf4j.Marker;
 import org.slf4j.event.Level;
+import org.slf4j.event.LoggingEvent;
 import org.slf4j.helpers.BasicMDCAdapter;
 import org.slf4j.helpers.BasicMarkerFactory;
 import org.slf4j.helpers.LegacyAbstractLogger;
 import org.slf4j.spi.LocationAwareLogger;
+import org.slf4j.spi.LoggingEventAware;
 import org.slf4j.spi.MDCAdapter;
 import org.slf4j.spi.SLF4JServiceProvider;
 
@@ -19,8 +22,8 @@ import ch.qos.logback.classic.spi.LogbackServiceProvider;
 /**
  * The command line's SLF4J binding: logback, started only when something is logged at a level the
  * command line shows (WARN and ERROR, {@link CliLogConfigurator}). A one-shot command that logs
- * nothing — a {@code get} — never loads logback's two hundred classes; the engine's loggers are
- * made eagerly (static fields) but cost one small object each until then. {@link Start#main} names
+ * nothing — a {@code get} — never loads logback's two hundred classes; the engine makes its
+ * loggers on first use, and each costs one small object until then. {@link Start#main} names
  * this class in the {@code slf4j.provider} system property unless the user set it; where the user
  * configures logback ({@code -Dlogback.configurationFile}, or a {@code logback.xml} on the class
  * path) levels may be anything, so logback starts at once and every call goes straight to it.
@@ -114,8 +117,12 @@ public final class DeferredLogging implements SLF4JServiceProvider {
         return l;
     }
 
-    /** A logger that answers "disabled" below WARN until logback runs, and hands everything else to it. */
-    private final class DeferredLogger extends LegacyAbstractLogger {
+    /**
+     * A logger that answers "disabled" below WARN until logback runs, and hands everything else to it.
+     * Event-aware: a call made on another thread while SLF4J binds this provider is recorded by
+     * SLF4J and replayed here, not dropped with a warning on standard error.
+     */
+    private final class DeferredLogger extends LegacyAbstractLogger implements LoggingEventAware {
         private static final long serialVersionUID = 1L;
         private transient volatile Logger target;
 
@@ -168,6 +175,21 @@ public final class DeferredLogging implements SLF4JServiceProvider {
         @Override
         public boolean isErrorEnabled() {
             return target().isErrorEnabled();
+        }
+
+        @Override
+        public void log(LoggingEvent event) {
+            Level level = event.getLevel();
+            boolean enabled = switch (level) {
+                case ERROR -> isErrorEnabled();
+                case WARN -> isWarnEnabled();
+                default -> enabledBelowWarn(level);
+            };
+            if (enabled) {
+                List<Marker> markers = event.getMarkers();
+                handleNormalizedLoggingCall(level, markers == null || markers.isEmpty() ? null : markers.get(0),
+                        event.getMessage(), event.getArgumentArray(), event.getThrowable());
+            }
         }
 
         @Override
