@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,6 +13,8 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import io.bloomstore.cli.store.QuickCommands;
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreOptions;
 
 /**
  * The training run of the {@code bloomstore} launcher ({@code store-cli/src/main/launcher}): the
@@ -96,6 +99,21 @@ public final class LauncherTraining {
                     new String[] {"--data", data, "scan", "--limit", "10"},
                     new String[] {"--data", data, "stats"},
                     new String[] {"--data", data, "flush"}));
+            if (quickOnly) {
+                // A store whose level 1 holds several tables, built through the API: a scan of it
+                // reads a level through a LevelIterator, which no store the commands above make has.
+                String levels = dir.resolve("levels").toString();
+                try (Store store = Store.open(Path.of(levels), StoreOptions.builder().memtableBytes(16 * 1024)
+                        .targetFileBytes(16 * 1024).build())) {
+                    for (int i = 0; i < 3_000; i++) {
+                        store.put(("level-key-" + i).getBytes(StandardCharsets.UTF_8),
+                                ("value-" + i).getBytes(StandardCharsets.UTF_8));
+                    }
+                    store.compact();
+                }
+                quick.add(new String[] {"--data", levels, "scan", "--limit", "10"});
+                quick.add(new String[] {"--data", levels, "get", "level-key-7"});
+            }
             for (String[] command : quick) {
                 StringWriter sink = new StringWriter();
                 int code = QuickCommands.tryRun(command, new PrintWriter(sink), new PrintWriter(sink));

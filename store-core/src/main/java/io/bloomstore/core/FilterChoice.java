@@ -1,5 +1,8 @@
 package io.bloomstore.core;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+
 import io.bloomstore.bloom.BlockedBloomFilter;
 import io.bloomstore.bloom.BloomMath;
 import io.bloomstore.bloom.FilterKind;
@@ -88,6 +91,11 @@ public record FilterChoice(FilterKind kind, double bitsPerKey, boolean skipped, 
         if (kind == null) {
             return "none (" + reason + ")";
         }
-        return String.format("%s %.2f bits/key%s (%s)", kind.cliName(), bitsPerKey, skipped ? " skipped" : "", reason);
+        // Not String.format: its formatter compiles a regular expression on first use (a one-shot
+        // `bloomstore stats` prints this), and its decimal point would follow the default locale.
+        String bits = Double.isFinite(bitsPerKey)
+                ? BigDecimal.valueOf(bitsPerKey).setScale(2, RoundingMode.HALF_UP).toPlainString()
+                : Double.toString(bitsPerKey);
+        return kind.cliName() + " " + bits + " bits/key" + (skipped ? " skipped" : "") + " (" + reason + ")";
     }
 }

@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 import io.bloomstore.cli.Units;
@@ -25,11 +24,12 @@ import io.bloomstore.core.StoreStats.LevelStats;
  */
 final class StatsReport {
     static final String COUNTERS_NOTE = "per level, counters since this command opened the store";
-    private static final String SHAPE_ROW = "%-6s %7s %12s %12s %12s %9s  %s%n";
-    private static final String EFFECT_ROW = "%-6s %12s %12s %12s %18s %10s %9s %12s%n";
-    private static final String TABLE_ROW = "%-8s %5s %12s %13s %10s %12s %12s%n";
+    // Column widths (Units.row: negative = left-aligned), the layout of printf's "%-6s %7s ...".
+    private static final int[] SHAPE_ROW = {-6, 7, 12, 12, 12, 9, 0};
+    private static final int[] EFFECT_ROW = {-6, 12, 12, 12, 18, 10, 9, 12};
+    private static final int[] TABLE_ROW = {-8, 5, 12, 13, 10, 12, 12};
     private static final int TABLES_SHOWN = 20;
-    private static final String COUNTER_ROW = "%-22s %14s %16s%n";
+    private static final int[] COUNTER_ROW = {-22, 14, 16};
 
     private StatsReport() {
     }
@@ -179,8 +179,8 @@ final class StatsReport {
 
     static void printText(PrintWriter out, Path dir, StoreStats s, StoreOptions options) {
         out.println("store " + dir + " (filter policy " + s.filterPolicy() + ")");
-        out.printf(Locale.ROOT, SHAPE_ROW, "level", "files", "table bytes", "entries", "filter bytes", "bits/key",
-                "filter for new tables");
+        out.println(Units.row(SHAPE_ROW, "level", "files", "table bytes", "entries", "filter bytes", "bits/key",
+                " filter for new tables"));
         long tableBytes = 0;
         long filterBytes = 0;
         long entries = 0;
@@ -189,37 +189,36 @@ final class StatsReport {
             filterBytes += l.filterFileBytes();
             entries += l.entries();
             if (shown(l)) {
-                out.printf(Locale.ROOT, SHAPE_ROW, "L" + l.level(), Units.count(l.files()), Units.bytes(l.tableBytes()),
+                out.println(Units.row(SHAPE_ROW, "L" + l.level(), Units.count(l.files()), Units.bytes(l.tableBytes()),
                         Units.count(l.entries()), Units.bytes(l.filterFileBytes()), bits(filterBitsPerKey(l)),
-                        l.policy());
+                        " " + l.policy()));
             }
         }
-        out.println(String.format(Locale.ROOT, SHAPE_ROW, "total", Units.count(s.totalFiles()),
+        out.println(Units.row(SHAPE_ROW, "total", Units.count(s.totalFiles()),
                 Units.bytes(tableBytes), Units.count(entries), Units.bytes(filterBytes),
-                bits(entries == 0 ? Double.NaN : filterBytes * 8.0 / entries), "").stripTrailing());
+                bits(entries == 0 ? Double.NaN : filterBytes * 8.0 / entries)));
         out.println("filters mapped: " + Units.bytes(s.filterBytes()) + "; new tables get "
                 + (options.filterKind() == null ? "no filter"
-                : String.format(Locale.ROOT, "a %s filter of %.1f bits/key, configured FPR %s",
-                options.filterKind().cliName(), options.bitsPerKey(), Units.percent(s.configuredFpr())))
-                + "; expected reads per missing lookup " + String.format(Locale.ROOT, "%.4f",
-                s.expectedReadsPerMissingLookup()));
+                : "a " + options.filterKind().cliName() + " filter of " + Units.fixed(options.bitsPerKey(), 1)
+                + " bits/key, configured FPR " + Units.percent(s.configuredFpr()))
+                + "; expected reads per missing lookup " + Units.fixed(s.expectedReadsPerMissingLookup(), 4));
         out.println("table indexes: " + Units.bytes(s.indexOffHeapBytes()) + " off the heap, "
                 + Units.bytes(s.indexHeapBytes()) + " on it");
         out.println(COUNTERS_NOTE + ":");
-        out.printf(Locale.ROOT, EFFECT_ROW, "level", "expected FPR", "measured FPR", "disk saved", "positives (true)",
-                "probes", "hit ratio", "bytes saved");
+        out.println(Units.row(EFFECT_ROW, "level", "expected FPR", "measured FPR", "disk saved", "positives (true)",
+                "probes", "hit ratio", "bytes saved"));
         for (LevelStats l : s.levels()) {
             if (shown(l)) {
-                out.printf(Locale.ROOT, EFFECT_ROW, "L" + l.level(), Units.percent(l.expectedFpr()),
+                out.println(Units.row(EFFECT_ROW, "L" + l.level(), Units.percent(l.expectedFpr()),
                         Units.percent(l.measuredFpr()), Units.count(l.filterNegatives()),
                         Units.count(l.filterPositives()) + " (" + Units.count(l.filterTruePositives()) + ")",
                         Units.count(l.probes()), Double.isNaN(l.hitRatio()) ? "-" : Units.percent(l.hitRatio()),
-                        Units.bytes(l.filterBytesSaved()));
+                        Units.bytes(l.filterBytesSaved())));
             }
         }
         printTables(out, s);
         CumulativeStats c = s.cumulative();
-        out.printf(Locale.ROOT, COUNTER_ROW, "counters", "this open", "since creation");
+        out.println(Units.row(COUNTER_ROW, "counters", "this open", "since creation"));
         row(out, "gets", Units.count(s.gets()), Units.count(c.gets()));
         row(out, "tables consulted", Units.count(s.tableLookups()), Units.count(c.tableLookups()));
         row(out, "disk accesses saved", Units.count(s.filterNegatives()), Units.count(c.filterNegatives()));
@@ -237,8 +236,7 @@ final class StatsReport {
         row(out, "compaction read", Units.bytes(s.compactionBytesRead()), Units.bytes(c.compactionBytesRead()));
         row(out, "compaction written", Units.bytes(s.compactionBytesWritten()), Units.bytes(c.compactionBytesWritten()));
         row(out, "user bytes written", Units.bytes(s.userBytesWritten()), Units.bytes(c.userBytesWritten()));
-        row(out, "write amplification", String.format(Locale.ROOT, "%.2f", s.writeAmplification()),
-                String.format(Locale.ROOT, "%.2f", c.writeAmplification()));
+        row(out, "write amplification", Units.fixed(s.writeAmplification(), 2), Units.fixed(c.writeAmplification(), 2));
         row(out, "writes slowed", Units.count(s.writeSlowdowns()), Units.count(c.writeSlowdowns()));
         row(out, "writes stopped", Units.count(s.writeStops()), Units.count(c.writeStops()));
         row(out, "prefix scans", Units.count(s.prefixScans()), Units.count(c.prefixScans()));
@@ -257,18 +255,18 @@ final class StatsReport {
         if (s.tables().isEmpty()) {
             return;
         }
-        out.printf(Locale.ROOT, TABLE_ROW, "table", "level", "key filter", "prefix filter", "extractor",
-                "range filter", "sidecar");
+        out.println(Units.row(TABLE_ROW, "table", "level", "key filter", "prefix filter", "extractor",
+                "range filter", "sidecar"));
         int shown = 0;
         for (StoreStats.TableFilterStats t : s.tables()) {
             if (shown++ == TABLES_SHOWN) {
                 out.println("  ... " + (s.tables().size() - TABLES_SHOWN) + " more tables (--json lists all)");
                 break;
             }
-            out.printf(Locale.ROOT, TABLE_ROW, String.format(Locale.ROOT, "%06d", t.fileNumber()), "L" + t.level(),
+            out.println(Units.row(TABLE_ROW, Units.zeroPadded(t.fileNumber(), 6), "L" + t.level(),
                     Units.bytes(t.keyFilterBytes()), Units.bytes(t.prefixFilterBytes()),
                     t.prefixExtractor() == null ? "-" : t.prefixExtractor(), Units.bytes(t.rangeFilterBytes()),
-                    Units.bytes(t.sidecarBytes()));
+                    Units.bytes(t.sidecarBytes())));
         }
     }
 
@@ -278,11 +276,11 @@ final class StatsReport {
     }
 
     private static String bits(double v) {
-        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
+        return Double.isNaN(v) ? "-" : Units.fixed(v, 2);
     }
 
     private static void row(PrintWriter out, String name, String thisOpen, String sinceCreation) {
-        out.printf(Locale.ROOT, COUNTER_ROW, "  " + name, thisOpen, sinceCreation);
+        out.println(Units.row(COUNTER_ROW, "  " + name, thisOpen, sinceCreation));
     }
 
     /** The range filter option of this open: bits per key and the longest range (as 2^blockBits), or null. */

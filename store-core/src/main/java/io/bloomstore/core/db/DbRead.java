@@ -16,6 +16,7 @@ import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.memtable.InternalKey;
+import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.stats.LevelCounters;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.stats.ThreadTally;
@@ -27,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The read path of an open store: point lookups (memtables, then level 0 newest first, then one
@@ -140,7 +142,9 @@ final class DbRead {
                 return iterator(from, to, readOptions, reverse);
             }
             sources.add(v.mem().iterator());
-            v.immutables().forEach(m -> sources.add(m.iterator()));
+            for (MemTable m : v.immutables()) {
+                sources.add(m.iterator());
+            }
             TableGuard guard = tableGuard(from, to);
             Version version = v.version();
             VersionRef tables = v.tables();
@@ -155,7 +159,7 @@ final class DbRead {
                 if (files.size() == 1) {
                     sources.add(tables.handle(files.get(0).fileNumber()).reader().iterator());
                 } else if (!files.isEmpty()) {
-                    sources.add(new LevelIterator(files, f -> tables.handle(f.fileNumber()).readerUnchecked().iterator()));
+                    sources.add(new LevelIterator(files, new TableOpener(tables)));
                 }
             }
             DbIterator it = new DbIterator(sources, tables, from, to, snapshot, reverse);
@@ -315,5 +319,22 @@ final class DbRead {
                 lc.filterTruePositives().sum(), lc.measuredFpr(), lc.probes().sum(), lc.hitRatio(), saved,
                 lc.prefixChecked().sum(), lc.prefixUseful().sum(), prefixFilterBytes, lc.rangeChecked().sum(),
                 lc.rangeUseful().sum(), rangeFilterBytes);
+    }
+
+    /**
+     * Opens a table of a level's iterator when the scan reaches it. A class, not a lambda: a one-shot
+     * {@code scan} would pay the process's first lambda (some 10 ms) for it.
+     */
+    private static final class TableOpener implements Function<FileMetaData, InternalIterator> {
+        private final VersionRef tables;
+
+        TableOpener(VersionRef tables) {
+            this.tables = tables;
+        }
+
+        @Override
+        public InternalIterator apply(FileMetaData f) {
+            return tables.handle(f.fileNumber()).readerUnchecked().iterator();
+        }
     }
 }
