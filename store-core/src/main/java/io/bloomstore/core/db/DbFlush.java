@@ -4,6 +4,7 @@ import io.bloomstore.core.FilterChoice;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.compaction.CompactionCancelledException;
 import io.bloomstore.core.compaction.ShadowedVersions;
+import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
@@ -15,6 +16,7 @@ import io.bloomstore.core.table.TableOptions;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,15 +91,23 @@ final class DbFlush {
             return;
         }
         if (skipQueuedFlushes) {
-            // Closing: this memtable's WAL segment was synced when it was switched out, so the
+            // Closing: this memtable's WAL segment is sealed (synced) before close returns, so the
             // next open replays it; flushing it now would only make close wait.
             return;
         }
         MemTable m = db.view.immutables().get(0);
+        // The seal of m's WAL segments (and of every older one) was started by the switch that queued this flush.
+        Future<?> seal = db.walSeal;
         long started = System.nanoTime();
         boolean finishing = false;
         try {
             FileMetaData meta = writeLevel0Table(m);
+            // The edit below makes m's segments obsolete and deletes them: not while their seal may
+            // still be syncing them (nor after it failed). Done long before the table, normally.
+            Throwable sealFailed = Futures.await(seal);
+            if (sealFailed != null) {
+                throw new IOException("WAL segment seal failed: " + sealFailed, sealFailed);
+            }
             long logNumber;
             VersionEdit edit;
             mutex.lock();
@@ -286,7 +296,7 @@ final class DbFlush {
 
     /**
      * At close: a running flush stops at its next check (before its MANIFEST edit), queued ones do
-     * not start; their memtables' WAL segments were synced when they were switched out.
+     * not start; their memtables' WAL segments are sealed (synced) before close returns.
      */
     void requestStop() {
         skipQueuedFlushes = true;

@@ -21,7 +21,10 @@ import org.slf4j.LoggerFactory;
  * Recovery's second half: replays the WAL segments the manifest does not yet cover (numbered at or
  * above its log number), oldest first, into a memtable. Each record is one write batch, applied
  * whole or not at all. Recovery never leaves a hole: only a torn final record of the newest segment
- * holding records is dropped (it was never acknowledged as synced); any other damage, and any gap
+ * holding records is dropped (it was never acknowledged as synced), and so is the torn final record
+ * of an older one when no later segment holds a seal record, with every later segment (a crash
+ * while that segment was synced after a memtable switch: nothing later was ever synced, so the
+ * history ends at the tear); any other damage, and any gap
  * in sequence numbers between consecutive records or segments (or between the manifest's last
  * sequence and the first record), is a {@link CorruptionException} naming file and offset — or,
  * with {@link WalRecovery#POINT_IN_TIME}, the end of what is replayed. Rules:
@@ -91,9 +94,19 @@ final class WalReplay {
                     long tail = file.size() - reader.droppedTailBytes();
                     Path later = laterSegmentWithRecords(fs, dir, walNumbers, i);
                     if (later != null) {
-                        throw new CorruptionException(path, tail, "damaged final record (" + reader.droppedTailBytes()
-                                + " bytes) in a WAL segment followed by " + later.getFileName()
-                                + ", which holds records: writes were lost in between");
+                        Path sealed = laterSegmentSealedOrDamaged(fs, dir, walNumbers, i);
+                        if (sealed != null) {
+                            throw new CorruptionException(path, tail, "damaged final record ("
+                                    + reader.droppedTailBytes() + " bytes) in a WAL segment followed by "
+                                    + later.getFileName() + ", which holds records, and sealed by "
+                                    + sealed.getFileName() + ": writes were lost in between");
+                        }
+                        // No later segment was ever synced (a segment's first sync waits for the
+                        // older ones' and records that first): a crash during a memtable switch.
+                        LOG.warn("{}: dropped a torn final record ({} bytes at offset {}) and every later segment "
+                                + "(from {} on, never synced): a crash while this segment was being synced after "
+                                + "a memtable switch", path, reader.droppedTailBytes(), tail, later.getFileName());
+                        return new Result(mem, last, null, true);
                     }
                     LOG.warn("{}: dropped a torn final record ({} bytes at offset {}), left by a crash during a write",
                             path, reader.droppedTailBytes(), tail);
@@ -119,6 +132,29 @@ final class WalReplay {
             try (RandomReadFile file = fs.openRead(path)) {
                 if (new LogReader(file, path, LogFormat.WAL_MAGIC).next() != null) {
                     return path;
+                }
+            } catch (CorruptionException e) {
+                return path;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The first segment after index {@code i} holding a seal record (written only once every older
+     * segment was synced) or damage, or null: then a torn tail in segment {@code i} is what a crash
+     * during a memtable switch leaves, not damage.
+     */
+    private static Path laterSegmentSealedOrDamaged(FileSystem fs, Path dir, List<Long> walNumbers, int i)
+            throws IOException {
+        for (int j = i + 1; j < walNumbers.size(); j++) {
+            Path path = FileNames.wal(dir, walNumbers.get(j));
+            try (RandomReadFile file = fs.openRead(path)) {
+                LogReader reader = new LogReader(file, path, LogFormat.WAL_MAGIC);
+                for (byte[] record = reader.next(); record != null; record = reader.next()) {
+                    if (BatchCodec.isSeal(record)) {
+                        return path;
+                    }
                 }
             } catch (CorruptionException e) {
                 return path;
