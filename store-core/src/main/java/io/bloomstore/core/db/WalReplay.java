@@ -40,12 +40,25 @@ final class WalReplay {
 
     /**
      * The replayed entries, the largest sequence number seen (or the manifest's), what point-in-time
-     * recovery dropped (null when nothing was), and whether a torn final record was dropped.
+     * recovery dropped (null when nothing was), whether a torn final record was dropped, and the
+     * last sequence number the replayed records account for (-1 when no segment holds a record).
      */
-    record Result(MemTable memtable, long lastSequence, String dropped, boolean tornTail) {
+    record Result(MemTable memtable, long lastSequence, String dropped, boolean tornTail, long walEnd) {
         /** Every segment read to its end, nothing dropped: the segments may be replayed again as they are. */
         boolean clean() {
             return dropped == null && !tornTail;
+        }
+
+        /**
+         * Whether the replayed records reach {@code manifestLastSequence} (or there are none), so
+         * that a new segment whose first write takes the sequence number after {@link #lastSequence}
+         * may follow them without a gap. A flush's MANIFEST edit records the last sequence number
+         * assigned, which may belong to writes no WAL sync reached: after a machine crash lost them,
+         * the replayed segments end below it, and a segment written after them would start past
+         * the lost numbers, a gap the next recovery reads as lost writes.
+         */
+        boolean reaches(long manifestLastSequence) {
+            return walEnd < 0 || walEnd >= manifestLastSequence;
         }
     }
 
@@ -61,6 +74,7 @@ final class WalReplay {
         MemTable mem = new MemTable(memLogNumber);
         boolean torn = false;
         long last = lastSequence;
+        long walEnd = -1;
         // The next sequence number a record must start at; before the first record, at most this.
         long expected = lastSequence + 1;
         boolean first = true;
@@ -89,6 +103,7 @@ final class WalReplay {
                     entries.forEach(e -> mem.add(e.key(), e.sequence(), e.type(), e.value()));
                     expected = end + 1;
                     last = Math.max(last, end);
+                    walEnd = end;
                 }
                 if (reader.droppedTailBytes() > 0) {
                     long tail = file.size() - reader.droppedTailBytes();
@@ -106,7 +121,7 @@ final class WalReplay {
                         LOG.warn("{}: dropped a torn final record ({} bytes at offset {}) and every later segment "
                                 + "(from {} on, never synced): a crash while this segment was being synced after "
                                 + "a memtable switch", path, reader.droppedTailBytes(), tail, later.getFileName());
-                        return new Result(mem, last, null, true);
+                        return new Result(mem, last, null, true, walEnd);
                     }
                     LOG.warn("{}: dropped a torn final record ({} bytes at offset {}), left by a crash during a write",
                             path, reader.droppedTailBytes(), tail);
@@ -118,10 +133,10 @@ final class WalReplay {
                 }
                 String dropped = describeDropped(fs, dir, walNumbers, i, e, expected);
                 LOG.warn("point-in-time WAL recovery: {}", dropped);
-                return new Result(mem, last, dropped, torn);
+                return new Result(mem, last, dropped, torn, walEnd);
             }
         }
-        return new Result(mem, last, null, torn);
+        return new Result(mem, last, null, torn, walEnd);
     }
 
     /** The first segment after index {@code i} that holds a record (or damage), or null. */
