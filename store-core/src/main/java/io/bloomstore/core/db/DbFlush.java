@@ -110,6 +110,7 @@ final class DbFlush {
             }
             long logNumber;
             VersionEdit edit;
+            boolean backlog;
             mutex.lock();
             try {
                 ReadView v = db.view;
@@ -139,15 +140,24 @@ final class DbFlush {
                 // Store.flush() waits for the deletions too (flushFinishing).
                 flushesFinishing++;
                 finishing = true;
+                // Another full memtable waiting: its flush goes first, and the deletions wait for
+                // the end of that one (every segment below its log number goes then, this one's
+                // too). Writers that fill memtables faster than they are flushed wait for flushes,
+                // not for unlinks.
+                backlog = !db.view.immutables().isEmpty();
                 db.queue.signalChange();
             } finally {
                 mutex.unlock();
             }
-            // Listing the directory and unlinking a just-flushed 4 MiB WAL segment take
-            // milliseconds: not with writers locked out.
-            ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, logNumber, false));
+            if (!backlog) {
+                // Listing the directory and unlinking a just-flushed 4 MiB WAL segment take
+                // milliseconds: not with writers locked out.
+                ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, logNumber, false));
+            }
             logFlush(m, meta, started);
-            db.cumulative.saveOrWarnAtMostEverySecond();
+            if (!backlog) {
+                db.cumulative.saveOrWarnAtMostEverySecond();
+            }
             mutex.lock();
             try {
                 flushesFinishing--;
