@@ -43,7 +43,8 @@ import java.util.Set;
  * obsolete WAL segments, stale MANIFESTs, {@code CURRENT.tmp}) and a torn final record of the
  * newest WAL segment holding records (what a crash during a write leaves) are warnings, not
  * damage, and so is a torn tail of an older segment when no later segment holds a seal record (a
- * crash during a memtable switch); any other torn tail of an older segment is damage. Formats: {@code docs/format/*.md}.
+ * crash during a memtable switch), as is a gap at the start of a segment when neither it nor a later
+ * one holds a seal record; any other torn tail of an older segment is damage. Formats: {@code docs/format/*.md}.
  *
  * <p>The store must not be open: verifying takes the directory's lock, so a store open in this or
  * another process makes it fail with {@link LockedException}.
@@ -299,6 +300,15 @@ public final class StoreVerifier {
             WalScan s = scans.get(i);
             if (s.first() >= 0) {
                 if (previous >= 0 && (first ? s.first() > previous + 1 : s.first() != previous + 1)) {
+                    if (!first && scans.subList(i, scans.size()).stream().noneMatch(WalScan::sealedOrDamaged)) {
+                        // As WalReplay: this segment and the later ones were never synced (none holds a
+                        // seal record), and a crash kept some of their records but not the older tail.
+                        warn(s.path(), -1, "sequence gap after segments never synced (the segment starts at "
+                                + s.first() + ", the previous one ended at " + previous + "; a crash while the "
+                                + "older one was synced after a memtable switch); recovery drops it and every later "
+                                + "segment");
+                        return;
+                    }
                     error(s.path(), -1, "sequence gap: the segment starts at sequence " + s.first() + " but "
                             + (first ? "the MANIFEST's last sequence is " : "the previous segment ended at ") + previous);
                 }

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * holding records is dropped (it was never acknowledged as synced), and so is the torn final record
  * of an older one when no later segment holds a seal record, with every later segment (a crash
  * while that segment was synced after a memtable switch: nothing later was ever synced, so the
- * history ends at the tear); any other damage, and any gap
+ * history ends at the tear), and likewise a gap at the start of a segment that neither holds nor
+ * is followed by a seal record (the same crash, the older tail lost whole); any other damage, and any gap
  * in sequence numbers between consecutive records or segments (or between the manifest's last
  * sequence and the first record), is a {@link CorruptionException} naming file and offset — or,
  * with {@link WalRecovery#POINT_IN_TIME}, the end of what is replayed. Rules:
@@ -85,12 +86,23 @@ final class WalReplay {
             empty.add(path.getFileName().toString());
             try (RandomReadFile file = fs.openRead(path)) {
                 LogReader reader = new LogReader(file, path, LogFormat.WAL_MAGIC);
+                boolean segmentStart = true;
                 for (byte[] record = reader.next(); record != null; record = reader.next()) {
                     long offset = reader.lastRecordOffset();
                     List<Entry> entries = new ArrayList<>();
                     long end = BatchCodec.decode(record, path, offset,
                             (key, seq, type, value) -> entries.add(new Entry(key, seq, type, value)));
                     long start = entries.isEmpty() ? end + 1 : entries.get(0).sequence();
+                    if (!first && start != expected && segmentStart
+                            && laterSegmentSealedOrDamaged(fs, dir, walNumbers, i - 1) == null) {
+                        // A gap at the start of a segment that no sealed segment follows: this one and
+                        // the later ones were never synced, and a crash kept some of their records but
+                        // lost the older segment's tail whole. The history ends before them.
+                        LOG.warn("{}: sequence gap (starts at {}, the previous segment ended at {}) in segments never "
+                                + "synced: dropped it and every later segment (a crash while the older one was synced "
+                                + "after a memtable switch)", path, start, expected - 1);
+                        return new Result(mem, last, null, true, walEnd);
+                    }
                     if (first ? start > expected : start != expected) {
                         throw new CorruptionException(path, offset, "sequence gap: the batch starts at sequence "
                                 + start + " but " + (first ? "the MANIFEST's last sequence is " + (expected - 1)
@@ -99,6 +111,7 @@ final class WalReplay {
                                 + " held no records" : "") + ")");
                     }
                     first = false;
+                    segmentStart = false;
                     empty.clear();
                     entries.forEach(e -> mem.add(e.key(), e.sequence(), e.type(), e.value()));
                     expected = end + 1;
