@@ -42,7 +42,9 @@ import java.util.Set;
  * and segment to segment). Leftovers the next open deletes (tables no version references,
  * obsolete WAL segments, stale MANIFESTs, {@code CURRENT.tmp}) and a torn final record of the
  * newest WAL segment holding records (what a crash during a write leaves) are warnings, not
- * damage; a torn tail of an older segment is damage. Formats: {@code docs/format/*.md}.
+ * damage, and so is a torn tail of an older segment when no later segment holds a seal record (a
+ * crash during a memtable switch), as is a gap at the start of a segment when neither it nor a later
+ * one holds a seal record; any other torn tail of an older segment is damage. Formats: {@code docs/format/*.md}.
  *
  * <p>The store must not be open: verifying takes the directory's lock, so a store open in this or
  * another process makes it fail with {@link LockedException}.
@@ -269,10 +271,15 @@ public final class StoreVerifier {
         }
     }
 
-    /** What one WAL segment holds: its sequence range and where a torn tail starts. */
-    private record WalScan(Path path, long first, long last, long tornAt, boolean damaged) {
+    /** What one WAL segment holds: its sequence range, where a torn tail starts, whether it holds a seal record. */
+    private record WalScan(Path path, long first, long last, long tornAt, boolean damaged, boolean sealed) {
         boolean hasRecords() {
             return first >= 0 || damaged;
+        }
+
+        /** Written after every older segment was synced, as far as recovery can tell (or damaged: assume so). */
+        boolean sealedOrDamaged() {
+            return sealed || damaged;
         }
     }
 
@@ -293,6 +300,15 @@ public final class StoreVerifier {
             WalScan s = scans.get(i);
             if (s.first() >= 0) {
                 if (previous >= 0 && (first ? s.first() > previous + 1 : s.first() != previous + 1)) {
+                    if (!first && scans.subList(i, scans.size()).stream().noneMatch(WalScan::sealedOrDamaged)) {
+                        // As WalReplay: this segment and the later ones were never synced (none holds a
+                        // seal record), and a crash kept some of their records but not the older tail.
+                        warn(s.path(), -1, "sequence gap after segments never synced (the segment starts at "
+                                + s.first() + ", the previous one ended at " + previous + "; a crash while the "
+                                + "older one was synced after a memtable switch); recovery drops it and every later "
+                                + "segment");
+                        return;
+                    }
                     error(s.path(), -1, "sequence gap: the segment starts at sequence " + s.first() + " but "
                             + (first ? "the MANIFEST's last sequence is " : "the previous segment ended at ") + previous);
                 }
@@ -300,10 +316,15 @@ public final class StoreVerifier {
                 first = false;
             }
             if (s.tornAt() >= 0) {
-                boolean later = scans.subList(i + 1, scans.size()).stream().anyMatch(WalScan::hasRecords);
-                if (later) {
+                List<WalScan> newer = scans.subList(i + 1, scans.size());
+                boolean later = newer.stream().anyMatch(WalScan::hasRecords);
+                if (later && newer.stream().anyMatch(WalScan::sealedOrDamaged)) {
                     error(s.path(), s.tornAt(), "damaged final record in a WAL segment followed by newer segments "
-                            + "holding records: writes were lost in between");
+                            + "holding records, one of them sealed: writes were lost in between");
+                } else if (later) {
+                    warn(s.path(), s.tornAt(), "torn final record followed by segments never synced (a crash while "
+                            + "this one was synced after a memtable switch); recovery drops it and every later segment");
+                    return;
                 } else {
                     warn(s.path(), s.tornAt(), "torn final record left by a crash during a write; recovery drops it");
                 }
@@ -319,8 +340,10 @@ public final class StoreVerifier {
             LogReader reader = new LogReader(f, path, LogFormat.WAL_MAGIC);
             int records = 0;
             long entries = 0;
+            boolean sealed = false;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 long offset = reader.lastRecordOffset();
+                sealed |= BatchCodec.isSeal(record);
                 first[0] = -1;
                 long last = BatchCodec.decode(record, path, offset, (key, seq, type, value) -> {
                     if (first[0] < 0) {
@@ -342,10 +365,10 @@ public final class StoreVerifier {
             checked.add(new CheckedFile(path, "WAL", f.size(), records + " batches of " + entries
                     + " operations: every record CRC, batch encoding, sequence numbers without gaps"));
             long tornAt = reader.droppedTailBytes() > 0 ? f.size() - reader.droppedTailBytes() : -1;
-            return new WalScan(path, segmentFirst, previous, tornAt, false);
+            return new WalScan(path, segmentFirst, previous, tornAt, false, sealed);
         } catch (IOException e) {
             report(path, e);
-            return new WalScan(path, segmentFirst, previous, -1, true);
+            return new WalScan(path, segmentFirst, previous, -1, true, false);
         }
     }
 

@@ -313,7 +313,7 @@ final class DbBackground {
      * compactions (each stops at its next entry and leaves its outputs to the next open; its
      * inputs stay live; one inside an output table's final sync is not waited for),
      * stops a running flush that has not reached its MANIFEST edit (within 64 entries) and
-     * skips queued ones, whose memtables' WAL segments were synced when they were switched out and
+     * skips queued ones, whose memtables' WAL segments are sealed (synced) before close returns and
      * are replayed by the next open (as RocksDB leaves them to its WAL), so close waits for no
      * flush's table to be written.
      */

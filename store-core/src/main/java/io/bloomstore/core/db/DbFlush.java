@@ -4,6 +4,7 @@ import io.bloomstore.core.FilterChoice;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.compaction.CompactionCancelledException;
 import io.bloomstore.core.compaction.ShadowedVersions;
+import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
@@ -15,6 +16,7 @@ import io.bloomstore.core.table.TableOptions;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,17 +94,26 @@ final class DbFlush {
             return;
         }
         if (skipQueuedFlushes) {
-            // Closing: this memtable's WAL segment was synced when it was switched out, so the
+            // Closing: this memtable's WAL segment is sealed (synced) before close returns, so the
             // next open replays it; flushing it now would only make close wait.
             return;
         }
         MemTable m = db.view.immutables().get(0);
+        // The seal of m's WAL segments (and of every older one) was started by the switch that queued this flush.
+        Future<?> seal = db.walSeal;
         long started = System.nanoTime();
         boolean finishing = false;
         try {
             FileMetaData meta = writeLevel0Table(m);
+            // The edit below makes m's segments obsolete and deletes them: not while their seal may
+            // still be syncing them (nor after it failed). Done long before the table, normally.
+            Throwable sealFailed = Futures.await(seal);
+            if (sealFailed != null) {
+                throw new IOException("WAL segment seal failed: " + sealFailed, sealFailed);
+            }
             long logNumber;
             VersionEdit edit;
+            boolean backlog;
             mutex.lock();
             try {
                 ReadView v = db.view;
@@ -132,15 +143,24 @@ final class DbFlush {
                 // Store.flush() waits for the deletions too (flushFinishing).
                 flushesFinishing++;
                 finishing = true;
+                // Another full memtable waiting: its flush goes first, and the deletions wait for
+                // the end of that one (every segment below its log number goes then, this one's
+                // too). Writers that fill memtables faster than they are flushed wait for flushes,
+                // not for unlinks.
+                backlog = !db.view.immutables().isEmpty();
                 db.queue.signalChange();
             } finally {
                 mutex.unlock();
             }
-            // Listing the directory and unlinking a just-flushed 4 MiB WAL segment take
-            // milliseconds: not with writers locked out.
-            ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, logNumber, false));
+            if (!backlog) {
+                // Listing the directory and unlinking a just-flushed 4 MiB WAL segment take
+                // milliseconds: not with writers locked out.
+                ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, logNumber, false));
+            }
             logFlush(m, meta, started);
-            db.cumulative.saveOrWarnAtMostEverySecond();
+            if (!backlog) {
+                db.cumulative.saveOrWarnAtMostEverySecond();
+            }
             mutex.lock();
             try {
                 flushesFinishing--;
@@ -289,7 +309,7 @@ final class DbFlush {
 
     /**
      * At close: a running flush stops at its next check (before its MANIFEST edit), queued ones do
-     * not start; their memtables' WAL segments were synced when they were switched out.
+     * not start; their memtables' WAL segments are sealed (synced) before close returns.
      */
     void requestStop() {
         skipQueuedFlushes = true;

@@ -3,6 +3,7 @@ package io.bloomstore.core.db;
 import io.bloomstore.core.LevelShape;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionSet;
@@ -17,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -75,6 +77,12 @@ final class DbState {
     volatile long lastSequence;
     volatile IOException backgroundError;
     volatile boolean closed;
+    /**
+     * The newest seal of a WAL segment switched out ({@link DbWrite}): done once every segment older
+     * than the current one is synced and closed. A flush waits for it before its MANIFEST edit makes
+     * those segments obsolete. Set under the mutex.
+     */
+    volatile Future<?> walSeal = Futures.DONE;
     /** What point-in-time WAL recovery dropped at open, or null; set once before the store is handed out. */
     volatile String walRecoveryDropped;
 

@@ -41,8 +41,8 @@ final class DbWrite {
     /** A slowed group sleeps once the write debt reaches this (RocksDB's write controller refills per millisecond). */
     private static final long MIN_DELAY_NANOS = 1_000_000;
     private static final byte[] EMPTY = new byte[0];
-    /** A finished writeback: no CompletableFuture, whose class and common pool a first open would load. */
-    private static final Future<?> DONE = new Done();
+    /** A finished writeback or seal ({@link Futures#DONE}). */
+    private static final Future<?> DONE = Futures.DONE;
 
     private final DbState db;
     private final DbBackground background;
@@ -53,6 +53,21 @@ final class DbWrite {
     private long writebackAt;
     /** The running (or last) background writeback of {@link #wal}. */
     private Future<?> writeback = DONE;
+    /**
+     * The newest seal a memtable switch started ({@link #seal}): done once every segment older than
+     * {@link #wal} is synced and closed and the directory synced after {@link #wal}'s creation.
+     * Touched by the leader (or under the mutex with no leader); mirrored in {@link DbState#walSeal}.
+     */
+    private Future<?> sealing = DONE;
+    /**
+     * Whether {@link #wal} holds its seal record. Until it does, nothing syncs {@link #wal}: its
+     * first sync (a sync write's, a writeback's or close's) waits for {@link #sealing} and writes
+     * the seal record first. The segment the open made gets one with its first group (its seal is
+     * done: the open synced the directory), so that a torn tail in a segment the open kept is
+     * reported as damage once a write after the open may have been synced, as before seal records
+     * existed. Touched by the leader, or at close.
+     */
+    private boolean sealRecorded;
     /** When write groups started being slowed (level 0 at its slowdown trigger), 0 when not; under the mutex. */
     private long slowedSince;
     private long slowedGroups;
@@ -178,6 +193,12 @@ final class DbWrite {
         try {
             try {
                 RecordBuffer rec = record;
+                // The segment's first sync waits for the seal of the one before it; once that is
+                // done (or this group syncs) the seal record goes first ({@link #recordSeal}).
+                Future<?> seal = sealing;
+                if (!sealRecorded && (sync || seal == DONE || seal.isDone())) {
+                    recordSeal(log, starts[0], rec);
+                }
                 for (int i = 0; i < n; i++) {
                     WriteQueue.Writer w = group.get(i);
                     rec.clear();
@@ -326,37 +347,100 @@ final class DbWrite {
         }
     }
 
-    /** With the mutex held: starts a new WAL segment and memtable, and queues the full one for flushing. */
+    /**
+     * With the mutex held: starts a new WAL segment and memtable, and queues the full one for
+     * flushing. The finished segment is sealed on a sync thread ({@link #seal}), not here: its
+     * sync waited for the running writeback and then synced up to a megabyte, 12–27 ms of a
+     * writer's time at every switch (JFR, 1 KiB updates), as RocksDB leaves closed logs to be
+     * synced later. What the sync before the switch guaranteed still holds, because nothing syncs
+     * the new segment before the seal is done and recorded in it ({@link #recordSeal}).
+     */
     private void switchMemTable(ReadView v) throws IOException {
         long walNumber = db.versions.newFileNumber();
-        LogWriter next = null;
+        LogWriter next;
         try {
-            // Sync the finished segment before the next one exists, so a crash can never keep a newer
-            // segment but lose part of an older one (recovery treats that as a hole). The background
-            // writeback has synced all but its last megabyte.
-            awaitWriteback();
-            wal.sync();
             next = new LogWriter(db.fs.create(FileNames.wal(db.dir, walNumber)), LogFormat.WAL_MAGIC);
-            // A sync write in the new segment is durable only if the segment's name is: without
-            // this, a power loss could drop the whole segment, and recovery, which sees it as the
-            // newest, would find no hole and lose acknowledged writes silently.
-            db.fs.syncDirectory(db.dir);
         } catch (IOException e) {
-            // Like every write-path I/O failure this makes the store read-only: after a failed
-            // sync what the old segment holds is unknown, and writing on could leave a hole.
+            // Like every write-path I/O failure this makes the store read-only.
             db.fail("WAL segment switch", e);
-            if (next != null) {
-                next.close();
-            }
             throw e;
         }
-        wal.close();
+        LogWriter old = wal;
+        Future<?> oldWriteback = writeback;
+        Future<?> previous = sealing;
+        sealing = db.syncer.submit(() -> seal(old, oldWriteback, previous));
+        db.walSeal = sealing;
         wal = next;
         writebackAt = 0;
+        writeback = DONE;
+        sealRecorded = false;
         List<MemTable> imm = new ArrayList<>(v.immutables());
         imm.add(v.mem());
         db.view = new ReadView(new MemTable(walNumber), List.copyOf(imm), v.tables());
         background.scheduleFlush();
+    }
+
+    /**
+     * Sync thread: seals a segment a memtable switch finished, after the seal of the one before it
+     * and after its own running writeback: syncs it (so a crash can never keep a newer segment's
+     * synced records but lose part of this one, which recovery would read as a hole), closes it,
+     * and syncs the directory, which makes the name of the segment created after it durable (a
+     * sync write there is durable only if its segment's name is: a power loss could otherwise drop
+     * the whole segment, and recovery, seeing it as the newest, would find no hole). A failure
+     * makes the store read-only, as a writer's failed sync does; what a failed sync left in the
+     * segment is unknown, so every later seal fails too.
+     */
+    private Void seal(LogWriter old, Future<?> oldWriteback, Future<?> previous) throws IOException {
+        Throwable failure = Futures.await(previous);
+        Futures.await(oldWriteback);
+        if (failure == null) {
+            try {
+                IOException bg = db.backgroundError;
+                if (bg != null) {
+                    throw new IOException("store refuses writes after an earlier failure: " + bg.getMessage(), bg);
+                }
+                old.sync();
+                db.fs.syncDirectory(db.dir);
+            } catch (IOException | RuntimeException | Error e) {
+                failure = e;
+            }
+        }
+        try {
+            old.close();
+        } catch (IOException | RuntimeException e) {
+            if (failure == null) {
+                failure = e;
+            }
+        }
+        if (failure == null) {
+            return null;
+        }
+        IOException error = db.fail("WAL segment seal", failure);
+        db.mutex().lock();
+        try {
+            db.queue.signalChange();
+        } finally {
+            db.mutex().unlock();
+        }
+        throw failure instanceof IOException io ? io : new IOException("WAL segment seal failed: " + failure, error);
+    }
+
+    /**
+     * The leader, mutex released, before the current segment's first sync or once its seal is done:
+     * waits for the seal ({@link #sealing}), then appends the seal record at the group's first
+     * sequence number. A segment's records before its seal record were written while an older
+     * segment's tail may not have been durable; recovery may drop them after a crash
+     * ({@code docs/format/wal.md}), and none of them was synced.
+     */
+    private void recordSeal(LogWriter log, long sequence, RecordBuffer rec) throws IOException {
+        Throwable failed = Futures.await(sealing);
+        if (failed != null) {
+            throw failed instanceof IOException io ? io : new IOException("WAL segment seal failed: " + failed, failed);
+        }
+        rec.clear();
+        BatchCodec.encodeSeal(sequence, rec);
+        log.append(rec.array(), 0, rec.size());
+        sealRecorded = true;
     }
 
     private static void pause(long nanos) {
@@ -386,7 +470,6 @@ final class DbWrite {
         db.cumulative.saveOrWarn();
     }
 
-    /** With the mutex held, at close: syncs the WAL unless the store already failed, then closes it. */
     /**
      * At close, once no writer is left: starts the WAL's final sync on a sync thread, after any
      * running writeback, so that the closing thread stops the background work and closes the
@@ -399,9 +482,17 @@ final class DbWrite {
             return DONE;
         }
         Future<?> running = writeback;
+        Future<?> seals = sealing;
+        boolean needsSeal = !sealRecorded;
+        long sequence = db.lastSequence + 1;
         return db.syncer.submit(() -> {
+            Throwable sealFailure = Futures.await(seals);
             Futures.await(running);
-            if (db.backgroundError == null) {
+            if (db.backgroundError == null && sealFailure == null) {
+                if (needsSeal) {
+                    // No writer is left: this thread is the segment's only user now.
+                    recordSeal(log, sequence, new RecordBuffer(16));
+                }
                 log.sync();
             }
             return null;
@@ -433,8 +524,8 @@ final class DbWrite {
      * Called by the leader after its group reached the WAL file: once
      * {@link io.bloomstore.core.StoreOptions#bytesPerSync()} more have been written since the last
      * writeback started, and that one is done, syncs the segment on a background sync thread
-     * (RocksDB's wal_bytes_per_sync): the sync a memtable switch must make before the next segment
-     * exists then finds little left to write. That sync, of a whole 4 MiB segment, was 14% of a
+     * (RocksDB's wal_bytes_per_sync): the segment's seal, after the memtable switch, then finds
+     * little left to write. Not before the segment holds its seal record ({@link #recordSeal}). That sync, of a whole 4 MiB segment, was 14% of a
      * single writer's time with 1 KiB values (fillseq, JFR native samples). Only bytes already handed to the file are synced, so the
      * leader's later appends run alongside. A failed sync makes the store read-only, as a
      * writer's failed sync does.
@@ -446,7 +537,7 @@ final class DbWrite {
         // a second receiver type there, showing up after the first writeback, deoptimised the
         // compiled group commit in a fresh JVM and had C2 compile it again.
         Future<?> running = writeback;
-        if (every == 0 || size - writebackAt < every || running != DONE && !running.isDone()) {
+        if (every == 0 || !sealRecorded || size - writebackAt < every || running != DONE && !running.isDone()) {
             return;
         }
         writebackAt = size;
@@ -457,38 +548,5 @@ final class DbWrite {
                 db.fail("WAL writeback sync", e);
             }
         });
-    }
-
-    /** Waits for a running writeback (its failure, if any, is already the store's background error). */
-    private void awaitWriteback() {
-        Futures.await(writeback);
-    }
-
-    /** A future that has already completed, with no result. */
-    private static final class Done implements Future<Object> {
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            return false;
-        }
-
-        @Override
-        public boolean isCancelled() {
-            return false;
-        }
-
-        @Override
-        public boolean isDone() {
-            return true;
-        }
-
-        @Override
-        public Object get() {
-            return null;
-        }
-
-        @Override
-        public Object get(long timeout, java.util.concurrent.TimeUnit unit) {
-            return null;
-        }
     }
 }

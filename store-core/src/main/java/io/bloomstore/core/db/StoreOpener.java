@@ -111,7 +111,8 @@ final class StoreOpener {
             long walNumber = versions.newFileNumber();
             WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
                     options.walRecovery(), wals.isEmpty() ? walNumber : wals.get(0));
-            boolean keepInWal = replayed.clean() && wals.size() < MAX_KEPT_WAL_SEGMENTS
+            boolean keepInWal = replayed.clean() && replayed.reaches(versions.lastSequence())
+                    && wals.size() < MAX_KEPT_WAL_SEGMENTS
                     && replayed.memtable().approximateBytes() <= options.memtableBytes() / 4
                     && syncKept(fs, dir, wals);
             walFile = fs.create(FileNames.wal(dir, walNumber));

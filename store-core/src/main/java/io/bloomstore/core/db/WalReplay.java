@@ -21,7 +21,11 @@ import org.slf4j.LoggerFactory;
  * Recovery's second half: replays the WAL segments the manifest does not yet cover (numbered at or
  * above its log number), oldest first, into a memtable. Each record is one write batch, applied
  * whole or not at all. Recovery never leaves a hole: only a torn final record of the newest segment
- * holding records is dropped (it was never acknowledged as synced); any other damage, and any gap
+ * holding records is dropped (it was never acknowledged as synced), and so is the torn final record
+ * of an older one when no later segment holds a seal record, with every later segment (a crash
+ * while that segment was synced after a memtable switch: nothing later was ever synced, so the
+ * history ends at the tear), and likewise a gap at the start of a segment that neither holds nor
+ * is followed by a seal record (the same crash, the older tail lost whole); any other damage, and any gap
  * in sequence numbers between consecutive records or segments (or between the manifest's last
  * sequence and the first record), is a {@link CorruptionException} naming file and offset — or,
  * with {@link WalRecovery#POINT_IN_TIME}, the end of what is replayed. Rules:
@@ -40,12 +44,25 @@ final class WalReplay {
 
     /**
      * The replayed entries, the largest sequence number seen (or the manifest's), what point-in-time
-     * recovery dropped (null when nothing was), and whether a torn final record was dropped.
+     * recovery dropped (null when nothing was), whether a torn final record was dropped, and the
+     * last sequence number the replayed records account for (-1 when no segment holds a record).
      */
-    record Result(MemTable memtable, long lastSequence, String dropped, boolean tornTail) {
+    record Result(MemTable memtable, long lastSequence, String dropped, boolean tornTail, long walEnd) {
         /** Every segment read to its end, nothing dropped: the segments may be replayed again as they are. */
         boolean clean() {
             return dropped == null && !tornTail;
+        }
+
+        /**
+         * Whether the replayed records reach {@code manifestLastSequence} (or there are none), so
+         * that a new segment whose first write takes the sequence number after {@link #lastSequence}
+         * may follow them without a gap. A flush's MANIFEST edit records the last sequence number
+         * assigned, which may belong to writes no WAL sync reached: after a machine crash lost them,
+         * the replayed segments end below it, and a segment written after them would start past
+         * the lost numbers, a gap the next recovery reads as lost writes.
+         */
+        boolean reaches(long manifestLastSequence) {
+            return walEnd < 0 || walEnd >= manifestLastSequence;
         }
     }
 
@@ -61,6 +78,7 @@ final class WalReplay {
         MemTable mem = new MemTable(memLogNumber);
         boolean torn = false;
         long last = lastSequence;
+        long walEnd = -1;
         // The next sequence number a record must start at; before the first record, at most this.
         long expected = lastSequence + 1;
         boolean first = true;
@@ -71,11 +89,22 @@ final class WalReplay {
             empty.add(path.getFileName().toString());
             try (RandomReadFile file = fs.openRead(path)) {
                 LogReader reader = new LogReader(file, path, LogFormat.WAL_MAGIC);
+                boolean segmentStart = true;
                 for (byte[] record = reader.next(); record != null; record = reader.next()) {
                     long offset = reader.lastRecordOffset();
                     Collected entries = new Collected();
                     long end = BatchCodec.decode(record, path, offset, entries);
                     long start = entries.isEmpty() ? end + 1 : entries.get(0).sequence();
+                    if (!first && start != expected && segmentStart
+                            && laterSegmentSealedOrDamaged(fs, dir, walNumbers, i - 1) == null) {
+                        // A gap at the start of a segment that no sealed segment follows: this one and
+                        // the later ones were never synced, and a crash kept some of their records but
+                        // lost the older segment's tail whole. The history ends before them.
+                        Log.LOG.warn("{}: sequence gap (starts at {}, the previous segment ended at {}) in segments never "
+                                + "synced: dropped it and every later segment (a crash while the older one was synced "
+                                + "after a memtable switch)", path, start, expected - 1);
+                        return new Result(mem, last, null, true, walEnd);
+                    }
                     if (first ? start > expected : start != expected) {
                         throw new CorruptionException(path, offset, "sequence gap: the batch starts at sequence "
                                 + start + " but " + (first ? "the MANIFEST's last sequence is " + (expected - 1)
@@ -84,20 +113,32 @@ final class WalReplay {
                                 + " held no records" : "") + ")");
                     }
                     first = false;
+                    segmentStart = false;
                     empty.clear();
                     for (Entry e : entries) {
                         mem.add(e.key(), e.sequence(), e.type(), e.value());
                     }
                     expected = end + 1;
                     last = Math.max(last, end);
+                    walEnd = end;
                 }
                 if (reader.droppedTailBytes() > 0) {
                     long tail = file.size() - reader.droppedTailBytes();
                     Path later = laterSegmentWithRecords(fs, dir, walNumbers, i);
                     if (later != null) {
-                        throw new CorruptionException(path, tail, "damaged final record (" + reader.droppedTailBytes()
-                                + " bytes) in a WAL segment followed by " + later.getFileName()
-                                + ", which holds records: writes were lost in between");
+                        Path sealed = laterSegmentSealedOrDamaged(fs, dir, walNumbers, i);
+                        if (sealed != null) {
+                            throw new CorruptionException(path, tail, "damaged final record ("
+                                    + reader.droppedTailBytes() + " bytes) in a WAL segment followed by "
+                                    + later.getFileName() + ", which holds records, and sealed by "
+                                    + sealed.getFileName() + ": writes were lost in between");
+                        }
+                        // No later segment was ever synced (a segment's first sync waits for the
+                        // older ones' and records that first): a crash during a memtable switch.
+                        Log.LOG.warn("{}: dropped a torn final record ({} bytes at offset {}) and every later segment "
+                                + "(from {} on, never synced): a crash while this segment was being synced after "
+                                + "a memtable switch", path, reader.droppedTailBytes(), tail, later.getFileName());
+                        return new Result(mem, last, null, true, walEnd);
                     }
                     Log.LOG.warn("{}: dropped a torn final record ({} bytes at offset {}), left by a crash during a write",
                             path, reader.droppedTailBytes(), tail);
@@ -109,10 +150,10 @@ final class WalReplay {
                 }
                 String dropped = describeDropped(fs, dir, walNumbers, i, e, expected);
                 Log.LOG.warn("point-in-time WAL recovery: {}", dropped);
-                return new Result(mem, last, dropped, torn);
+                return new Result(mem, last, dropped, torn, walEnd);
             }
         }
-        return new Result(mem, last, null, torn);
+        return new Result(mem, last, null, torn, walEnd);
     }
 
     /**
@@ -134,6 +175,29 @@ final class WalReplay {
             try (RandomReadFile file = fs.openRead(path)) {
                 if (new LogReader(file, path, LogFormat.WAL_MAGIC).next() != null) {
                     return path;
+                }
+            } catch (CorruptionException e) {
+                return path;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The first segment after index {@code i} holding a seal record (written only once every older
+     * segment was synced) or damage, or null: then a torn tail in segment {@code i} is what a crash
+     * during a memtable switch leaves, not damage.
+     */
+    private static Path laterSegmentSealedOrDamaged(FileSystem fs, Path dir, List<Long> walNumbers, int i)
+            throws IOException {
+        for (int j = i + 1; j < walNumbers.size(); j++) {
+            Path path = FileNames.wal(dir, walNumbers.get(j));
+            try (RandomReadFile file = fs.openRead(path)) {
+                LogReader reader = new LogReader(file, path, LogFormat.WAL_MAGIC);
+                for (byte[] record = reader.next(); record != null; record = reader.next()) {
+                    if (BatchCodec.isSeal(record)) {
+                        return path;
+                    }
                 }
             } catch (CorruptionException e) {
                 return path;

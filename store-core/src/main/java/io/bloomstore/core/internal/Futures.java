@@ -10,6 +10,12 @@ import java.util.concurrent.Future;
  * <p>Thread safety: stateless.
  */
 public final class Futures {
+    /**
+     * A future that has already completed, with no result: no {@code CompletableFuture}, whose
+     * class and common pool a store's first open in a process would load.
+     */
+    public static final Future<?> DONE = new Done();
+
     private Futures() {
     }
 
@@ -31,6 +37,34 @@ public final class Futures {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** {@link #DONE}'s class. */
+    private static final class Done implements Future<Object> {
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return false;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return false;
+        }
+
+        @Override
+        public boolean isDone() {
+            return true;
+        }
+
+        @Override
+        public Object get() {
+            return null;
+        }
+
+        @Override
+        public Object get(long timeout, java.util.concurrent.TimeUnit unit) {
+            return null;
         }
     }
 }

@@ -5,13 +5,17 @@ import io.bloomstore.core.Compression;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
 
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.RangeFilter;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.fs.BufferedWritableFile;
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.WritableFile;
+import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.ValueType;
 
 /**
@@ -37,6 +41,10 @@ public final class TableBuilder {
     private final Path filterPath;
     /** The table file, written a buffer at a time rather than a call per block. */
     private final BufferedWritableFile out;
+    /** Where {@link #finish()} syncs the filter sidecar while it writes and syncs the table's tail; null: in line. */
+    private final Executor sidecarSyncer;
+    /** The sidecar's sync and close, once {@link #finish()} started it; null before. */
+    private FutureTask<Void> sidecarSync;
     private final BlockEncoder encoder = new BlockEncoder();
     private final BlockBuilder dataBlock;
     private final BlockBuilder indexBlock = new BlockBuilder(1);
@@ -69,7 +77,8 @@ public final class TableBuilder {
     /**
      * As {@link #TableBuilder(FileSystem, Path, long, TableOptions)}, syncing the table file in the
      * background on {@code writeback} every {@code bytesPerSync} bytes written (null or 0: not), so
-     * {@link #finish()} waits for the device to take only the last stretch.
+     * {@link #finish()} waits for the device to take only the last stretch; {@link #finish()} also
+     * syncs the filter sidecar there (unless {@code writeback} is null), beside the table's own sync.
      */
     public TableBuilder(FileSystem fs, Path dir, long fileNumber, TableOptions opts, Executor writeback,
             long bytesPerSync) throws IOException {
@@ -83,6 +92,7 @@ public final class TableBuilder {
         this.tablePath = dir.resolve(TableFileNames.table(fileNumber));
         this.filterPath = dir.resolve(TableFileNames.filter(fileNumber));
         this.dataBlock = new BlockBuilder(opts.restartInterval());
+        this.sidecarSyncer = writeback;
         this.out = new BufferedWritableFile(fs.create(tablePath), BufferedWritableFile.DEFAULT_BUFFER_BYTES, writeback,
                 bytesPerSync);
     }
@@ -273,6 +283,10 @@ public final class TableBuilder {
 
     /**
      * Writes the filter sidecar and the rest of the table, syncs both files and the directory.
+     * With a writeback executor the sidecar is synced there while this thread writes the table's
+     * properties, index and footer and syncs the table and the directory: the two fsyncs (the
+     * sidecar's alone was about a fifth of a 4 MiB memtable's 110 ms flush) wait for the device
+     * side by side instead of one after the other. Returns once all three are durable.
      * REQUIRES: at least one entry was added (an empty table cannot describe its key range:
      * abandon it instead).
      */
@@ -286,15 +300,7 @@ public final class TableBuilder {
             flushDataBlock();
         }
         long dataSize = out.position();
-        long filterFileSize = 0;
-        if (opts.hasFilter() && (opts.prefixExtractor() != null || opts.rangeFilter() != null)) {
-            PrefixExtractor pe = opts.prefixExtractor();
-            filterFileSize = TableFilters.write(fs, filterPath, opts.filterKind(), opts.bitsPerKey(), hashes, hashCount,
-                    pe == null ? null : pe.descriptor(), prefixHashes, pe == null ? 0 : distinctPrefixes(),
-                    opts.rangeFilter(), values, valueCount);
-        } else if (opts.hasFilter()) {
-            filterFileSize = TableFilters.write(fs, filterPath, opts.filterKind(), opts.bitsPerKey(), hashes, hashCount);
-        }
+        long filterFileSize = opts.hasFilter() ? writeSidecar() : 0;
         TableProperties props = new TableProperties(entries, dataBlocks, dataSize, smallestSeq, largestSeq,
                 opts.hasFilter() ? hashCount : 0, filterFileSize, opts.hasFilter() ? opts.bitsPerKey() : 0,
                 opts.filterKind(), opts.compression(), opts.blockSize(), opts.restartInterval(), firstUserKey,
@@ -307,13 +313,81 @@ public final class TableBuilder {
         out.sync();
         closeOut();
         fs.syncDirectory(dir);
+        awaitSidecarSync();
         finished = true;
         return new TableMetadata(fileNumber, fileSize, filterFileSize, firstUserKey.clone(), lastUserKey.clone(),
                 entries, smallestSeq, largestSeq);
     }
 
     /**
-     * Closes and deletes whatever was written, also after a failed {@link #finish()}.
+     * Writes the filter sidecar, then starts its sync and close on {@link #sidecarSyncer} (or
+     * runs them here); returns its size. {@link #awaitSidecarSync()} waits for them.
+     */
+    private long writeSidecar() throws IOException {
+        WritableFile filterOut = fs.create(filterPath);
+        long size;
+        try {
+            if (opts.prefixExtractor() != null || opts.rangeFilter() != null) {
+                PrefixExtractor pe = opts.prefixExtractor();
+                size = TableFilters.write(filterOut, opts.filterKind(), opts.bitsPerKey(), hashes, hashCount,
+                        pe == null ? null : pe.descriptor(), prefixHashes, pe == null ? 0 : distinctPrefixes(),
+                        opts.rangeFilter(), values, valueCount);
+            } else {
+                size = TableFilters.write(filterOut, opts.filterKind(), opts.bitsPerKey(), hashes, hashCount);
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                filterOut.close();
+            } catch (IOException | RuntimeException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            throw e;
+        }
+        sidecarSync = new FutureTask<>(new SyncAndClose(filterOut));
+        if (sidecarSyncer == null) {
+            sidecarSync.run();
+        } else {
+            sidecarSyncer.execute(sidecarSync);
+        }
+        return size;
+    }
+
+    /** Waits for the sidecar's sync and close; throws what they failed with. */
+    private void awaitSidecarSync() throws IOException {
+        Throwable failed = sidecarSync == null ? null : Futures.await(sidecarSync);
+        if (failed instanceof IOException e) {
+            throw e;
+        } else if (failed instanceof RuntimeException e) {
+            throw e;
+        } else if (failed instanceof Error e) {
+            throw e;
+        } else if (failed != null) {
+            throw new IOException("sync of " + filterPath + " failed: " + failed, failed);
+        }
+    }
+
+    /** The sidecar's sync, then its close (also when the sync fails), on the sync thread. */
+    private static final class SyncAndClose implements Callable<Void> {
+        private final WritableFile file;
+
+        SyncAndClose(WritableFile file) {
+            this.file = file;
+        }
+
+        @Override
+        public Void call() throws IOException {
+            try {
+                file.sync();
+            } finally {
+                file.close();
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Closes and deletes whatever was written, also after a failed {@link #finish()} (once the
+     * sidecar's sync, if it started, is done: it closes the file).
      * Idempotent. REQUIRES: {@link #finish()} has not succeeded.
      */
     public void abandon() throws IOException {
@@ -321,6 +395,9 @@ public final class TableBuilder {
             throw new IllegalStateException("table " + tablePath + " is finished; delete it through the store");
         }
         closed = true;
+        if (sidecarSync != null) {
+            Futures.await(sidecarSync);
+        }
         try {
             if (!outClosed) {
                 outClosed = true;

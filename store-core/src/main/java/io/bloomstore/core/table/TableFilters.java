@@ -47,31 +47,29 @@ final class TableFilters {
     }
 
     /**
-     * Builds the filter over {@code hashes[0..count)} and writes it durably; returns the file's size.
-     * Built on the heap: it lives only until written, and heap words are cheaper to set.
+     * Builds the filter over {@code hashes[0..count)} and writes it to {@code out}, which the caller
+     * syncs and closes; returns the file's size. Built on the heap: it lives only until written,
+     * and heap words are cheaper to set.
      */
-    static long write(FileSystem fs, Path path, FilterKind kind, double bitsPerKey, long[] hashes, int count)
+    static long write(WritableFile out, FilterKind kind, double bitsPerKey, long[] hashes, int count)
             throws IOException {
-        try (MembershipFilter filter = Filters.build(kind, bitsPerKey, hashes, count, Storage.HEAP);
-             WritableFile out = fs.create(path)) {
-            long size = FilterFile.write(filter, new WritableFileChannel(out));
-            out.sync();
-            return size;
+        try (MembershipFilter filter = Filters.build(kind, bitsPerKey, hashes, count, Storage.HEAP)) {
+            return FilterFile.write(filter, new WritableFileChannel(out));
         }
     }
 
     /**
-     * As {@link #write(FileSystem, Path, FilterKind, double, long[], int)}, in a filter set with,
+     * As {@link #write(WritableFile, FilterKind, double, long[], int)}, in a filter set with,
      * when {@code prefixDescriptor} is not null, a filter over the distinct prefix hashes
      * {@code prefixHashes[0..prefixCount)} (same kind and bits per prefix, recorded under the
      * extractor's descriptor) and, when {@code range} is not null, a range filter over the key
      * values {@code values[0..valueCount)}.
      */
-    static long write(FileSystem fs, Path path, FilterKind kind, double bitsPerKey, long[] hashes, int count,
+    static long write(WritableFile out, FilterKind kind, double bitsPerKey, long[] hashes, int count,
                       byte[] prefixDescriptor, long[] prefixHashes, int prefixCount, RangeFilterOptions range,
                       long[] values, int valueCount) throws IOException {
         List<MembershipFilter> built = new ArrayList<>();
-        try (WritableFile out = fs.create(path)) {
+        try {
             List<FilterSet.Spec> specs = new ArrayList<>();
             MembershipFilter keys = Filters.build(kind, bitsPerKey, hashes, count, Storage.HEAP);
             built.add(keys);
@@ -87,9 +85,7 @@ final class TableFilters {
                 built.add(ranges);
                 specs.add(new FilterSet.Spec(FilterSet.Role.RANGE, RANGE_DESCRIPTOR, ranges));
             }
-            long size = FilterSet.write(specs, new WritableFileChannel(out));
-            out.sync();
-            return size;
+            return FilterSet.write(specs, new WritableFileChannel(out));
         } finally {
             built.forEach(MembershipFilter::close);
         }

@@ -20,6 +20,8 @@ public final class BatchCodec {
     }
 
     private static final byte[] EMPTY = new byte[0];
+    /** A seal record's size: sequence and a zero count. */
+    private static final int SEAL_BYTES = 12;
 
     private BatchCodec() {
     }
@@ -58,6 +60,21 @@ public final class BatchCodec {
         } else {
             out.putByte(ValueType.DELETION.code()).putBytes(key);
         }
+    }
+
+    /**
+     * Appends a seal record: a batch of no operations at {@code sequence}, which takes no sequence
+     * number (the next batch starts at {@code sequence} too). Written into a WAL segment once every
+     * older segment is synced: recovery reads a torn tail in an older segment as damage only when a
+     * later segment holds one ({@code docs/format/wal.md}, "Sealing").
+     */
+    public static void encodeSeal(long sequence, RecordBuffer out) {
+        out.putFixed64(sequence).putFixed32(0);
+    }
+
+    /** Whether a record (already read whole, CRCs checked) is a seal record: a batch of no operations. */
+    public static boolean isSeal(byte[] record) {
+        return record.length == SEAL_BYTES && record[8] == 0 && record[9] == 0 && record[10] == 0 && record[11] == 0;
     }
 
     /**

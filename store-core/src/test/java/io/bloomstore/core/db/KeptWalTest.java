@@ -3,15 +3,23 @@ package io.bloomstore.core.db;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.StoreVerifier;
+import io.bloomstore.core.VerifyReport;
+import io.bloomstore.core.WriteOptions;
+import io.bloomstore.core.fs.FaultInjectionFileSystem;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.MemoryFileSystem;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,9 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * A writable open keeps a few small WAL segments as they are (their writes become the live
  * memtable) instead of writing them to a level-0 table: a series of one-shot writes writes no table
  * until {@link StoreOpener#MAX_KEPT_WAL_SEGMENTS} segments await replay, then one. A segment with a
- * torn final record is never kept (a later segment after it would read as lost writes), and
- * nothing is lost either way, also when the process ends without closing the store.
- * Deterministic keys.
+ * torn final record is never kept (a later segment after it would read as lost writes), nor one
+ * whose records end below the MANIFEST's last sequence number (the same gap, see
+ * {@link WalReplay.Result#reaches}), and nothing is lost either way, also when the process ends
+ * without closing the store. Deterministic keys.
  */
 class KeptWalTest {
     private static final StoreOptions OPTIONS = StoreOptions.builder().autoCompaction(false).build();
@@ -86,6 +95,84 @@ class KeptWalTest {
             assertNull(store.get(key(1)), "the torn write was never acknowledged as synced");
             assertArrayEquals(value(2), store.get(key(2)));
         }
+    }
+
+    /**
+     * A flush's MANIFEST edit records the last sequence number assigned, here that of writes in the
+     * current segment that no sync reached. A machine crash cuts that segment back to its synced
+     * write; the open must not keep it: the new segment's writes take sequence numbers past the
+     * lost ones, and the next recovery (and the verifier) read the numbers between the two
+     * segments as lost writes. Before the fix the second open failed: "sequence gap".
+     */
+    @Test
+    void aSegmentEndingBelowTheManifestsLastSequenceIsNotKept() throws Exception {
+        Path store = Path.of("/kept-wal/store");
+        StoreOptions options = StoreOptions.builder().memtableBytes(32 << 10).bytesPerSync(0).autoCompaction(false)
+                .build();
+        FaultInjectionFileSystem disk = new FaultInjectionFileSystem(new MemoryFileSystem(), 11);
+        CountDownLatch flushMayStart = new CountDownLatch(1);
+        disk.beforeCreate(p -> {
+            if (p.toString().endsWith(".sst")) {
+                awaitUninterruptibly(flushMayStart);
+            }
+        });
+        Store crashed = Store.open(disk, store, options);
+        int i = 0;
+        // Up to the first memtable switch: its flush waits to create its table.
+        while (wals(disk, store).size() < 2) {
+            crashed.put(key(i), bigValue(i));
+            i++;
+        }
+        int synced = i++;
+        crashed.put(key(synced), bigValue(synced), WriteOptions.SYNC);
+        for (int end = i + 5; i < end; i++) {
+            crashed.put(key(i), bigValue(i));
+        }
+        int written = i;
+        flushMayStart.countDown();
+        // The flush's edit (the last sequence number of every write so far) is logged before it
+        // deletes the first segment.
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (wals(disk, store).size() > 1) {
+            assertTrue(System.nanoTime() < deadline, "the flush did not finish");
+            Thread.sleep(1);
+        }
+        FaultInjectionFileSystem after = disk.crash();
+        try {
+            crashed.close();
+        } catch (IOException | RuntimeException e) {
+            // The crashed view refuses everything.
+        }
+        try (Store reopened = Store.open(after, store, options)) {
+            reopened.put(key(written), bigValue(written), WriteOptions.SYNC);
+        }
+        VerifyReport report = StoreVerifier.verify(after, store);
+        assertTrue(report.errors().isEmpty(), report.errors().toString());
+        try (Store reopened = Store.open(after, store, options)) {
+            for (int k = 0; k <= synced; k++) {
+                assertArrayEquals(bigValue(k), reopened.get(key(k)), "synced key " + k);
+            }
+            for (int k = synced + 1; k < written; k++) {
+                assertNull(reopened.get(key(k)), "unsynced key " + k + " was lost with the crash");
+            }
+            assertArrayEquals(bigValue(written), reopened.get(key(written)), "the write after the crash");
+        }
+    }
+
+    private static List<String> wals(FileSystem fs, Path store) throws IOException {
+        return fs.list(store).stream().filter(n -> n.endsWith(".log")).toList();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static byte[] bigValue(int i) {
+        return ("value-" + i + "-" + "x".repeat(300)).getBytes(StandardCharsets.UTF_8);
     }
 
     /** The store as another process would find it now: copied, then opened read-only. */

@@ -165,12 +165,15 @@ class WalRecoveryTest {
     }
 
     /**
-     * A machine crash with three unflushed segments, unsynced writes torn at a random byte: the
-     * older segments were synced when the memtable switched, so recovery is a prefix that ends in
-     * the newest segment. Seeds 0..19 of the tear.
+     * A machine crash with three unflushed segments, unsynced writes torn at a random byte. The
+     * older segments are sealed (synced) on a sync thread after each switch, so the tear lands in
+     * the newest segment or, when the crash comes during a seal, in the segment being sealed, and
+     * recovery drops from there on: either way a prefix holding every synced write. Seeds 0..19 of
+     * the tear; in some the two older segments survive whole.
      */
     @Test
     void crashTearingTheNewestOfSeveralSegmentsRecoversAPrefix() throws IOException {
+        int olderWhole = 0;
         for (int seed = 0; seed < 20; seed++) {
             MemoryFileSystem mem = new MemoryFileSystem();
             CountDownLatch held = new CountDownLatch(1);
@@ -191,10 +194,12 @@ class WalRecoveryTest {
                 store.put(key(i), value(i), sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
                 lastSynced = sync ? i : lastSynced;
             }
+            // Three segments before the crash; the newest one's name may not survive it (it is
+            // made durable by the previous segment's seal, like its first sync).
+            assertTrue(wals(mem).size() >= 3, "seed " + seed + ": " + wals(mem));
             FaultInjectionFileSystem after = fs.crashTearing();
             held.countDown();
             after.heal();
-            assertTrue(wals(mem).size() >= 3, "seed " + seed + ": " + wals(mem));
             try (Store reopened = Store.open(after, DIR, OPTIONS)) {
                 int k = 0;
                 while (k < KEYS && reopened.get(key(k)) != null) {
@@ -204,9 +209,10 @@ class WalRecoveryTest {
                     assertNull(reopened.get(key(i)), "seed " + seed + ": a hole before key " + i);
                 }
                 assertTrue(k > lastSynced, "seed " + seed + ": lost synced key " + lastSynced + ", kept " + k);
-                assertTrue(k >= 16, "seed " + seed + ": the two older, synced segments survive whole; kept " + k);
+                olderWhole += k >= 16 ? 1 : 0;
             }
             assertTrue(StoreVerifier.verify(after, DIR).clean(), "seed " + seed);
         }
+        assertTrue(olderWhole > 0, "no seed kept the two older segments whole");
     }
 }
