@@ -2,6 +2,8 @@ package io.bloomstore.core.table;
 
 import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.bloom.storage.DirectBuffers;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -22,6 +24,12 @@ import java.nio.file.Path;
  */
 final class TableIndex implements IndexView {
     private static final int HANDLE_BYTES = Long.BYTES + Integer.BYTES;
+    // A byte-array view VarHandle: what a fresh JVM's C1 code reads fastest. Its class initialisation
+    // links the process's first lambda (some 10 ms), but a one-shot command never decodes an index:
+    // a table's first lookups search it in place (InPlaceIndex).
+    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.BIG_ENDIAN);
+
     private final int count;
     private final int handlesAt;
     private final int keysAt;
@@ -189,12 +197,9 @@ final class TableIndex implements IndexView {
         int targetUserLength = target.length - InternalKeys.TRAILER_BYTES;
         int common = Math.min(userLength, targetUserLength);
         int j = 0;
-        // A heap buffer over the target, not a byte-array view VarHandle (whose class initialisation
-        // links the JVM's first lambda in a one-shot command); escape analysis removes it when hot.
-        ByteBuffer t = ByteBuffer.wrap(target);
         for (; j + Long.BYTES <= common; j += Long.BYTES) {
             long x = Long.reverseBytes(b.getLong(start + j));
-            long y = t.getLong(j);
+            long y = (long) BIG_ENDIAN_LONG.get(target, j);
             if (x != y) {
                 return Long.compareUnsigned(x, y);
             }
