@@ -374,14 +374,7 @@ final class DbCompaction {
     }
 
     private static void throwUnchecked(Throwable t) throws IOException {
-        if (t instanceof IOException e) {
-            throw e;
-        } else if (t instanceof RuntimeException e) {
-            throw e;
-        } else if (t instanceof Error e) {
-            throw e;
-        }
-        throw new IOException("subcompaction failed: " + t, t);
+        Futures.rethrow(t, "subcompaction failed: " + t);
     }
 
     /** One source over tables of a level ≥ 1: the table itself, or a {@link LevelIterator} over several. */

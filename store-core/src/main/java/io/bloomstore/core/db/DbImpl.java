@@ -10,6 +10,7 @@ import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.manifest.VersionSet;
 import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.stats.CountersFile;
@@ -299,12 +300,6 @@ public final class DbImpl implements Store {
             }
             lock.close();
         }
-        if (walFailure instanceof IOException e) {
-            throw e;
-        } else if (walFailure instanceof RuntimeException e) {
-            throw e;
-        } else if (walFailure instanceof Error e) {
-            throw e;
-        }
+        Futures.rethrow(walFailure, "WAL close failed");
     }
 }

@@ -505,16 +505,7 @@ final class DbWrite {
             return;
         }
         try {
-            Throwable failed = Futures.await(finalSync);
-            if (failed instanceof IOException e) {
-                throw e;
-            } else if (failed instanceof RuntimeException e) {
-                throw e;
-            } else if (failed instanceof Error e) {
-                throw e;
-            } else if (failed != null) {
-                throw new IOException("WAL sync at close failed", failed);
-            }
+            Futures.rethrow(Futures.await(finalSync), "WAL sync at close failed");
         } finally {
             wal.close();
         }

@@ -1,5 +1,6 @@
 package io.bloomstore.core.internal;
 
+import java.io.IOException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
@@ -37,6 +38,23 @@ public final class Futures {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Throws {@code failure} as it is when it is an {@link IOException}, a {@link RuntimeException}
+     * or an {@link Error}, any other throwable wrapped in an {@code IOException} with
+     * {@code message}; returns when {@code failure} is null.
+     */
+    public static void rethrow(Throwable failure, String message) throws IOException {
+        if (failure instanceof IOException e) {
+            throw e;
+        } else if (failure instanceof RuntimeException e) {
+            throw e;
+        } else if (failure instanceof Error e) {
+            throw e;
+        } else if (failure != null) {
+            throw new IOException(message, failure);
         }
     }
 

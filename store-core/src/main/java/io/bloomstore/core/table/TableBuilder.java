@@ -355,14 +355,8 @@ public final class TableBuilder {
     /** Waits for the sidecar's sync and close; throws what they failed with. */
     private void awaitSidecarSync() throws IOException {
         Throwable failed = sidecarSync == null ? null : Futures.await(sidecarSync);
-        if (failed instanceof IOException e) {
-            throw e;
-        } else if (failed instanceof RuntimeException e) {
-            throw e;
-        } else if (failed instanceof Error e) {
-            throw e;
-        } else if (failed != null) {
-            throw new IOException("sync of " + filterPath + " failed: " + failed, failed);
+        if (failed != null) {
+            Futures.rethrow(failed, "sync of " + filterPath + " failed: " + failed);
         }
     }
 
