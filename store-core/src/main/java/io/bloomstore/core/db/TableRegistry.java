@@ -52,6 +52,8 @@ final class TableRegistry {
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
     private final ThreadPoolExecutor reclaimer;
+    /** The reclaimer's thread, once it has run a task. */
+    private volatile Thread reclaimThread;
     /** Opens a registered table on first use; reclaims a handle whose last reference went. */
     private final Hooks hooks = new Hooks();
     /** Whether {@link #open} queues the sidecar check; a read-only open leaves it to the lookups. */
@@ -133,6 +135,7 @@ final class TableRegistry {
 
         @Override
         public void run() {
+            reclaimThread = Thread.currentThread();
             if (check) {
                 checkFilter(handle);
             } else {
@@ -221,8 +224,17 @@ final class TableRegistry {
         }
     }
 
-    /** On the thread that let go of the last reference: hands the table's reclaiming on. */
+    /**
+     * On the thread that let go of the last reference: hands the table's reclaiming on. When that is
+     * the background thread itself (a filter check held the last reference of a table dropped
+     * meanwhile), it reclaims at once: queued behind it, the reclaiming would run after the marker
+     * {@link #awaitReclaimed()} queued, which would then return with the table still on disk.
+     */
     private void closed(TableHandle h) {
+        if (Thread.currentThread() == reclaimThread) {
+            reclaim(h);
+            return;
+        }
         try {
             reclaimer.execute(new Task(h, false));
         } catch (RejectedExecutionException e) {

@@ -131,6 +131,16 @@ public final class FaultInjectionFileSystem extends ForwardingFileSystem {
         return this;
     }
 
+    /**
+     * Runs {@code hook} on the reading thread before every file is opened for reading or its size
+     * asked (where a filter sidecar's check starts), outside any lock: it may block (holding a
+     * reader mid-way) or throw.
+     */
+    public FaultInjectionFileSystem beforeRead(Consumer<Path> hook) {
+        plan.beforeRead = hook;
+        return this;
+    }
+
     /** Runs {@code hook} on the locking thread before every {@link #lock}, outside any lock. */
     public FaultInjectionFileSystem beforeLock(Consumer<Path> hook) {
         plan.beforeLock = hook;
@@ -226,6 +236,7 @@ public final class FaultInjectionFileSystem extends ForwardingFileSystem {
     @Override
     public RandomReadFile openRead(Path path) throws IOException {
         checkAlive();
+        plan.beforeRead.accept(path);
         plan.countUnlocked("open", path);
         return new FaultyReadFile(this, plan, path, base().openRead(path));
     }
@@ -238,6 +249,7 @@ public final class FaultInjectionFileSystem extends ForwardingFileSystem {
 
     @Override
     public long size(Path path) throws IOException {
+        plan.beforeRead.accept(path);
         plan.countUnlocked("size", path);
         return base().size(path);
     }

@@ -39,6 +39,7 @@ final class FaultPlan {
     volatile Consumer<Path> beforeDelete = p -> { };
     volatile Consumer<Path> beforeSync = p -> { };
     volatile Consumer<Path> beforeList = p -> { };
+    volatile Consumer<Path> beforeRead = p -> { };
     /** Creates, renames and deletes no directory sync has made durable yet, oldest first. */
     final List<DirectoryChange> unsynced = new ArrayList<>();
 
@@ -61,6 +62,7 @@ final class FaultPlan {
         beforeDelete = p -> { };
         beforeSync = p -> { };
         beforeList = p -> { };
+        beforeRead = p -> { };
     }
 
     /**

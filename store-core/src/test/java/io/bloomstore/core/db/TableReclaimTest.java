@@ -2,6 +2,7 @@ package io.bloomstore.core.db;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,15 +10,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.StoreVerifier;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
+import io.bloomstore.core.fs.LocalFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A table a compaction replaced is closed, unmapped and deleted off the reader's thread: when an
@@ -68,5 +74,97 @@ class TableReclaimTest {
             assertArrayEquals(b("v2"), store.get(b("key7")));
         }
         assertTrue(StoreVerifier.verify(mem, DIR).warnings().isEmpty(), "the next open deleted the leftovers");
+    }
+
+    /**
+     * The background check of a table's filter sidecar holds the table; when the table is replaced
+     * meanwhile, the check lets go of its last reference on the reclaim thread itself. Its
+     * reclaiming must happen before {@code awaitCompactions} returns, not queued behind the marker
+     * that call waits for (a test once found the replaced table still on disk). Deletions are made
+     * slow (100 ms) so that a reclaiming left queued is still deleting when the call returns.
+     */
+    @Test
+    void aTableReleasedByItsFilterCheckIsDeletedBeforeAwaitCompactionsReturns(@TempDir Path tmp) throws Exception {
+        Path dir = tmp.resolve("store");
+        StoreOptions options = StoreOptions.builder().autoCompaction(false).build();
+        try (Store store = Store.open(dir, options)) {
+            for (int t = 0; t < 3; t++) {
+                for (int i = 0; i < 100; i++) {
+                    store.put(b("key" + i), b("v" + t));
+                }
+                store.flush();
+            }
+        }
+        FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, 3);
+        CountDownLatch checking = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        try (Store store = Store.open(fs, dir, options)) {
+            fs.beforeRead(p -> {
+                if (p.toString().endsWith(".filter") && Thread.currentThread().getName().startsWith("bloomstore-reclaim-")
+                        && checking.getCount() > 0) {
+                    checking.countDown();
+                    awaitUninterruptibly(proceed);
+                }
+            });
+            // The get opens the newest table, whose sidecar check starts on the reclaim thread and waits.
+            assertArrayEquals(b("v2"), store.get(b("key7")));
+            assertTrue(checking.await(10, TimeUnit.SECONDS), "the sidecar check started");
+            store.compact();
+            fs.beforeDelete(p -> sleepUninterruptibly(100));
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    store.awaitCompactions();
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            }, "waiter");
+            waiter.start();
+            // Until the waiter has queued its marker behind the held check (it then waits on its result).
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!waitsForReclaim(waiter) && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertTrue(waitsForReclaim(waiter), "awaitCompactions waits behind the sidecar check");
+            proceed.countDown();
+            waiter.join(10_000);
+            assertEquals(null, failure.get());
+            StoreStats s = store.stats();
+            assertEquals(s.totalFiles(), tableFiles(dir), "the replaced tables were deleted before the call returned");
+        }
+    }
+
+    private static boolean waitsForReclaim(Thread t) {
+        if (t.getState() != Thread.State.WAITING) {
+            return false;
+        }
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getMethodName().equals("awaitReclaimed")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static long tableFiles(Path dir) throws java.io.IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(".sst")).count();
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleepUninterruptibly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
