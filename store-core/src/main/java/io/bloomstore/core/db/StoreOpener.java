@@ -11,6 +11,7 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionSet;
+import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.table.TableOptions;
@@ -111,7 +112,12 @@ final class StoreOpener {
             long walNumber = versions.newFileNumber();
             WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
                     options.walRecovery(), wals.isEmpty() ? walNumber : wals.get(0));
-            boolean keepInWal = replayed.clean() && replayed.reaches(versions.lastSequence())
+            boolean whole = replayed.clean() && replayed.reaches(versions.lastSequence());
+            // Segments that replay to nothing (a clean close's, or records all in tables already)
+            // are not kept: a fresh memtable on the new segment makes them obsolete, so a series of
+            // reading or no-op opens does not pile up segments that every later open replays.
+            boolean nothingToKeep = whole && replayed.memtable().isEmpty();
+            boolean keepInWal = nothingToKeep || whole
                     && wals.size() < MAX_KEPT_WAL_SEGMENTS
                     && replayed.memtable().approximateBytes() <= options.memtableBytes() / 4
                     && syncKept(fs, dir, wals);
@@ -123,7 +129,8 @@ final class StoreOpener {
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, walNumber, wal,
                     replayed.lastSequence());
-            db.finishRecovery(replayed.memtable(), replayed.dropped(), keepInWal);
+            db.finishRecovery(nothingToKeep ? new MemTable(walNumber) : replayed.memtable(), replayed.dropped(),
+                    keepInWal);
         } catch (IOException | RuntimeException | Error e) {
             releaseAfterFailure(e, db, walFile, tables, versions, lock);
             throw e;

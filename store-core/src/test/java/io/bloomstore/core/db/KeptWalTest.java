@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * torn final record is never kept (a later segment after it would read as lost writes), nor one
  * whose records end below the MANIFEST's last sequence number (the same gap, see
  * {@link WalReplay.Result#reaches}), and nothing is lost either way, also when the process ends
- * without closing the store. Deterministic keys.
+ * without closing the store. Segments that replay to nothing are deleted, not kept. Deterministic
+ * keys.
  */
 class KeptWalTest {
     private static final StoreOptions OPTIONS = StoreOptions.builder().autoCompaction(false).build();
@@ -55,6 +56,28 @@ class KeptWalTest {
             for (int i = 0; i < opens; i++) {
                 assertArrayEquals(value(i), store.get(key(i)), "key " + i);
             }
+        }
+    }
+
+    @Test
+    void segmentsThatReplayToNothingAreDeletedNotKept() throws IOException {
+        try (Store store = Store.open(dir, OPTIONS)) {
+            store.put(key(0), value(0));
+            store.flush();
+        }
+        // Each open replays the previous open's segment, which holds no write the tables lack.
+        for (int i = 0; i < 2 * StoreOpener.MAX_KEPT_WAL_SEGMENTS; i++) {
+            Store.open(dir, OPTIONS).close();
+            assertEquals(1, count(".log"), "open " + i + " left only its own segment");
+        }
+        try (Store store = Store.open(dir, OPTIONS)) {
+            assertArrayEquals(value(0), store.get(key(0)));
+            store.put(key(1), value(1));
+        }
+        // A segment with a write is still kept beside the next open's.
+        try (Store store = Store.open(dir, OPTIONS)) {
+            assertEquals(2, count(".log"), "the segment holding key 1 is kept");
+            assertArrayEquals(value(1), store.get(key(1)));
         }
     }
 
