@@ -37,11 +37,16 @@ class ManifestWriteTest {
         int written = 0;
         Store store = Store.open(fs, DIR, options);
         try {
+            // The switch creates the next WAL segment on the writing thread (the finished one is
+            // synced later, on the sync pool): the put that switched is the last of this loop.
+            fs.beforeCreate(p -> {
+                if (p.getFileName().toString().endsWith(".log")) {
+                    switched.countDown();
+                }
+            });
             fs.beforeSync(p -> {
                 String name = p.getFileName().toString();
-                if (name.endsWith(".log")) {
-                    switched.countDown(); // a full memtable's WAL segment is synced as it is switched
-                } else if (name.startsWith("MANIFEST-") && syncing.getCount() > 0) {
+                if (name.startsWith("MANIFEST-") && syncing.getCount() > 0) {
                     syncing.countDown(); // the first flush's edit: its fsync waits for the test
                     awaitQuietly(release);
                 }
