@@ -13,6 +13,7 @@ import io.bloomstore.core.wal.RecordBuffer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -485,7 +486,30 @@ final class DbWrite {
         Future<?> seals = sealing;
         boolean needsSeal = !sealRecorded;
         long sequence = db.lastSequence + 1;
-        return db.syncer.submit(() -> {
+        return db.syncer.submit(new FinalSync(log, running, seals, needsSeal, sequence));
+    }
+
+    /**
+     * The WAL's final sync at close (a class, not a lambda: a one-shot command's close would link
+     * the process's first lambda, some 6 ms).
+     */
+    private final class FinalSync implements Callable<Void> {
+        private final LogWriter log;
+        private final Future<?> running;
+        private final Future<?> seals;
+        private final boolean needsSeal;
+        private final long sequence;
+
+        FinalSync(LogWriter log, Future<?> running, Future<?> seals, boolean needsSeal, long sequence) {
+            this.log = log;
+            this.running = running;
+            this.seals = seals;
+            this.needsSeal = needsSeal;
+            this.sequence = sequence;
+        }
+
+        @Override
+        public Void call() throws IOException {
             Throwable sealFailure = Futures.await(seals);
             Futures.await(running);
             if (db.backgroundError == null && sealFailure == null) {
@@ -496,7 +520,7 @@ final class DbWrite {
                 log.sync();
             }
             return null;
-        });
+        }
     }
 
     /** Waits for the final sync {@link #startFinalSync()} started and closes the WAL, even when the sync failed. */
