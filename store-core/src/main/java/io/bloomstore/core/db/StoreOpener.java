@@ -70,6 +70,9 @@ final class StoreOpener {
         if (fs == null || dir == null || options == null) {
             throw new IllegalArgumentException("file system, directory and options must not be null");
         }
+        // The first open in the process: the classes it and the first reads and writes need are
+        // loaded meanwhile on another thread.
+        ClassPreloader.startOnce();
         // A bad bloomstore.offheap setting fails this open instead of the first flush; without one,
         // how filters reach memory is chosen by the first filter mapped.
         OffHeapBackend.checkSetting();
@@ -212,6 +215,7 @@ final class StoreOpener {
         if (fs == null || dir == null || options == null) {
             throw new IllegalArgumentException("file system, directory and options must not be null");
         }
+        ClassPreloader.startOnce();
         OffHeapBackend.checkSetting();
         if (!fs.exists(dir)) {
             throw new IllegalArgumentException("no store at " + dir + ": the directory does not exist");

@@ -1,0 +1,97 @@
+package io.bloomstore.core.db;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Loads, on a daemon thread of its own, the classes a process's first store open and its first
+ * lookups and writes are about to need ({@value #LIST}, in the order they are first used), while
+ * the opening thread does the open's own work. Half of a first open's processor time in a fresh
+ * JVM is class loading (reading each class from its jar, parsing, verifying); with a second core,
+ * much of it now happens before the opening thread gets there. Started by the first open in the
+ * process, once; an open never waits for it.
+ *
+ * <p>Classes are loaded and linked, not initialised (a static initialiser run on another thread
+ * could deadlock against the opening thread's), except {@code java.util.zip.CRC32C}, whose
+ * initialiser (its lookup tables, several milliseconds in the interpreter) depends on nothing of
+ * ours. A name that does not resolve (a JDK without that internal class) is skipped. The system
+ * property {@value #PROPERTY}{@code =false} turns it off.
+ *
+ * <p>The list is the output of {@code -Xlog:class+load} for a first open, a present and an absent
+ * {@code get}, a {@code put} and a {@code delete} on a store of several levels, less the classes
+ * of the class-data-sharing archive, lambdas and what depends on the filter mapping or the LZ4
+ * implementation chosen; {@code ClassPreloaderTest} checks that every BloomStore class in it
+ * exists.
+ *
+ * <p>Thread safety: {@link #startOnce()} may be called from any thread.
+ */
+final class ClassPreloader implements Runnable {
+    /** System property: {@code false} turns preloading off. */
+    static final String PROPERTY = "bloomstore.preload";
+    /** Resource beside this class: one binary class name a line. */
+    static final String LIST = "preload-classes.txt";
+
+    private static final Object LOCK = new Object();
+    private static boolean started;
+
+    private final ClassLoader loader;
+
+    private ClassPreloader(ClassLoader loader) {
+        this.loader = loader;
+    }
+
+    /** Starts the preloading thread unless an earlier call did or the property turns it off. */
+    static void startOnce() {
+        synchronized (LOCK) {
+            if (started) {
+                return;
+            }
+            started = true;
+        }
+        if ("false".equalsIgnoreCase(System.getProperty(PROPERTY, "true").trim())) {
+            return;
+        }
+        Thread t = new Thread(new ClassPreloader(ClassPreloader.class.getClassLoader()), "bloomstore-preload");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    @Override
+    public void run() {
+        try (InputStream in = ClassPreloader.class.getResourceAsStream(LIST)) {
+            if (in == null) {
+                return;
+            }
+            BufferedReader names = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII));
+            for (String name = names.readLine(); name != null; name = names.readLine()) {
+                load(name.trim());
+            }
+        } catch (IOException | RuntimeException | LinkageError e) {
+            // An optimisation only: the opening thread loads whatever is left as it always did.
+        }
+    }
+
+    /** Loads and links {@code name} (initialises CRC32C); false when it does not resolve. */
+    boolean load(String name) {
+        if (name.isEmpty() || name.startsWith("#")) {
+            return true;
+        }
+        try {
+            Class<?> c = Class.forName(name, name.equals("java.util.zip.CRC32C"), loader);
+            // Linking (verification) happens at a class's first use otherwise; asking for its
+            // constructors links it without initialising it.
+            c.getDeclaredConstructors();
+            return true;
+        } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+            return false;
+        }
+    }
+
+    /** For tests: a preloader on {@code loader} that loads nothing until asked. */
+    static ClassPreloader forTest(ClassLoader loader) {
+        return new ClassPreloader(loader);
+    }
+}
