@@ -14,11 +14,15 @@ import java.nio.charset.StandardCharsets;
  * much of it now happens before the opening thread gets there. Started by the first open in the
  * process, once; an open never waits for it.
  *
- * <p>Classes are loaded and linked, not initialised (a static initialiser run on another thread
- * could deadlock against the opening thread's), except {@code java.util.zip.CRC32C}, whose
- * initialiser (its lookup tables, several milliseconds in the interpreter) depends on nothing of
- * ours. A name that does not resolve (a JDK without that internal class) is skipped. The system
- * property {@value #PROPERTY}{@code =false} turns it off.
+ * <p>Classes are loaded and linked, not initialised: a static initialiser run on another thread
+ * could deadlock against the opening thread's when the two need each other's classes. A few names
+ * marked {@code +} in the list are initialised too, leaves whose initialisers depend on nothing the
+ * opening thread initialises and cost milliseconds in the interpreter: CRC32C's lookup tables
+ * (3.5 ms), {@code LongAdder}'s variable handles (2 ms), the XXH3 hash's set-up and the LZ4
+ * factory's (3 ms: 16 compressors made by reflection). A name that does not resolve (a JDK without
+ * that internal class) is skipped. The system property {@value #PROPERTY}{@code =false} turns it
+ * off; {@code =init} does only the initialisations (for a JVM whose class-data-sharing archive
+ * holds the classes already: the command line's launcher).
  *
  * <p>The list is the output of {@code -Xlog:class+load} for a first open, a present and an absent
  * {@code get}, a {@code put} and a {@code delete} on a store of several levels, less the classes
@@ -38,9 +42,12 @@ final class ClassPreloader implements Runnable {
     private static boolean started;
 
     private final ClassLoader loader;
+    /** Only the {@code +} lines: where the classes come from a class-data-sharing archive already. */
+    private final boolean initialiseOnly;
 
-    private ClassPreloader(ClassLoader loader) {
+    private ClassPreloader(ClassLoader loader, boolean initialiseOnly) {
         this.loader = loader;
+        this.initialiseOnly = initialiseOnly;
     }
 
     /** Starts the preloading thread unless an earlier call did or the property turns it off. */
@@ -51,10 +58,12 @@ final class ClassPreloader implements Runnable {
             }
             started = true;
         }
-        if ("false".equalsIgnoreCase(System.getProperty(PROPERTY, "true").trim())) {
+        String setting = System.getProperty(PROPERTY, "true").trim();
+        if ("false".equalsIgnoreCase(setting)) {
             return;
         }
-        Thread t = new Thread(new ClassPreloader(ClassPreloader.class.getClassLoader()), "bloomstore-preload");
+        Thread t = new Thread(new ClassPreloader(ClassPreloader.class.getClassLoader(),
+                "init".equalsIgnoreCase(setting)), "bloomstore-preload");
         t.setDaemon(true);
         t.start();
     }
@@ -67,20 +76,27 @@ final class ClassPreloader implements Runnable {
             }
             BufferedReader names = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII));
             for (String name = names.readLine(); name != null; name = names.readLine()) {
-                load(name.trim());
+                if (!initialiseOnly || name.startsWith("+")) {
+                    load(name.trim());
+                }
             }
         } catch (IOException | RuntimeException | LinkageError e) {
             // An optimisation only: the opening thread loads whatever is left as it always did.
         }
     }
 
-    /** Loads and links {@code name} (initialises CRC32C); false when it does not resolve. */
-    boolean load(String name) {
-        if (name.isEmpty() || name.startsWith("#")) {
+    /**
+     * Loads and links the class a line of the list names, and initialises it when the line starts
+     * with {@code +}; false when it does not resolve. Blank and {@code #} lines are skipped.
+     */
+    boolean load(String line) {
+        if (line.isEmpty() || line.startsWith("#")) {
             return true;
         }
+        boolean initialise = line.startsWith("+");
+        String name = initialise ? line.substring(1) : line;
         try {
-            Class<?> c = Class.forName(name, name.equals("java.util.zip.CRC32C"), loader);
+            Class<?> c = Class.forName(name, initialise, loader);
             // Linking (verification) happens at a class's first use otherwise; asking for its
             // constructors links it without initialising it.
             c.getDeclaredConstructors();
@@ -92,6 +108,6 @@ final class ClassPreloader implements Runnable {
 
     /** For tests: a preloader on {@code loader} that loads nothing until asked. */
     static ClassPreloader forTest(ClassLoader loader) {
-        return new ClassPreloader(loader);
+        return new ClassPreloader(loader, false);
     }
 }
