@@ -169,7 +169,13 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
     }
 
     public int totalFiles() {
-        return levels.stream().mapToInt(LevelStats::files).sum();
+        // A loop, not a stream: the one-shot `stats` command would link the process's first
+        // lambda and method reference here, some 9 ms.
+        int files = 0;
+        for (LevelStats l : levels) {
+            files += l.files();
+        }
+        return files;
     }
 
     /**

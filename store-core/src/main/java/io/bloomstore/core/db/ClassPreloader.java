@@ -18,8 +18,10 @@ import java.nio.charset.StandardCharsets;
  * could deadlock against the opening thread's when the two need each other's classes. A few names
  * marked {@code +} in the list are initialised too, leaves whose initialisers depend on nothing the
  * opening thread initialises and cost milliseconds in the interpreter: CRC32C's lookup tables
- * (3.5 ms), {@code LongAdder}'s variable handles (2 ms), the XXH3 hash's set-up and the LZ4
- * factory's (3 ms: 16 compressors made by reflection). A name that does not resolve (a JDK without
+ * (3.5 ms), {@code LongAdder}'s variable handles (2 ms), the XXH3 hash's set-up, the LZ4
+ * factory's (3 ms: 16 compressors made by reflection) and, last, the filter-memory choice
+ * ({@code OffHeapBackend}), whose Chronicle Bytes start-up (about 130 classes and a probe
+ * mapping) the first flush or filter mapping would otherwise wait for. A name that does not resolve (a JDK without
  * that internal class) is skipped. The system property {@value #PROPERTY}{@code =false} turns it
  * off; {@code =init} does only the initialisations (for a JVM whose class-data-sharing archive
  * holds the classes already: the command line's launcher).
