@@ -24,11 +24,17 @@ import java.nio.file.Path;
  */
 final class TableIndex implements IndexView {
     private static final int HANDLE_BYTES = Long.BYTES + Integer.BYTES;
-    // A byte-array view VarHandle: what a fresh JVM's C1 code reads fastest. Its class initialisation
-    // links the process's first lambda (some 10 ms), but a one-shot command never decodes an index:
-    // a table's first lookups search it in place (InPlaceIndex).
-    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
-            ByteOrder.BIG_ENDIAN);
+
+    /**
+     * A byte-array view VarHandle: what a fresh JVM's C1 code reads fastest. Its class initialisation
+     * links the process's first lambda (some 6-10 ms), so it waits for the first search of a decoded
+     * index: a one-shot lookup searches the index in place (InPlaceIndex), and a scan from the first
+     * key decodes the index without searching it.
+     */
+    private static final class Words {
+        static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
+                ByteOrder.BIG_ENDIAN);
+    }
 
     private final int count;
     private final int handlesAt;
@@ -199,7 +205,7 @@ final class TableIndex implements IndexView {
         int j = 0;
         for (; j + Long.BYTES <= common; j += Long.BYTES) {
             long x = Long.reverseBytes(b.getLong(start + j));
-            long y = (long) BIG_ENDIAN_LONG.get(target, j);
+            long y = (long) Words.BIG_ENDIAN_LONG.get(target, j);
             if (x != y) {
                 return Long.compareUnsigned(x, y);
             }
