@@ -1,6 +1,7 @@
 package io.bloomstore.core;
 
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.core.db.ClassPreloader;
 import io.bloomstore.core.table.TableOptions;
 
 /**
@@ -204,6 +205,9 @@ public final class StoreOptions {
     }
 
     public static Builder builder() {
+        // Options are made right before a store opens: the classes the open needs start loading
+        // on another thread now (once per process; see ClassPreloader).
+        ClassPreloader.startOnce();
         return new Builder();
     }
 

@@ -11,8 +11,8 @@ import java.nio.charset.StandardCharsets;
  * lookups and writes are about to need ({@value #LIST}, in the order they are first used), while
  * the opening thread does the open's own work. Half of a first open's processor time in a fresh
  * JVM is class loading (reading each class from its jar, parsing, verifying); with a second core,
- * much of it now happens before the opening thread gets there. Started by the first open in the
- * process, once; an open never waits for it.
+ * much of it now happens before the opening thread gets there. Started once per process, by the
+ * first options built or the first open; an open never waits for it. Internal: not part of the API.
  *
  * <p>Classes are loaded and linked, not initialised: a static initialiser run on another thread
  * could deadlock against the opening thread's when the two need each other's classes. A few names
@@ -34,7 +34,7 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Thread safety: {@link #startOnce()} may be called from any thread.
  */
-final class ClassPreloader implements Runnable {
+public final class ClassPreloader implements Runnable {
     /** System property: {@code false} turns preloading off. */
     static final String PROPERTY = "bloomstore.preload";
     /** Resource beside this class: one binary class name a line. */
@@ -52,8 +52,11 @@ final class ClassPreloader implements Runnable {
         this.initialiseOnly = initialiseOnly;
     }
 
-    /** Starts the preloading thread unless an earlier call did or the property turns it off. */
-    static void startOnce() {
+    /**
+     * Starts the preloading thread unless an earlier call did or the property turns it off. Called
+     * by {@code StoreOptions.builder()} (options are made right before an open) and by the opens.
+     */
+    public static void startOnce() {
         synchronized (LOCK) {
             if (started) {
                 return;
