@@ -64,8 +64,16 @@ final class DbFlush {
 
     /** With the mutex held: queues the flush of the oldest immutable memtable. */
     void scheduleFlush() {
-        flusher.execute(this::flushOldest);
+        flusher.execute(flushTask);
     }
+
+    /** The flush thread's task (a class, not a method reference: no lambda spun at the first switch). */
+    private final Runnable flushTask = new Runnable() {
+        @Override
+        public void run() {
+            flushOldest();
+        }
+    };
 
     /**
      * With the mutex held: makes the version set's current version the readers' one. Edits are

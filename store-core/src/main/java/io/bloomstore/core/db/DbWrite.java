@@ -369,7 +369,7 @@ final class DbWrite {
         LogWriter old = wal;
         Future<?> oldWriteback = writeback;
         Future<?> previous = sealing;
-        sealing = db.syncer.submit(() -> seal(old, oldWriteback, previous));
+        sealing = db.syncer.submit(new Seal(old, oldWriteback, previous));
         db.walSeal = sealing;
         wal = next;
         writebackAt = 0;
@@ -556,12 +556,48 @@ final class DbWrite {
             return;
         }
         writebackAt = size;
-        writeback = db.syncer.submit(() -> {
+        writeback = db.syncer.submit(new Writeback(log));
+    }
+
+    /*
+     * The sync pool's tasks are classes, not lambdas: each lambda's first use spins a class (and
+     * the process's first links the lambda machinery, some 6 ms), on the writer's thread at a fresh
+     * JVM's first memtable switch or writeback.
+     */
+
+    /** Seals a finished segment ({@link #seal}). */
+    private final class Seal implements Callable<Void> {
+        private final LogWriter old;
+        private final Future<?> oldWriteback;
+        private final Future<?> previous;
+
+        Seal(LogWriter old, Future<?> oldWriteback, Future<?> previous) {
+            this.old = old;
+            this.oldWriteback = oldWriteback;
+            this.previous = previous;
+        }
+
+        @Override
+        public Void call() throws IOException {
+            return seal(old, oldWriteback, previous);
+        }
+    }
+
+    /** Syncs what the segment's writes have handed to the file so far; a failure makes the store read-only. */
+    private final class Writeback implements Runnable {
+        private final LogWriter log;
+
+        Writeback(LogWriter log) {
+            this.log = log;
+        }
+
+        @Override
+        public void run() {
             try {
                 log.syncWritten();
             } catch (IOException | RuntimeException e) {
                 db.fail("WAL writeback sync", e);
             }
-        });
+        }
     }
 }
