@@ -3,6 +3,7 @@ package io.bloomstore.core.compaction;
 import io.bloomstore.core.manifest.FileMetaData;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.TreeSet;
 
@@ -21,6 +22,14 @@ public final class Subcompactions {
     private Subcompactions() {
     }
 
+    /** Unsigned byte order (a class, not a method reference: no lambda spun by a compaction). */
+    private static final Comparator<byte[]> UNSIGNED = new Comparator<>() {
+        @Override
+        public int compare(byte[] a, byte[] b) {
+            return Arrays.compareUnsigned(a, b);
+        }
+    };
+
     /**
      * The boundaries (ascending, distinct user keys; empty for one range) splitting {@code c} into
      * at most {@code maxRanges} ranges of about {@code minRangeBytes} input bytes or more. Only a
@@ -36,7 +45,7 @@ public final class Subcompactions {
         if (ranges < 2) {
             return List.of();
         }
-        TreeSet<byte[]> set = new TreeSet<>(Arrays::compareUnsigned);
+        TreeSet<byte[]> set = new TreeSet<>(UNSIGNED);
         for (FileMetaData f : c.allInputs()) {
             set.add(f.smallestKey());
             set.add(f.largestKey());
@@ -48,14 +57,17 @@ public final class Subcompactions {
         // weight[j]: bytes estimated between candidates[j] and candidates[j + 1].
         double[] weight = new double[candidates.length - 1];
         for (FileMetaData f : c.allInputs()) {
-            int from = Arrays.binarySearch(candidates, f.smallestKey(), Arrays::compareUnsigned);
-            int to = Arrays.binarySearch(candidates, f.largestKey(), Arrays::compareUnsigned);
+            int from = Arrays.binarySearch(candidates, f.smallestKey(), UNSIGNED);
+            int to = Arrays.binarySearch(candidates, f.largestKey(), UNSIGNED);
             int gaps = Math.max(1, to - from);
             for (int j = from; j < from + gaps && j < weight.length; j++) {
                 weight[j] += (double) f.fileSize() / gaps;
             }
         }
-        double sum = Arrays.stream(weight).sum();
+        double sum = 0;
+        for (double w : weight) {
+            sum += w;
+        }
         List<byte[]> out = new ArrayList<>();
         double running = 0;
         int next = 1;

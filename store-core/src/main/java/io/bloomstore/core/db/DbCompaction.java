@@ -19,6 +19,7 @@ import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -183,7 +185,9 @@ final class DbCompaction {
         try {
             ReadView v = db.view;
             installCurrent(v.mem(), v.immutables());
-            c.inputs().forEach(f -> db.tables.moved(f.fileNumber(), c.outputLevel()));
+            for (FileMetaData f : c.inputs()) {
+                db.tables.moved(f.fileNumber(), c.outputLevel());
+            }
             db.counters.trivialMoves().increment();
             db.queue.signalChange();
         } finally {
@@ -214,7 +218,7 @@ final class DbCompaction {
         List<CompactionJob> jobs = new ArrayList<>();
         for (int i = 0; i <= bounds.size(); i++) {
             jobs.add(new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()), targetBytes,
-                    () -> cancelled || failed.get()));
+                    new Stop(failed)));
         }
         if (background) {
             backgroundJobs.put(Thread.currentThread(), jobs);
@@ -222,12 +226,8 @@ final class DbCompaction {
         try {
             List<Future<?>> helpers = new ArrayList<>();
             for (int i = 1; i < jobs.size(); i++) {
-                int range = i;
-                Callable<Void> task = () -> {
-                    mergeRange(c, jobs.get(range), tableOptions, bounds.get(range - 1),
-                            range < bounds.size() ? bounds.get(range) : null, failed);
-                    return null;
-                };
+                Callable<Void> task = new Range(c, jobs.get(i), tableOptions, bounds.get(i - 1),
+                        i < bounds.size() ? bounds.get(i) : null, failed);
                 try {
                     helpers.add(subcompactor.submit(task));
                 } catch (RejectedExecutionException e) {
@@ -254,7 +254,11 @@ final class DbCompaction {
                 // Every range's finished outputs leave the live set (a cancelled store leaves them
                 // on disk for the next open to delete).
                 boolean delete = !cancelled;
-                jobs.forEach(j -> j.outputs().forEach(f -> db.tables.drop(f.fileNumber(), delete)));
+                for (CompactionJob j : jobs) {
+                    for (FileMetaData f : j.outputs()) {
+                        db.tables.drop(f.fileNumber(), delete);
+                    }
+                }
                 throwUnchecked(failure);
             }
         } finally {
@@ -286,11 +290,13 @@ final class DbCompaction {
             // Level-0 inputs overlap: a source each. A deeper level's inputs are disjoint: one
             // concatenating source per level, so the merge heap holds a handful of sources, not one
             // per table of the output level.
-            Function<FileMetaData, InternalIterator> open = f -> byNumber.get(f.fileNumber()).readerUnchecked().iterator(false);
-            List<FileMetaData> level = c.inputs().stream().filter(f -> f.overlaps(from, to)).toList();
-            List<FileMetaData> next = c.nextInputs().stream().filter(f -> f.overlaps(from, to)).toList();
+            Function<FileMetaData, InternalIterator> open = new InputOpener(byNumber);
+            List<FileMetaData> level = overlapping(c.inputs(), from, to);
+            List<FileMetaData> next = overlapping(c.nextInputs(), from, to);
             if (c.level() == 0) {
-                level.forEach(f -> sources.add(open.apply(f)));
+                for (FileMetaData f : level) {
+                    sources.add(open.apply(f));
+                }
             } else if (!level.isEmpty()) {
                 sources.add(levelSource(level, open));
             }
@@ -317,7 +323,9 @@ final class DbCompaction {
             throw e;
         } finally {
             closeAll(sources);
-            inputs.forEach(TableHandle::release);
+            for (TableHandle h : inputs) {
+                h.release();
+            }
         }
     }
 
@@ -338,14 +346,18 @@ final class DbCompaction {
             // The edit may have reached the MANIFEST (a failed fsync says nothing about what the
             // file holds), so the outputs must stay on disk: recovery deletes them as orphans
             // when the edit did not survive.
-            outputs.forEach(f -> db.tables.drop(f.fileNumber(), false));
+            for (FileMetaData f : outputs) {
+                db.tables.drop(f.fileNumber(), false);
+            }
             throw e;
         }
         mutex.lock();
         try {
             ReadView v = db.view;
             installCurrent(v.mem(), v.immutables());
-            c.allInputs().forEach(f -> db.tables.drop(f.fileNumber(), true));
+            for (FileMetaData f : c.allInputs()) {
+                db.tables.drop(f.fileNumber(), true);
+            }
             db.counters.compactions().increment();
             db.counters.compactionBytesRead().add(c.inputBytes());
             db.counters.compactionBytesWritten().add(bytesWritten);
@@ -384,8 +396,86 @@ final class DbCompaction {
             return open.apply(files.get(0));
         }
         List<FileMetaData> sorted = new ArrayList<>(files);
-        sorted.sort((a, b) -> Arrays.compareUnsigned(a.smallestKey(), b.smallestKey()));
+        sorted.sort(BY_SMALLEST_KEY);
         return new LevelIterator(sorted, open);
+    }
+
+    /*
+     * The merge's helpers are classes, not lambdas or streams: a compaction a one-shot command's
+     * open starts (and its close abandons) spun a dozen lambda and stream classes on the
+     * background threads, competing with the command for the processor.
+     */
+
+    /** Tables of {@code files} whose key range overlaps [{@code from}, {@code to}) (null bounds open). */
+    private static List<FileMetaData> overlapping(List<FileMetaData> files, byte[] from, byte[] to) {
+        List<FileMetaData> out = new ArrayList<>(files.size());
+        for (FileMetaData f : files) {
+            if (f.overlaps(from, to)) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    private static final Comparator<FileMetaData> BY_SMALLEST_KEY = new Comparator<>() {
+        @Override
+        public int compare(FileMetaData a, FileMetaData b) {
+            return Arrays.compareUnsigned(a.smallestKey(), b.smallestKey());
+        }
+    };
+
+    /** Opens an input table's iterator through the handle the merge holds on it. */
+    private static final class InputOpener implements Function<FileMetaData, InternalIterator> {
+        private final Map<Long, TableHandle> byNumber;
+
+        InputOpener(Map<Long, TableHandle> byNumber) {
+            this.byNumber = byNumber;
+        }
+
+        @Override
+        public InternalIterator apply(FileMetaData f) {
+            return byNumber.get(f.fileNumber()).readerUnchecked().iterator(false);
+        }
+    }
+
+    /** Whether a merge must stop: the store is closing, or another range of it failed. */
+    private final class Stop implements BooleanSupplier {
+        private final AtomicBoolean failed;
+
+        Stop(AtomicBoolean failed) {
+            this.failed = failed;
+        }
+
+        @Override
+        public boolean getAsBoolean() {
+            return cancelled || failed.get();
+        }
+    }
+
+    /** One key range of a split merge, on a subcompaction thread. */
+    private final class Range implements Callable<Void> {
+        private final Compaction c;
+        private final CompactionJob job;
+        private final TableOptions tableOptions;
+        private final byte[] from;
+        private final byte[] to;
+        private final AtomicBoolean failed;
+
+        Range(Compaction c, CompactionJob job, TableOptions tableOptions, byte[] from, byte[] to,
+              AtomicBoolean failed) {
+            this.c = c;
+            this.job = job;
+            this.tableOptions = tableOptions;
+            this.from = from;
+            this.to = to;
+            this.failed = failed;
+        }
+
+        @Override
+        public Void call() throws IOException {
+            mergeRange(c, job, tableOptions, from, to, failed);
+            return null;
+        }
     }
 
     private static long millisSince(long nanos) {
