@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
 
 /**
  * A {@link WritableFile} that gathers small writes in one direct buffer and hands the file a
@@ -114,13 +115,7 @@ public final class BufferedWritableFile implements WritableFile {
         }
         if (writebackFailure == null) {
             writebackAt = file.position();
-            running = CompletableFuture.runAsync(() -> {
-                try {
-                    file.sync();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }, writeback);
+            running = CompletableFuture.runAsync(new Sync(), writeback);
         }
     }
 
@@ -211,13 +206,36 @@ public final class BufferedWritableFile implements WritableFile {
         ByteBuffer b = buffer;
         buffer = null;
         DirectBuffers.release(b);
-        running.whenComplete((ignored, failure) -> {
+        running.whenComplete(new CloseAfter());
+    }
+
+    /*
+     * The writeback's tasks are classes, not lambdas: a flush or compaction would spin them in a
+     * fresh JVM's background threads (and a one-shot command's).
+     */
+
+    /** Syncs what was written so far, on the writeback executor. */
+    private final class Sync implements Runnable {
+        @Override
+        public void run() {
+            try {
+                file.sync();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Closes the file once the running writeback is done; a failure to close is dropped. */
+    private final class CloseAfter implements BiConsumer<Object, Throwable> {
+        @Override
+        public void accept(Object ignored, Throwable failure) {
             try {
                 file.close();
             } catch (IOException | RuntimeException e) {
                 // Left behind for the next open to delete: nothing more to do with it.
             }
-        });
+        }
     }
 
     private void checkOpen() throws IOException {
