@@ -1,6 +1,7 @@
 package io.bloomstore.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -64,6 +65,31 @@ class LauncherIT {
                 "BloomStore's classes come from the archive");
         assertTrue(loads.contains("io.bloomstore.core.db.DbImpl source: shared objects file"),
                 "the engine's too: the training opened a store");
+        // The process's first lambda starts the JVM's method-handle machinery (6-10 ms of a short
+        // command): no short command's path links one.
+        List<List<String>> commands = List.of(List.of("get", "k"), List.of("get", "nope"), List.of("put", "k2", "v"),
+                List.of("delete", "k2"), List.of("scan", "--limit", "10"), List.of("stats"));
+        for (List<String> command : commands) {
+            Path commandLog = dir.resolve("lambda.log");
+            List<String> args = new ArrayList<>(List.of("--data", data));
+            args.addAll(command);
+            Run r = run(Map.of("BLOOMSTORE_JAVA_OPTS", "-Xlog:class+load=info:file=" + commandLog),
+                    args.toArray(new String[0]));
+            assertTrue(r.code == 0 || r.code == 1, command + ": " + r.err);
+            String commandLoads = Files.readString(commandLog);
+            assertFalse(commandLoads.contains("java.lang.invoke.LambdaMetafactory"),
+                    command + " linked a lambda: " + lambdaLines(commandLoads));
+        }
+    }
+
+    private static String lambdaLines(String log) {
+        StringBuilder b = new StringBuilder();
+        for (String line : log.split("\n")) {
+            if (line.contains("Lambda")) {
+                b.append(line).append('\n');
+            }
+        }
+        return b.toString();
     }
 
     @Test
