@@ -73,6 +73,8 @@ public final class BenchRunner {
     /** readlatest's choice, whatever {@code --distribution} says: YCSB's workload D is defined by it. */
     private final KeyChooser latestChooser;
     private int coldOps;
+    /** readwhilewriting's writer's puts per second, 0 for as fast as it can ({@link WritePacer}). */
+    private double writerRate;
     private final ScanConfig scans;
     private int[] randomOrder;
     /** Whether the loaded store was filled in random order ({@code randomOrder}) rather than by index. */
@@ -117,6 +119,16 @@ public final class BenchRunner {
             throw new IllegalArgumentException("cold operations must not be negative: " + ops);
         }
         this.coldOps = ops;
+        return this;
+    }
+
+    /**
+     * Paces readwhilewriting's writer to {@code opsPerSecond} evenly spaced puts a second, every
+     * engine alike ({@link WritePacer}); 0 for as fast as it can (the default).
+     */
+    public BenchRunner withWriterRate(double opsPerSecond) {
+        new WritePacer(opsPerSecond, WritePacer.SYSTEM);
+        this.writerRate = opsPerSecond;
         return this;
     }
 
@@ -378,13 +390,21 @@ public final class BenchRunner {
         }
     }
 
-    /** readwhilewriting's writer: overwrites keys chosen as the readers choose them; returns its puts. */
+    /**
+     * readwhilewriting's writer: overwrites keys chosen as the readers choose them, paced to
+     * {@link #writerRate} when it is set; returns its puts.
+     */
     private long overwriteUntil(BenchEngine engine, AtomicBoolean stop) throws IOException {
         SplittableRandom random = new SplittableRandom(config.seed() ^ 0x5EEDL);
         byte[] key = keySpace.newKeyBuffer();
         byte[] value = values.newValueBuffer();
+        WritePacer pacer = new WritePacer(writerRate, WritePacer.SYSTEM);
         long puts = 0;
-        while (!stop.get()) {
+        while (true) {
+            pacer.awaitTurn();
+            if (stop.get()) {
+                break;
+            }
             keySpace.present(chooser.next(random), key);
             values.fill(random, value);
             engine.put(key, value);
