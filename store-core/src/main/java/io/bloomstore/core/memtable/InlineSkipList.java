@@ -21,7 +21,8 @@ import java.util.Arrays;
  * whose G1 regions are 4 MiB or smaller, a humongous object: allocated outside the young
  * generation, never copied, freed as a whole once the memtable is gone. The first chunk is sized
  * for the memtable's expected bytes, so a default memtable keeps its values in one or two such
- * chunks.
+ * chunks; the cost is that a memtable holds its first chunk (its configured size, at most 4 MiB)
+ * from its first put on, as RocksDB's arena holds its first block.
  *
  * <p>Why ints and not bytes read through a byte-array view {@code VarHandle}: every view access
  * inlines seven JDK methods, and this list is on the path of every put and of every get, so a
@@ -261,7 +262,10 @@ final class InlineSkipList {
 
     /** The value address of {@code node}: its chunk ({@link #valueChunk}) and start ({@link #valueStart}). */
     int valueAddress(int node) {
-        return chunk(node)[(node & OFFSET_MASK) + VALUE_ADDRESS];
+        int address = chunk(node)[(node & OFFSET_MASK) + VALUE_ADDRESS];
+        // Pairs with the release fence before a replaced value's address is written.
+        VarHandle.acquireFence();
+        return address;
     }
 
     /** The value chunk holding the value at {@code address} (do not modify). */
