@@ -425,16 +425,14 @@ public final class BenchRunner {
         byte[] value = values.newValueBuffer();
         WritePacer pacer = new WritePacer(writerRate, WritePacer.SYSTEM);
         long puts = 0;
-        while (true) {
+        // At least one put, however soon the readers finish: a warm-up always compiles the writer's path.
+        do {
             pacer.awaitTurn();
-            if (stop.get()) {
-                break;
-            }
             keySpace.present(chooser.next(random), key);
             values.fill(random, value);
             engine.put(key, value);
             puts++;
-        }
+        } while (!stop.get());
         return puts;
     }
 
