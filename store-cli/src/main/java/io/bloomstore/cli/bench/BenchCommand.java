@@ -1,6 +1,7 @@
 package io.bloomstore.cli.bench;
 
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.cli.Units;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -63,6 +64,12 @@ public final class BenchCommand implements Callable<Integer> {
             + " scan --limit 10, stats ...) as child processes on the loaded BloomStore store, N runs each through the"
             + " launcher beside the jar and through plain java -jar (default: ${DEFAULT-VALUE}: off).")
     private int oneShotRuns;
+
+    @Option(names = "--writer-rate", paramLabel = "OPS", description = "Pace readwhilewriting's writer to OPS evenly"
+            + " spaced puts a second, every engine alike (as db_bench's --benchmark_write_rate_limit), so that the readers"
+            + " run beside the same write load; the writer/s column shows the rate achieved; 0 for as fast as it can"
+            + " (default: ${DEFAULT-VALUE}).")
+    double writerRate;
 
     @Option(names = "--keys", description = "Keys to load (default: ${DEFAULT-VALUE}).")
     int keys = BenchConfig.defaults().keys();
@@ -195,6 +202,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (coldOps < 0) {
             throw usage("--cold-ops must not be negative: " + coldOps);
         }
+        if (!(writerRate >= 0) || Double.isInfinite(writerRate)) {
+            throw usage("--writer-rate must be a non-negative number of puts per second: " + writerRate);
+        }
         if (chosen.contains(Workload.OPEN)) {
             for (String e : engineNames) {
                 if (!ChildJvm.canCreate(e)) {
@@ -206,6 +216,9 @@ public final class BenchCommand implements Callable<Integer> {
         HeapSizing.keepCommitted();
         MachineInfo machine = MachineInfo.current();
         out.println("bloomstore bench: " + String.join(", ", engineNames) + " on " + machine.describe());
+        if (writerRate > 0 && chosen.contains(Workload.READWHILEWRITING)) {
+            out.println("readwhilewriting's writer paced to " + Units.count(Math.round(writerRate)) + " puts/s");
+        }
         if (oneShotRuns < 0) {
             throw usage("--one-shot must not be negative: " + oneShotRuns);
         }
@@ -218,7 +231,7 @@ public final class BenchCommand implements Callable<Integer> {
         Exception oneShotFailure = null;
         try {
             run = new BenchRunner(config, scans, factory, noProgress ? null : System.err, warmUpKeys)
-                    .withColdOps(coldOps).run(engineNames, chosen, root, repeat);
+                    .withColdOps(coldOps).withWriterRate(writerRate).run(engineNames, chosen, root, repeat);
             if (oneShotRuns > 0) {
                 try {
                     oneShot = OneShotProbe.run(root.resolve("bloomstore"), config, oneShotRuns, 0);
@@ -246,7 +259,7 @@ public final class BenchCommand implements Callable<Integer> {
         new Headline(run.results()).print(out);
         out.println("RocksDB statistics: " + RocksDbEngine.STATS_LEVEL);
         if (json != null) {
-            JsonReport.write(json, config, machine, run, coldOps, oneShot);
+            JsonReport.write(json, config, machine, run, coldOps, oneShot, writerRate);
             out.println("JSON written to " + json);
         }
         if (report != null) {

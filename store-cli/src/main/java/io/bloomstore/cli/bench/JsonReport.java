@@ -17,7 +17,7 @@ import java.util.Locale;
  * Rates that are undefined (no filter checks, no OS counters) are written as {@code null}.
  *
  * <pre>
- * { "config": {..., repeat, coldOps, rocksdbStatistics}, "machine": {cores, jvm, os, arch, maxHeapBytes, heapSizing},
+ * { "config": {..., repeat, coldOps, writerRate, rocksdbStatistics}, "machine": {cores, jvm, os, arch, maxHeapBytes, heapSizing},
  *   "timestamp": ISO-8601,
  *   "results": [ { engine, workload, round, ops, seconds, opsPerSec, writerOpsPerSec, p50Micros, p99Micros,
  *                  p999Micros, found, dataBlockReadsPerOp, filterFileReads, filterFileReadsPerOp,
@@ -49,13 +49,17 @@ public final class JsonReport {
 
     public static void write(Path file, BenchConfig config, MachineInfo machine, BenchResults run, int coldOps)
             throws IOException {
-        write(file, config, machine, run, coldOps, List.of());
+        write(file, config, machine, run, coldOps, List.of(), 0);
     }
 
-    /** As {@link #write(Path, BenchConfig, MachineInfo, BenchResults, int)}, with the one-shot command latencies. */
+    /**
+     * As {@link #write(Path, BenchConfig, MachineInfo, BenchResults, int)}, with the one-shot command latencies
+     * and readwhilewriting's writer rate (0: unpaced).
+     */
     public static void write(Path file, BenchConfig config, MachineInfo machine, BenchResults run, int coldOps,
-                             List<OneShotResult> oneShot) throws IOException {
+                             List<OneShotResult> oneShot, double writerRate) throws IOException {
         ObjectNode root = toJson(config, machine, run, coldOps);
+        ((ObjectNode) root.get("config")).put("writerRate", writerRate);
         if (!oneShot.isEmpty()) {
             root.set("oneShot", MAPPER.valueToTree(oneShot));
         }

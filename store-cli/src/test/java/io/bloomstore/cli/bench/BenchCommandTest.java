@@ -127,7 +127,8 @@ class BenchCommandTest {
         for (String[] args : List.of(new String[] {"--engines", "nosuch"}, new String[] {"--workloads", "nosuch"},
                 new String[] {"--compression", "zip"}, new String[] {"--keys", "0"},
                 new String[] {"--distribution", "pareto"}, new String[] {"--repeat", "0"},
-                new String[] {"--cold-ops", "-1"})) {
+                new String[] {"--cold-ops", "-1"}, new String[] {"--writer-rate", "-5"},
+                new String[] {"--writer-rate", "NaN"})) {
             StringWriter err = new StringWriter();
             CommandLine cmd = new CommandLine(new BenchCommand(factory()));
             cmd.setErr(new PrintWriter(err));

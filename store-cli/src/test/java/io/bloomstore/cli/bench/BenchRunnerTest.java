@@ -93,6 +93,74 @@ class BenchRunnerTest {
     }
 
     @Test
+    void aWriterRateHoldsReadWhileWritingsWriterToIt() throws Exception {
+        BenchConfig config = smallConfig().withReads(200_000);
+        double rate = 2_000;
+        List<WorkloadResult> paced = new BenchRunner(config, SimulatedEngine.factory(), null).withWriterRate(rate)
+                .run(List.of("sim"), List.of(Workload.READWHILEWRITING), dir);
+        WorkloadResult r = find(paced, Workload.READWHILEWRITING);
+        // The first put is not paced and a late writer may catch up on one millisecond's puts.
+        long allowed = (long) (rate * r.seconds()) + 1 + (long) (rate * WritePacer.MAX_LAG_NANOS / 1e9) + 1;
+        assertTrue(r.writerOps() >= 1 && r.writerOps() <= allowed,
+                r.writerOps() + " puts in " + r.seconds() + " s at " + rate + " puts/s");
+        assertEquals(config.reads(), r.found(), "the readers still find every key");
+    }
+
+    @Test
+    void readWhileWritingsWarmUpRunsItsWriterToo() throws Exception {
+        Map<Path, List<SimulatedEngine.Table>> disk = new ConcurrentHashMap<>();
+        Map<String, Long> putsByDirectory = new ConcurrentHashMap<>();
+        EngineFactory factory = new EngineFactory().register("sim", () -> {
+            SimulatedEngine engine = new SimulatedEngine(true, disk);
+            String[] directory = new String[1];
+            return new BenchEngine() {
+                @Override
+                public void open(Path d, BenchConfig config) {
+                    directory[0] = d.getFileName().toString();
+                    engine.open(d, config);
+                }
+
+                @Override
+                public void put(byte[] key, byte[] value) {
+                    putsByDirectory.merge(directory[0], 1L, Long::sum);
+                    engine.put(key, value);
+                }
+
+                @Override
+                public int get(byte[] key, byte[] valueBuffer) {
+                    return engine.get(key, valueBuffer);
+                }
+
+                @Override
+                public int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) {
+                    return engine.seekScan(startKey, count, keyBuffer, valueBuffer);
+                }
+
+                @Override
+                public void prepareForReads() {
+                    engine.prepareForReads();
+                }
+
+                @Override
+                public EngineCounters counters() {
+                    return engine.counters();
+                }
+
+                @Override
+                public void close() {
+                    engine.close();
+                }
+            };
+        });
+        int warmUpKeys = 2_000;
+        new BenchRunner(smallConfig().withReads(2_000), factory, null, warmUpKeys)
+                .run(List.of("sim"), List.of(Workload.READWHILEWRITING), dir);
+        long warmUpPuts = putsByDirectory.get("sim" + BenchRunner.WARM_UP_SUFFIX);
+        assertTrue(warmUpPuts > warmUpKeys, "the warm-up's puts: its fill's " + warmUpKeys + " and the writer's: "
+                + warmUpPuts);
+    }
+
+    @Test
     void readsWithoutAFillLoadTheStoreFirstAndThreadsShareTheOps() throws Exception {
         BenchConfig base = smallConfig();
         BenchConfig config = new BenchConfig(base.keys(), base.keySize(), base.valueSize(), 3, 10_001, 0,

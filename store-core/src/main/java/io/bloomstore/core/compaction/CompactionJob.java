@@ -114,7 +114,7 @@ public final class CompactionJob {
                 InternalIterator e = merged.current();
                 byte[] key = e.key();
                 if (versions.keep(key, e.sequence(), e.type())) {
-                    emit(key, e.sequence(), e.type(), e.value(), output);
+                    emit(key, e.sequence(), e.type(), e.valueArray(), e.valueOffset(), e.valueLength(), output);
                 }
                 merged.advance();
             }
@@ -171,7 +171,7 @@ public final class CompactionJob {
         int i = 0;
         for (WholeBlock.Cursor c = whole.cursor(); c.valid(); c.next(), i++) {
             if (kept[i]) {
-                emit(c.userKey(), c.sequence(), c.type(), c.value(), output);
+                emit(c.userKey(), c.sequence(), c.type(), c.valueArray(), c.valueOffset(), c.valueLength(), output);
             }
         }
     }
@@ -193,10 +193,15 @@ public final class CompactionJob {
         return newKey;
     }
 
-    /** Adds a kept entry, first finishing the output table if it is full and the entry starts a new user key. */
-    private void emit(byte[] key, long sequence, ValueType type, byte[] value, Output output) throws IOException {
+    /**
+     * Adds a kept entry, its value {@code value[offset, offset + length)} (a slice of the input's
+     * block, copied into the output's), first finishing the output table if it is full and the
+     * entry starts a new user key.
+     */
+    private void emit(byte[] key, long sequence, ValueType type, byte[] value, int offset, int length, Output output)
+            throws IOException {
         boolean newKey = startEntry(key, output);
-        builder.add(key, sequence, type, value);
+        builder.add(key, sequence, type, value, offset, length);
         if (newKey) {
             lastKey = key.clone();
         }

@@ -225,7 +225,7 @@ final class DbFlush {
                     }
                 }
                 if (versions.keep(it.key(), it.sequence(), it.type())) {
-                    builder.add(it.key(), it.sequence(), it.type(), it.value());
+                    builder.add(it.key(), it.sequence(), it.type(), it.valueArray(), it.valueOffset(), it.valueLength());
                 }
             }
             if (skipQueuedFlushes) {

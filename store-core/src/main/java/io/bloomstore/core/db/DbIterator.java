@@ -117,7 +117,8 @@ final class DbIterator implements StoreIterator {
                 if (e.sequence() <= snapshot) {
                     if (e.type() == ValueType.VALUE) {
                         returnedKey = key;
-                        return new KeyValue(key.clone(), e.value().clone());
+                        int at = e.valueOffset();
+                        return new KeyValue(key.clone(), Arrays.copyOfRange(e.valueArray(), at, at + e.valueLength()));
                     }
                     while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
                         merged.advance();

@@ -69,7 +69,8 @@ final class DbRead {
             e = v.immutables().get(i).get(key, snapshot);
         }
         if (e != null) {
-            return e.getKey().type() == ValueType.VALUE ? e.getValue().clone() : null;
+            // The memtable's value is a copy of its own: the caller owns it.
+            return e.getKey().type() == ValueType.VALUE ? e.getValue() : null;
         }
         Version version = v.version();
         VersionRef tables = v.tables();

@@ -95,8 +95,8 @@ final class DbWrite {
     /**
      * A single put ({@code value} non-null) or delete ({@code value} null), checked and committed
      * like a one-operation batch (the same WAL record, the same errors) without building one: the
-     * key is copied into the memtable's arena, and the value, which the memtable keeps, is copied
-     * once here, so the caller may reuse both arrays when this returns.
+     * group's leader copies key and value into the WAL's buffer and the memtable's arenas while
+     * this thread waits in the queue, so the caller may reuse both arrays when this returns.
      */
     void writeOne(byte[] key, byte[] value, WriteOptions writeOptions) throws IOException {
         checkKey(key);
@@ -108,7 +108,7 @@ final class DbWrite {
         if (value != null) {
             checkValue(value);
         }
-        db.queue.submit(key, value == null ? null : value.clone(), writeOptions.sync(), committer);
+        db.queue.submit(key, value, writeOptions.sync(), committer);
         db.counters.userBytesWritten().add(key.length + (value == null ? 0 : value.length));
     }
 
@@ -377,7 +377,7 @@ final class DbWrite {
         sealRecorded = false;
         List<MemTable> imm = new ArrayList<>(v.immutables());
         imm.add(v.mem());
-        db.view = new ReadView(new MemTable(walNumber), List.copyOf(imm), v.tables());
+        db.view = new ReadView(new MemTable(walNumber, db.options.memtableBytes()), List.copyOf(imm), v.tables());
         background.scheduleFlush();
     }
 

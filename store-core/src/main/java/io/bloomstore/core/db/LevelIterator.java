@@ -181,6 +181,21 @@ final class LevelIterator implements InternalIterator {
     }
 
     @Override
+    public byte[] valueArray() {
+        return current.valueArray();
+    }
+
+    @Override
+    public int valueOffset() {
+        return current.valueOffset();
+    }
+
+    @Override
+    public int valueLength() {
+        return current.valueLength();
+    }
+
+    @Override
     public void close() throws IOException {
         closeCurrent();
     }

@@ -42,6 +42,26 @@ public interface InternalIterator extends Closeable {
     byte[] value();
 
     /**
+     * The value as the slice {@code [valueOffset(), valueOffset() + valueLength())} of this array,
+     * valid only until the iterator moves (it may be the source's block), never modified by the
+     * caller: a compaction copies values into its output without a copy of each on the heap.
+     * A source that holds its values whole returns {@link #value()}.
+     */
+    default byte[] valueArray() {
+        return value();
+    }
+
+    /** Where the value starts in {@link #valueArray()}. */
+    default int valueOffset() {
+        return 0;
+    }
+
+    /** The value's length in {@link #valueArray()}; 0 for a deletion. */
+    default int valueLength() {
+        return value().length;
+    }
+
+    /**
      * For a compaction: when positioned at the first entry of a data block read from a table file,
      * that block in its stored form with its entries ({@link WholeBlock}), valid until this
      * iterator moves; null when there is none (other sources, blocks from the cache, mid-block).

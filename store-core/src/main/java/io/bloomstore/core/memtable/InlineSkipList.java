@@ -8,11 +8,21 @@ import java.util.Arrays;
  * The memtable's sorted index: a skip list whose nodes are records packed into large int arrays
  * (an arena, as the LevelDB and RocksDB memtables keep theirs) instead of a tree of objects. A
  * node holds its tower of next pointers, the entry's trailer ({@code sequence << 8 | type}) and a
- * copy of the user key, packed big-endian four bytes to an int and zero-padded; the value stays
- * the array the writer handed over, in a side table indexed by the node. A search walks only the
- * arena, whose records sit next to each other in insertion order, so a comparison costs one
- * memory access instead of four dependent ones (skip-list node, index node, key object, key
- * array) and an insert allocates no objects but the searched key's packed copy.
+ * copy of the user key, packed big-endian four bytes to an int and zero-padded; the value is
+ * copied into a second arena of large byte arrays. A search walks only the int arena, whose records
+ * sit next to each other in insertion order, so a comparison costs one memory access instead of
+ * four dependent ones (skip-list node, index node, key object, key array) and an insert allocates
+ * no objects but the searched key's packed copy.
+ *
+ * <p>Why values in an arena and not one array each: a memtable's values live until its flush, so
+ * every young collection while it fills copied each of them (a 4 MiB memtable of 1 KiB values is
+ * some 4,000 objects; with two waiting for the flush thread, three times that), and each put
+ * allocated its value's copy. A value chunk as large as {@link #MAX_VALUE_CHUNK} is, on a heap
+ * whose G1 regions are 4 MiB or smaller, a humongous object: allocated outside the young
+ * generation, never copied, freed as a whole once the memtable is gone. The first chunk is sized
+ * for the memtable's expected bytes, so a default memtable keeps its values in one or two such
+ * chunks; the cost is that a memtable holds its first chunk (its configured size, at most 4 MiB)
+ * from its first put on, as RocksDB's arena holds its first block.
  *
  * <p>Why ints and not bytes read through a byte-array view {@code VarHandle}: every view access
  * inlines seven JDK methods, and this list is on the path of every put and of every get, so a
@@ -24,8 +34,10 @@ import java.util.Arrays;
  * <p>Node record, at address {@code chunk << 16 | index} of int chunks (address 0 is "none";
  * chunks grow from 4 Ki to 64 Ki ints):
  * <pre>
- *   height keyLength valueIndex trailerHigh trailerLow next^height key(ceil(keyLength / 4) ints)
+ *   height keyLength valueAddress trailerHigh trailerLow next^height key(ceil(keyLength / 4) ints)
  * </pre>
+ * Value record, at {@code valueAddress = chunk << 20 | offset / 4} of the value chunks (offsets
+ * four-byte aligned): {@code length(4 bytes, big-endian) bytes(length)}.
  * Order: user keys ascending as unsigned bytes, then sequence numbers descending; the type does
  * not take part (sequence numbers are unique).
  *
@@ -38,6 +50,7 @@ import java.util.Arrays;
 final class InlineSkipList {
     static final int MAX_HEIGHT = 12;
     static final int NONE = 0;
+    private static final byte[] EMPTY = new byte[0];
     private static final int BRANCHING = 4;
     private static final int CHUNK_BITS = 16;
     private static final int CHUNK_INTS = 1 << CHUNK_BITS;
@@ -45,12 +58,22 @@ final class InlineSkipList {
     private static final int FIRST_CHUNK_INTS = 4 * 1024;
     private static final int OFFSET_MASK = CHUNK_INTS - 1;
     private static final int MAX_CHUNKS = 1 << (31 - CHUNK_BITS);
-    private static final int VALUE_CHUNK_BITS = 12;
-    private static final int VALUE_CHUNK_SIZE = 1 << VALUE_CHUNK_BITS;
+    /** Bits of a value address holding the offset in its chunk, in four-byte units. */
+    private static final int VALUE_OFFSET_BITS = 20;
+    private static final int MAX_VALUE_CHUNKS = 1 << (31 - VALUE_OFFSET_BITS);
+    /**
+     * The largest value chunk: 4 MiB less an array's header, so that one fills a 4 MiB G1 region
+     * (a humongous object there, and on smaller regions) and its offsets fit the address.
+     */
+    static final int MAX_VALUE_CHUNK = (4 << 20) - 16;
+    /** The smallest value chunk, for a memtable that expects little. */
+    static final int MIN_VALUE_CHUNK = 16 << 10;
+    /** A value taking more than this gets a chunk of its own rather than a new shared one. */
+    private static final int OWN_CHUNK_ABOVE = 1 << 20;
 
     private static final int HEIGHT = 0;
     private static final int KEY_LENGTH = 1;
-    private static final int VALUE_INDEX = 2;
+    private static final int VALUE_ADDRESS = 2;
     private static final int TRAILER_HIGH = 3;
     private static final int TRAILER_LOW = 4;
     private static final int NEXT = 5;
@@ -60,7 +83,8 @@ final class InlineSkipList {
 
     /** Arena chunks; replaced (never modified in place below the chunk count) when it grows. */
     private volatile int[][] chunks = new int[16][];
-    private volatile byte[][][] values = new byte[16][][];
+    /** Value chunks; replaced (never modified in place below the chunk count) when it grows. */
+    private volatile byte[][] valueChunks = new byte[16][];
     /** Height of the tallest tower so far; a reader that sees a stale value only searches lower. */
     private volatile int maxHeight = 1;
     private volatile int size;
@@ -70,8 +94,15 @@ final class InlineSkipList {
     private int used;
     private long random = 0x2545F4914F6CDD1DL;
     private final int[] prev = new int[MAX_HEIGHT];
+    private int valueChunkCount;
+    /** The shared value chunk being filled, -1 before the first. */
+    private int valueCurrent = -1;
+    private int valueUsed;
+    private final int firstValueChunk;
 
-    InlineSkipList() {
+    /** A list whose first value chunk holds about {@code expectedValueBytes} (clamped to the chunk limits). */
+    InlineSkipList(long expectedValueBytes) {
+        firstValueChunk = (int) Math.max(MIN_VALUE_CHUNK, Math.min(MAX_VALUE_CHUNK, expectedValueBytes));
         newChunk(FIRST_CHUNK_INTS);
         used = HEAD;
         allocate(MAX_HEIGHT, 0);
@@ -83,7 +114,8 @@ final class InlineSkipList {
 
     /**
      * Inserts an entry, or replaces the value of an equal one (same user key and sequence), and
-     * returns the arena and side-table bytes it took. REQUIRES: the caller serialises inserts.
+     * returns the arena bytes it took. Key and value are copied: the caller keeps its arrays.
+     * REQUIRES: the caller serialises inserts.
      */
     long insert(byte[] key, long sequence, ValueType type, byte[] value) {
         int[] packed = pack(key);
@@ -100,7 +132,10 @@ final class InlineSkipList {
             if (order < 0) {
                 x = next;
             } else if (order == 0) {
-                setValue(chunk(next)[(next & OFFSET_MASK) + VALUE_INDEX], value);
+                int address = putValue(value);
+                // The new value is written before a reader can find its address.
+                VarHandle.releaseFence();
+                chunk(next)[(next & OFFSET_MASK) + VALUE_ADDRESS] = address;
                 return value.length;
             } else {
                 update[level] = x;
@@ -119,13 +154,13 @@ final class InlineSkipList {
             maxHeight = height;
         }
         int index = size;
-        setValue(index, value);
+        int address = putValue(value);
         int node = allocate(height, packed.length);
         int[] c = chunk(node);
         int off = node & OFFSET_MASK;
         long trailer = sequence << 8 | type.code();
         c[off + KEY_LENGTH] = key.length;
-        c[off + VALUE_INDEX] = index;
+        c[off + VALUE_ADDRESS] = address;
         c[off + TRAILER_HIGH] = (int) (trailer >>> 32);
         c[off + TRAILER_LOW] = (int) trailer;
         System.arraycopy(packed, 0, c, off + NEXT + height, packed.length);
@@ -216,9 +251,40 @@ final class InlineSkipList {
         return ValueType.byCode((int) (trailer(node) & 0xff));
     }
 
+    /** A copy of {@code node}'s value (a shared empty array when it has none). */
     byte[] value(int node) {
-        int index = chunk(node)[(node & OFFSET_MASK) + VALUE_INDEX];
-        return values[index >>> VALUE_CHUNK_BITS][index & (VALUE_CHUNK_SIZE - 1)];
+        int address = valueAddress(node);
+        byte[] chunk = valueChunk(address);
+        int at = valueStart(address);
+        int length = readInt(chunk, at - Integer.BYTES);
+        return length == 0 ? EMPTY : Arrays.copyOfRange(chunk, at, at + length);
+    }
+
+    /** The value address of {@code node}: its chunk ({@link #valueChunk}) and start ({@link #valueStart}). */
+    int valueAddress(int node) {
+        int address = chunk(node)[(node & OFFSET_MASK) + VALUE_ADDRESS];
+        // Pairs with the release fence before a replaced value's address is written.
+        VarHandle.acquireFence();
+        return address;
+    }
+
+    /** The value chunk holding the value at {@code address} (do not modify). */
+    byte[] valueChunk(int address) {
+        return valueChunks[address >>> VALUE_OFFSET_BITS];
+    }
+
+    /** Where the value at {@code address} starts in its chunk. */
+    static int valueStart(int address) {
+        return ((address & ((1 << VALUE_OFFSET_BITS) - 1)) << 2) + Integer.BYTES;
+    }
+
+    /** The length of the value at {@code address}. */
+    int valueLength(int address) {
+        return readInt(valueChunk(address), valueStart(address) - Integer.BYTES);
+    }
+
+    private static int readInt(byte[] b, int at) {
+        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
     }
 
     private long trailer(int node) {
@@ -342,16 +408,55 @@ final class InlineSkipList {
         used = 0;
     }
 
-    private void setValue(int index, byte[] value) {
-        byte[][][] dir = values;
-        int c = index >>> VALUE_CHUNK_BITS;
-        if (c == dir.length) {
+    /**
+     * Copies {@code value} into the value arena, behind its length, and returns its address: in
+     * the shared chunk being filled, else in a new one (as large as the last, doubled, up to
+     * {@link #MAX_VALUE_CHUNK}), or, for a value over {@link #OWN_CHUNK_ABOVE} that does not fit,
+     * in a chunk of its own. The caller publishes the address after a release fence.
+     */
+    private int putValue(byte[] value) {
+        int record = (Integer.BYTES + value.length + 3) & ~3;
+        if (record < 0) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes is too large for a memtable");
+        }
+        byte[] chunk = valueCurrent < 0 ? null : valueChunks[valueCurrent];
+        int index;
+        int at;
+        if (chunk != null && chunk.length - valueUsed >= record) {
+            index = valueCurrent;
+            at = valueUsed;
+            valueUsed += record;
+        } else if (value.length > OWN_CHUNK_ABOVE) {
+            chunk = new byte[record];
+            index = addValueChunk(chunk);
+            at = 0;
+        } else {
+            int size = chunk == null ? firstValueChunk : Math.min(MAX_VALUE_CHUNK, 2 * chunk.length);
+            chunk = new byte[Math.max(size, record)];
+            index = addValueChunk(chunk);
+            valueCurrent = index;
+            at = 0;
+            valueUsed = record;
+        }
+        chunk[at] = (byte) (value.length >>> 24);
+        chunk[at + 1] = (byte) (value.length >>> 16);
+        chunk[at + 2] = (byte) (value.length >>> 8);
+        chunk[at + 3] = (byte) value.length;
+        System.arraycopy(value, 0, chunk, at + Integer.BYTES, value.length);
+        return index << VALUE_OFFSET_BITS | at >>> 2;
+    }
+
+    /** Adds a value chunk and returns its index; readers see it once they see a node whose value it holds. */
+    private int addValueChunk(byte[] chunk) {
+        if (valueChunkCount == MAX_VALUE_CHUNKS) {
+            throw new IllegalStateException("memtable values are over " + MAX_VALUE_CHUNKS + " chunks");
+        }
+        byte[][] dir = valueChunks;
+        if (valueChunkCount == dir.length) {
             dir = Arrays.copyOf(dir, dir.length * 2);
         }
-        if (dir[c] == null) {
-            dir[c] = new byte[VALUE_CHUNK_SIZE][];
-        }
-        dir[c][index & (VALUE_CHUNK_SIZE - 1)] = value;
-        values = dir;
+        dir[valueChunkCount] = chunk;
+        valueChunks = dir;
+        return valueChunkCount++;
     }
 }

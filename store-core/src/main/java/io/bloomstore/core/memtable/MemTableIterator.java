@@ -76,6 +76,21 @@ final class MemTableIterator implements InternalIterator {
     }
 
     @Override
+    public byte[] valueArray() {
+        return list.valueChunk(list.valueAddress(node));
+    }
+
+    @Override
+    public int valueOffset() {
+        return InlineSkipList.valueStart(list.valueAddress(node));
+    }
+
+    @Override
+    public int valueLength() {
+        return list.valueLength(list.valueAddress(node));
+    }
+
+    @Override
     public void close() {
         node = InlineSkipList.NONE;
     }

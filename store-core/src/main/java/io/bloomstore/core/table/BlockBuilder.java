@@ -40,6 +40,11 @@ final class BlockBuilder {
     }
 
     void add(byte[] key, byte[] value) {
+        add(key, value, 0, value.length);
+    }
+
+    /** As {@link #add(byte[], byte[])} with the value {@code value[valueOffset, valueOffset + valueLength)}. */
+    void add(byte[] key, byte[] value, int valueOffset, int valueLength) {
         int shared = 0;
         if (sinceRestart < restartInterval) {
             int max = Math.min(lastKey.length, key.length);
@@ -50,14 +55,14 @@ final class BlockBuilder {
             sinceRestart = 0;
         }
         int unshared = key.length - shared;
-        ensure(3 * Varint.MAX_BYTES_32 + unshared + value.length);
+        ensure(3 * Varint.MAX_BYTES_32 + unshared + valueLength);
         size = Varint.write(buf, size, shared);
         size = Varint.write(buf, size, unshared);
-        size = Varint.write(buf, size, value.length);
+        size = Varint.write(buf, size, valueLength);
         System.arraycopy(key, shared, buf, size, unshared);
         size += unshared;
-        System.arraycopy(value, 0, buf, size, value.length);
-        size += value.length;
+        System.arraycopy(value, valueOffset, buf, size, valueLength);
+        size += valueLength;
         lastKey = key;
         sinceRestart++;
         entries++;

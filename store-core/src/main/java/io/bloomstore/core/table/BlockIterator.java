@@ -83,6 +83,19 @@ final class BlockIterator {
         return Arrays.copyOfRange(block.data, valueOffset, valueOffset + valueLength);
     }
 
+    /** The block's array holding the current value at {@link #valueOffset()} (do not modify; valid until the cursor moves). */
+    byte[] valueArray() {
+        return block.data;
+    }
+
+    int valueOffset() {
+        return valueOffset;
+    }
+
+    int valueLength() {
+        return valueLength;
+    }
+
     void seekToFirst() throws CorruptionException {
         seekToRestart(0);
         parseNext();

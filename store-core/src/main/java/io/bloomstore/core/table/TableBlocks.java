@@ -90,9 +90,11 @@ final class TableBlocks {
      * if it is there (not filling it, not counted with lookups' reads), else read through
      * {@code readahead} (or, when null or the block is larger than its window, read alone). A
      * block read from the file is also kept in its stored form in {@code whole} (when not null;
-     * cleared when the block came from the cache).
+     * cleared when the block came from the cache), and decoded into {@code scratch} (when not
+     * null; else into a new array): a compaction reads every block of its inputs once, so
+     * decoding each into an array of its own made most of a writing store's garbage.
      */
-    Block backgroundBlock(int b, Readahead readahead, WholeBlock whole) throws IOException {
+    Block backgroundBlock(int b, Readahead readahead, WholeBlock whole, ScratchBlock scratch) throws IOException {
         BlockHandle h = index.get().handle(b);
         Block block = (Block) cache.get(fileNumber, h.offset());
         if (block != null) {
@@ -111,6 +113,10 @@ final class TableBlocks {
         if (whole != null) {
             whole.clear();
             whole.capture(stored);
+        }
+        if (scratch != null) {
+            byte[] data = BlockCodec.decode(stored, reader.name(), h.offset(), scratch);
+            return new Block(data, scratch.length(), reader.name(), h.offset());
         }
         return new Block(BlockCodec.decode(stored, reader.name(), h.offset()), reader.name(), h.offset());
     }

@@ -103,19 +103,33 @@ public final class TableBuilder {
      * otherwise {@link IllegalArgumentException}. A deletion's value must be empty.
      */
     public void add(byte[] userKey, long sequence, ValueType type, byte[] value) throws IOException {
+        if (value == null) {
+            throw new IllegalArgumentException("key, type and value must not be null");
+        }
+        add(userKey, sequence, type, value, 0, value.length);
+    }
+
+    /**
+     * As {@link #add(byte[], long, ValueType, byte[])} with the value
+     * {@code value[valueOffset, valueOffset + valueLength)}, copied before this returns: a
+     * compaction hands over a slice of its input's block rather than a copy of each value.
+     */
+    public void add(byte[] userKey, long sequence, ValueType type, byte[] value, int valueOffset, int valueLength)
+            throws IOException {
         checkOpen();
         if (userKey == null || value == null || type == null) {
             throw new IllegalArgumentException("key, type and value must not be null");
         }
+        java.util.Objects.checkFromIndexSize(valueOffset, valueLength, value.length);
         if (sequence < 0 || sequence > InternalKeys.MAX_SEQUENCE) {
             throw new IllegalArgumentException("sequence " + sequence + " outside [0, " + InternalKeys.MAX_SEQUENCE + "]");
         }
-        if (type == ValueType.DELETION && value.length != 0) {
+        if (type == ValueType.DELETION && valueLength != 0) {
             throw new IllegalArgumentException("a deletion carries no value");
         }
         byte[] internalKey = InternalKeys.encode(userKey, sequence, type);
         accept(userKey, internalKey, sequence);
-        dataBlock.add(internalKey, value);
+        dataBlock.add(internalKey, value, valueOffset, valueLength);
         if (dataBlock.estimatedSize() >= opts.blockSize()) {
             flushDataBlock();
         }

@@ -30,6 +30,8 @@ final class TableIterator implements InternalIterator {
     private final WholeBlock whole;
     private int blockIndex = -1;
     private BlockIterator block;
+    /** A compaction pass's block cursor, reset onto each block it loads. */
+    private BlockIterator cursor;
     private byte[] userKey;
     private long sequence;
     private ValueType type;
@@ -160,7 +162,19 @@ final class TableIterator implements InternalIterator {
                 throw e;
             }
         } else {
-            block = table.backgroundBlock(b, readahead, whole).iterator();
+            if (scratch == null) {
+                scratch = ScratchBlock.borrow();
+            }
+            // As above: the block is decoded into the scratch, replaced by the next load; the
+            // value slices handed out (valueArray) are valid until the iterator moves.
+            try {
+                Block next = table.backgroundBlock(b, readahead, whole, scratch);
+                block = cursor == null ? next.iterator() : cursor.reset(next);
+                cursor = block;
+            } catch (IOException | RuntimeException e) {
+                invalidate();
+                throw e;
+            }
         }
         blockIndex = b;
     }
@@ -199,6 +213,24 @@ final class TableIterator implements InternalIterator {
     public byte[] value() {
         requireValid();
         return type == ValueType.DELETION ? EMPTY : block.value();
+    }
+
+    @Override
+    public byte[] valueArray() {
+        requireValid();
+        return type == ValueType.DELETION ? EMPTY : block.valueArray();
+    }
+
+    @Override
+    public int valueOffset() {
+        requireValid();
+        return type == ValueType.DELETION ? 0 : block.valueOffset();
+    }
+
+    @Override
+    public int valueLength() {
+        requireValid();
+        return type == ValueType.DELETION ? 0 : block.valueLength();
     }
 
     /**

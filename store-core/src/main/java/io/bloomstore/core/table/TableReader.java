@@ -439,10 +439,10 @@ public final class TableReader implements Closeable {
     /**
      * Data block {@code b} for a sequential background pass (compaction), read through
      * {@code readahead}, its stored form kept in {@code whole} when not null: see
-     * {@link TableBlocks#backgroundBlock}.
+     * {@link TableBlocks#backgroundBlock}; a block read from the file is decoded into {@code scratch}.
      */
-    Block backgroundBlock(int b, Readahead readahead, WholeBlock whole) throws IOException {
-        return blocks.backgroundBlock(b, readahead, whole);
+    Block backgroundBlock(int b, Readahead readahead, WholeBlock whole, ScratchBlock scratch) throws IOException {
+        return blocks.backgroundBlock(b, readahead, whole, scratch);
     }
 
     /** An iterator over every entry in internal order, reading blocks through the cache. */

@@ -134,5 +134,18 @@ public final class WholeBlock {
         public byte[] value() {
             return it.value();
         }
+
+        /** The block's array holding the value at {@link #valueOffset()} (do not modify; valid until the cursor moves). */
+        public byte[] valueArray() {
+            return it.valueArray();
+        }
+
+        public int valueOffset() {
+            return it.valueOffset();
+        }
+
+        public int valueLength() {
+            return it.valueLength();
+        }
     }
 }
