@@ -66,9 +66,10 @@ class CompactionTest {
             assertNull(store.get(key(5)));
         }
         // Close leaves replaced tables it has not deleted yet to the next open, which deletes them
-        // before it returns.
+        // on its background thread (awaitCompactions waits for that too).
         try (Store store = Store.open(tmp.resolve("many"), small())) {
             assertEquals(0, store.stats().totalFiles());
+            store.awaitCompactions();
             assertEquals(0, tableFiles(tmp.resolve("many")), "replaced tables deleted from disk by the next open");
         }
     }

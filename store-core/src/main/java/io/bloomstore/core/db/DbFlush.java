@@ -278,7 +278,7 @@ final class DbFlush {
                 mutex.unlock();
             }
             // Before any compaction starts: orphans are told apart from its outputs by the listing.
-            ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, replayed.logNumber(), true));
+            ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.choose(db, replayed.logNumber(), true));
             mutex.lock();
             try {
                 background.maybeScheduleCompaction();
@@ -296,7 +296,7 @@ final class DbFlush {
         }
         Version v = db.versions.logAndApply(edit);
         db.installVersion(v, db.view.mem(), List.of());
-        ObsoleteFiles.delete(db.fs, ObsoleteFiles.choose(db, db.view.mem().logNumber(), true));
+        ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.choose(db, db.view.mem().logNumber(), true));
         mutex.lock();
         try {
             background.maybeScheduleCompaction();

@@ -9,6 +9,7 @@ import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -322,6 +323,47 @@ final class TableRegistry {
     /** Whether a table file number is live or still held: orphan cleanup must leave it alone. */
     boolean holds(long fileNumber) {
         return open.containsKey(fileNumber) || draining.containsKey(fileNumber);
+    }
+
+    /**
+     * Deletes, on the background thread, table and filter files the open found in no version (a
+     * compaction's inputs a close left on disk, an interrupted flush's or compaction's outputs):
+     * gigabytes after a large compaction, whose unlinks would otherwise hold the open for seconds.
+     * Their numbers are marked used, so no new file takes one. Stops at close; what is left, the
+     * next open deletes. {@link #awaitReclaimed()} waits for it.
+     */
+    void deleteOrphans(List<Path> files) {
+        if (files.isEmpty()) {
+            return;
+        }
+        try {
+            reclaimer.execute(new OrphanDeletion(files));
+        } catch (RejectedExecutionException e) {
+            // Closing already: the next open deletes them.
+        }
+    }
+
+    /** Deletes orphan files one by one until done or the store closes (a class, not a lambda). */
+    private final class OrphanDeletion implements Runnable {
+        private final List<Path> files;
+
+        OrphanDeletion(List<Path> files) {
+            this.files = files;
+        }
+
+        @Override
+        public void run() {
+            for (Path f : files) {
+                if (closing) {
+                    return;
+                }
+                try {
+                    fs.delete(f);
+                } catch (IOException | RuntimeException e) {
+                    Log.LOG.warn("deleting orphan file {} failed; the next open tries again", f, e);
+                }
+            }
+        }
     }
 
     /** Waits until every table whose last reference is already gone has been closed and deleted. */
