@@ -78,7 +78,9 @@ class CloseDuringCompactionTest {
         assertTrue(report.clean() && report.warnings().stream().allMatch(w -> w.message().contains(
                 "not referenced by the manifest")), report.problems().toString());
         try (Store reopened = Store.open(fs, DIR, options)) {
-            // Outputs the cancelled compaction finished may outlive close; the next open deletes them.
+            // Outputs the cancelled compaction finished may outlive close; the next open deletes them
+            // on its background thread, which awaitCompactions waits for.
+            reopened.awaitCompactions();
             long tableFiles = mem.list(DIR).stream().filter(n -> n.endsWith(".sst")).count();
             assertEquals(tablesBefore, tableFiles, "the partial outputs are removed: " + mem.list(DIR));
             for (int i = 0; i < KEYS; i += 7) {

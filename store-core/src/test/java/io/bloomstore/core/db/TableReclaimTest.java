@@ -72,6 +72,7 @@ class TableReclaimTest {
         }
         try (Store store = Store.open(mem, DIR, options)) {
             assertArrayEquals(b("v2"), store.get(b("key7")));
+            store.awaitCompactions();
         }
         assertTrue(StoreVerifier.verify(mem, DIR).warnings().isEmpty(), "the next open deleted the leftovers");
     }
