@@ -123,9 +123,47 @@ class BloomstoreJarIT {
     private record Run(int code, String out, String err) {
     }
 
+    @Test
+    void kafkaLibrariesComeFromTheJarBesideIt() throws Exception {
+        try (JarFile jar = new JarFile(JAR.toFile())) {
+            assertEquals("bloomstore-kafka.jar", jar.getManifest().getMainAttributes().getValue("Class-Path"));
+            assertTrue(jar.getEntry("io/bloomstore/cli/streams/StreamsBenchCommand.class") != null);
+            assertTrue(jar.getEntry("org/apache/kafka/streams/KafkaStreams.class") == null,
+                    "Kafka's classes are in bloomstore-kafka.jar, not in the jar every command starts from");
+            assertTrue(jar.size() < 12_000, "entries of bloomstore.jar: " + jar.size());
+        }
+        try (JarFile kafka = new JarFile(JAR.resolveSibling("bloomstore-kafka.jar").toFile())) {
+            assertTrue(kafka.getEntry("org/apache/kafka/streams/KafkaStreams.class") != null);
+            assertTrue(kafka.getEntry("io/bloomstore/cli/Main.class") == null, "no CLI classes twice");
+        }
+    }
+
+    @Test
+    void theJarAloneRunsEverythingButTheKafkaBench() throws Exception {
+        Path alone = Files.createDirectories(dir.resolve("alone")).resolve("bloomstore.jar");
+        Files.copy(JAR, alone);
+        String data = dir.resolve("db").toString();
+        assertEquals(0, runJar(alone, "--data", data, "put", "k1", "v1").code);
+        Run get = runJar(alone, "--data", data, "get", "k1");
+        assertEquals(0, get.code, get.err);
+        assertEquals("v1\n", get.out);
+        Run help = runJar(alone, "--help");
+        assertEquals(0, help.code, help.err);
+        assertTrue(help.out.contains("bench-streams"), help.out);
+        Run streams = runJar(alone, "bench-streams", "--events", "100", "--repeat", "1");
+        assertEquals(ExitCodes.IO, streams.code, streams.err);
+        assertTrue(streams.err.startsWith("bloomstore: bench-streams needs Kafka's libraries: bloomstore-kafka.jar"),
+                streams.err);
+        assertEquals(1, streams.err.lines().count(), streams.err);
+    }
+
     private Run run(String... args) throws IOException, InterruptedException {
+        return runJar(JAR, args);
+    }
+
+    private Run runJar(Path jar, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", JAR.toString()));
+                "-jar", jar.toString()));
         command.addAll(List.of(args));
         Path out = dir.resolve("out.txt");
         Path err = dir.resolve("err.txt");

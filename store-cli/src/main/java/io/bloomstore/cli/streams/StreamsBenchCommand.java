@@ -1,6 +1,8 @@
 package io.bloomstore.cli.streams;
 
+import io.bloomstore.cli.CliException;
 import io.bloomstore.cli.CliLogConfigurator;
+import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Json;
 import io.bloomstore.cli.Main;
 import io.bloomstore.cli.bench.MachineInfo;
@@ -92,6 +94,9 @@ public final class StreamsBenchCommand implements Callable<Integer> {
     @Option(names = "--no-restore", description = "Skip the changelog restore measurement.")
     boolean noRestore;
 
+    /** A class of Kafka Streams, looked up as a resource: present when Kafka's libraries are. */
+    static final String KAFKA_PROBE = "org/apache/kafka/streams/KafkaStreams.class";
+
     @Option(names = "--seed", description = "Seed of the generated events (default: ${DEFAULT-VALUE}).")
     long seed = 42;
 
@@ -113,6 +118,7 @@ public final class StreamsBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        requireKafka(StreamsBenchCommand.class.getClassLoader());
         if (broker) {
             return callBroker();
         }
@@ -347,6 +353,18 @@ public final class StreamsBenchCommand implements Callable<Integer> {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
+        }
+    }
+
+    /**
+     * Kafka's libraries are not in bloomstore.jar but in bloomstore-kafka.jar beside it (named by
+     * its manifest's Class-Path, so that every other command's start reads a quarter of the
+     * entries); a jar copied without it says so here instead of failing on a missing class.
+     */
+    static void requireKafka(ClassLoader loader) {
+        if (loader.getResource(KAFKA_PROBE) == null) {
+            throw new CliException(ExitCodes.IO, "bench-streams needs Kafka's libraries: bloomstore-kafka.jar"
+                    + " beside bloomstore.jar (mvn package builds both into store-cli/target; copy them together)");
         }
     }
 

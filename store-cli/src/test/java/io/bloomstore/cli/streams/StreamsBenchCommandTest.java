@@ -45,6 +45,17 @@ class StreamsBenchCommandTest {
     }
 
     @Test
+    void withoutKafkasLibrariesItSaysWhichJarIsMissing() throws Exception {
+        StreamsBenchCommand.requireKafka(StreamsBenchCommandTest.class.getClassLoader());
+        try (java.net.URLClassLoader bare = new java.net.URLClassLoader(new java.net.URL[0], null)) {
+            io.bloomstore.cli.CliException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.bloomstore.cli.CliException.class, () -> StreamsBenchCommand.requireKafka(bare));
+            assertEquals(io.bloomstore.cli.ExitCodes.IO, e.exitCode());
+            assertTrue(e.getMessage().contains("bloomstore-kafka.jar beside bloomstore.jar"), e.getMessage());
+        }
+    }
+
+    @Test
     void badArgumentsAreUsageErrors() {
         CliRunner.Result r = CliRunner.run("bench-streams", "--workloads", "joins");
         assertEquals(2, r.exitCode(), r.err());
