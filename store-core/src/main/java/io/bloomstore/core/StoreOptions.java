@@ -38,12 +38,15 @@ import io.bloomstore.core.table.TableOptions;
  *       tables are cut at {@code targetFileBytes} 8 MiB;
  *       {@code autoCompaction} true runs compactions in the background (false leaves them to
  *       {@link Store#compact()}, and writers are then never delayed);
- *   <li>{@code maxBackgroundJobs} 2: compactions that may run at once, each on its own thread,
- *       when their tables and key ranges do not overlap (level 0 → 1 beside a deeper one, deeper
- *       ones on disjoint ranges, and a merge inside level 0 while level 0 → 1 runs); memtable
- *       flushes have a thread of their own besides, so a flush never waits behind a compaction.
- *       RocksDB counts its flush thread among its {@code max_background_jobs} (2 gives it one
- *       flush and one compaction, more only when compaction falls behind);
+ *   <li>{@code maxBackgroundJobs} 2, or 1 on a machine of at most 2 processors
+ *       ({@link #DEFAULT_BACKGROUND_JOBS}): compactions that may run at once, each on its own
+ *       thread, when their tables and key ranges do not overlap (level 0 → 1 beside a deeper one,
+ *       deeper ones on disjoint ranges, and a merge inside level 0 while level 0 → 1 runs), and the
+ *       ranges a level 0 → 1 merge is split into; memtable flushes have a thread of their own
+ *       besides, so a flush never waits behind a compaction. RocksDB counts its flush thread among
+ *       its {@code max_background_jobs} (2 gives it one flush and one compaction). On 2 processors
+ *       a second compaction leaves the application's threads no core: readers beside an unpaced
+ *       writer ran at 0.74× RocksDB's with 2, 2.37× with 1 (docs/benchmarks.md);
  *   <li>{@code bytesPerSync} 1 MiB: the WAL and table files are synced in the background every
  *       megabyte written, so a memtable switch or a finished table waits for little (0: off);
  *   <li>{@code walRecovery} {@link WalRecovery#TOLERATE_TORN_TAIL}: only a torn final WAL record
@@ -89,6 +92,11 @@ public final class StoreOptions {
     public static final int MIN_MAX_OPEN_FILES = NON_TABLE_FILES + 10;
     /** The largest {@code maxBackgroundJobs}: one thread each. */
     public static final int MAX_BACKGROUND_JOBS = 64;
+    /**
+     * The default {@code maxBackgroundJobs}: 2, but 1 where the JVM has at most 2 processors, so
+     * that the flush thread and one compaction leave the application a core.
+     */
+    public static final int DEFAULT_BACKGROUND_JOBS = Math.min(2, Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
 
     private final boolean createIfMissing;
     private final long memtableBytes;
@@ -429,7 +437,7 @@ public final class StoreOptions {
         private long baseLevelBytes = 256L << 20;
         private long targetFileBytes = 8L << 20;
         private boolean autoCompaction = true;
-        private int maxBackgroundJobs = 2;
+        private int maxBackgroundJobs = DEFAULT_BACKGROUND_JOBS;
         private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
         private long maxManifestBytes = 64L << 20;
         private int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
@@ -548,7 +556,10 @@ public final class StoreOptions {
             return this;
         }
 
-        /** Compactions that may run at once, 1 to {@value StoreOptions#MAX_BACKGROUND_JOBS} (default 2). */
+        /**
+         * Compactions that may run at once, 1 to {@value StoreOptions#MAX_BACKGROUND_JOBS} (default
+         * {@link StoreOptions#DEFAULT_BACKGROUND_JOBS}: 2, or 1 on at most 2 processors).
+         */
         public Builder maxBackgroundJobs(int v) {
             maxBackgroundJobs = v;
             return this;

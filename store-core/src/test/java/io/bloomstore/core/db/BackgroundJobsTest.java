@@ -9,7 +9,6 @@ import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreVerifier;
 import io.bloomstore.core.VerifyReport;
-import io.bloomstore.core.VerifyReport;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.compaction.Compaction;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
@@ -55,6 +54,14 @@ class BackgroundJobsTest {
     private static StoreOptions options() {
         return StoreOptions.builder().memtableBytes(8 * 1024).l0Triggers(2, 10, 16).baseLevelBytes(24 * 1024)
                 .levelSizeRatio(3).targetFileBytes(8 * 1024).blockSize(512).maxBackgroundJobs(3).build();
+    }
+
+    @Test
+    void byDefaultTwoProcessorsRunOneCompactionAtATime() {
+        int processors = Runtime.getRuntime().availableProcessors();
+        // The flush thread and one compaction leave the application a core on 2 processors.
+        assertEquals(processors <= 2 ? 1 : 2, StoreOptions.defaults().maxBackgroundJobs(), processors + " processors");
+        assertEquals(3, StoreOptions.builder().maxBackgroundJobs(3).build().maxBackgroundJobs());
     }
 
     @Test
