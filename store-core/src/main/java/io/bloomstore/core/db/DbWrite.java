@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -444,11 +445,17 @@ final class DbWrite {
         sealRecorded = true;
     }
 
-    private static void pause(long nanos) {
-        try {
-            Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /**
+     * Sleeps {@code nanos}, to the timer's precision, unless the thread is interrupted (its flag
+     * is left set). Not {@code Thread.sleep(millis, nanos)}: up to Java 20 that rounds any
+     * nanoseconds up to a whole millisecond, so the slowdown's delays of just over a millisecond
+     * slept two, held writes to about half of {@code delayedWriteRate}, and set the p99.9 of
+     * updates (2.2–4.1 ms against RocksDB's 1.2 ms with 1 KiB values).
+     */
+    static void pause(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0 && !Thread.currentThread().isInterrupted(); left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(left);
         }
     }
 
