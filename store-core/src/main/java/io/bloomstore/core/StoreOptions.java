@@ -38,15 +38,20 @@ import io.bloomstore.core.table.TableOptions;
  *       tables are cut at {@code targetFileBytes} 8 MiB;
  *       {@code autoCompaction} true runs compactions in the background (false leaves them to
  *       {@link Store#compact()}, and writers are then never delayed);
- *   <li>{@code maxBackgroundJobs} 2, or 1 on a machine of at most 2 processors
- *       ({@link #DEFAULT_BACKGROUND_JOBS}): compactions that may run at once, each on its own
- *       thread, when their tables and key ranges do not overlap (level 0 → 1 beside a deeper one,
- *       deeper ones on disjoint ranges, and a merge inside level 0 while level 0 → 1 runs), and the
+ *   <li>{@code maxBackgroundJobs} 2: compactions that may run at once, each on its own thread,
+ *       when their tables and key ranges do not overlap (level 0 → 1 beside a deeper one, deeper
+ *       ones on disjoint ranges, and a merge inside level 0 while level 0 → 1 runs), and the
  *       ranges a level 0 → 1 merge is split into; memtable flushes have a thread of their own
  *       besides, so a flush never waits behind a compaction. RocksDB counts its flush thread among
- *       its {@code max_background_jobs} (2 gives it one flush and one compaction). On 2 processors
- *       a second compaction leaves the application's threads no core: readers beside an unpaced
- *       writer ran at 0.74× RocksDB's with 2, 2.37× with 1 (docs/benchmarks.md);
+ *       its {@code max_background_jobs} (2 gives it one flush and one compaction);
+ *   <li>{@code parallelCompactionTrigger}: compactions beyond the first start only while level 0
+ *       holds at least this many tables (RocksDB runs more than one only when compaction falls
+ *       behind); by default, where the JVM sees at most 2 processors, half way from
+ *       {@code l0SlowdownTrigger} to {@code l0StopTrigger} (28), so that a second compaction takes
+ *       the application's core only when the slowdown has not held level 0 (readers beside an
+ *       unpaced writer ran at 0.74× RocksDB's with two compactions whenever due, 1.64× with this,
+ *       and 10 M random puts at 2.24× instead of the 1.00× of one compaction only:
+ *       docs/benchmarks.md), and 0 (no wait) elsewhere;
  *   <li>{@code bytesPerSync} 1 MiB: the WAL and table files are synced in the background every
  *       megabyte written, so a memtable switch or a finished table waits for little (0: off);
  *   <li>{@code walRecovery} {@link WalRecovery#TOLERATE_TORN_TAIL}: only a torn final WAL record
@@ -92,11 +97,8 @@ public final class StoreOptions {
     public static final int MIN_MAX_OPEN_FILES = NON_TABLE_FILES + 10;
     /** The largest {@code maxBackgroundJobs}: one thread each. */
     public static final int MAX_BACKGROUND_JOBS = 64;
-    /**
-     * The default {@code maxBackgroundJobs}: 2, but 1 where the JVM has at most 2 processors, so
-     * that the flush thread and one compaction leave the application a core.
-     */
-    public static final int DEFAULT_BACKGROUND_JOBS = Math.min(2, Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
+    /** {@code parallelCompactionTrigger}'s default: derived from the processors and level-0 triggers at build. */
+    private static final int DERIVED = -1;
 
     private final boolean createIfMissing;
     private final long memtableBytes;
@@ -116,6 +118,7 @@ public final class StoreOptions {
     private final long targetFileBytes;
     private final boolean autoCompaction;
     private final int maxBackgroundJobs;
+    private final int parallelCompactionTrigger;
     private final WalRecovery walRecovery;
     private final long maxManifestBytes;
     private final int maxOpenFiles;
@@ -188,6 +191,11 @@ public final class StoreOptions {
         this.targetFileBytes = b.targetFileBytes;
         this.autoCompaction = b.autoCompaction;
         this.maxBackgroundJobs = b.maxBackgroundJobs;
+        if (b.parallelCompactionTrigger < DERIVED) {
+            throw new IllegalArgumentException("parallelCompactionTrigger must not be negative: " + b.parallelCompactionTrigger);
+        }
+        this.parallelCompactionTrigger = b.parallelCompactionTrigger != DERIVED ? b.parallelCompactionTrigger
+                : Runtime.getRuntime().availableProcessors() <= 2 ? (b.l0SlowdownTrigger + b.l0StopTrigger) / 2 : 0;
         this.walRecovery = b.walRecovery;
         this.maxManifestBytes = b.maxManifestBytes;
         this.maxOpenFiles = b.maxOpenFiles;
@@ -242,6 +250,7 @@ public final class StoreOptions {
         b.targetFileBytes = targetFileBytes;
         b.autoCompaction = autoCompaction;
         b.maxBackgroundJobs = maxBackgroundJobs;
+        b.parallelCompactionTrigger = parallelCompactionTrigger;
         b.walRecovery = walRecovery;
         b.maxManifestBytes = maxManifestBytes;
         b.maxOpenFiles = maxOpenFiles;
@@ -340,6 +349,14 @@ public final class StoreOptions {
         return maxBackgroundJobs;
     }
 
+    /**
+     * Level-0 tables from which compactions beyond the first may start (up to
+     * {@link #maxBackgroundJobs()}); below it one runs at a time. 0: no wait.
+     */
+    public int parallelCompactionTrigger() {
+        return parallelCompactionTrigger;
+    }
+
     /** What opening the store does with damaged WAL segments. */
     public WalRecovery walRecovery() {
         return walRecovery;
@@ -393,7 +410,8 @@ public final class StoreOptions {
                 + ", bytesPerSync=" + bytesPerSync
                 + ", levelSizeRatio="
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
-                + ", autoCompaction=" + autoCompaction + ", maxBackgroundJobs=" + maxBackgroundJobs + ", walRecovery=" + walRecovery
+                + ", autoCompaction=" + autoCompaction + ", maxBackgroundJobs=" + maxBackgroundJobs
+                + ", parallelCompactionTrigger=" + parallelCompactionTrigger + ", walRecovery=" + walRecovery
                 + ", maxManifestBytes=" + maxManifestBytes + ", maxOpenFiles=" + maxOpenFiles
                 + ", directReads=" + directReads + ", jmxName=" + jmxName + "]";
     }
@@ -437,7 +455,8 @@ public final class StoreOptions {
         private long baseLevelBytes = 256L << 20;
         private long targetFileBytes = 8L << 20;
         private boolean autoCompaction = true;
-        private int maxBackgroundJobs = DEFAULT_BACKGROUND_JOBS;
+        private int maxBackgroundJobs = 2;
+        private int parallelCompactionTrigger = DERIVED;
         private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
         private long maxManifestBytes = 64L << 20;
         private int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
@@ -556,12 +575,19 @@ public final class StoreOptions {
             return this;
         }
 
-        /**
-         * Compactions that may run at once, 1 to {@value StoreOptions#MAX_BACKGROUND_JOBS} (default
-         * {@link StoreOptions#DEFAULT_BACKGROUND_JOBS}: 2, or 1 on at most 2 processors).
-         */
+        /** Compactions that may run at once, 1 to {@value StoreOptions#MAX_BACKGROUND_JOBS} (default 2). */
         public Builder maxBackgroundJobs(int v) {
             maxBackgroundJobs = v;
+            return this;
+        }
+
+        /**
+         * Level-0 tables from which compactions beyond the first may start; 0 lets them start
+         * whenever a level needs one. Default: half way from {@code l0SlowdownTrigger} to
+         * {@code l0StopTrigger} where the JVM sees at most 2 processors, 0 elsewhere.
+         */
+        public Builder parallelCompactionTrigger(int level0Tables) {
+            parallelCompactionTrigger = level0Tables;
             return this;
         }
 

@@ -93,12 +93,12 @@ final class DbBackground {
 
     /**
      * With the mutex held: queues background compactions while a level needs one that can run
-     * beside those running and fewer than {@code maxBackgroundJobs} run. Its tables are marked
+     * beside those running and fewer than {@link #compactionLimit()} run. Its tables are marked
      * busy from now until it has been installed or abandoned.
      */
     void maybeScheduleCompaction() {
         while (!db.closed && !manual && options.autoCompaction() && db.backgroundError == null
-                && running.size() < options.maxBackgroundJobs()) {
+                && running.size() < compactionLimit()) {
             Compaction c = picker.pick(db.versions.current(), busy, running);
             if (c == null) {
                 return;
@@ -111,6 +111,15 @@ final class DbBackground {
             intraLevel0Started += c.isIntraLevel0() ? 1 : 0;
             compactor.execute(new CompactionTask(c));
         }
+    }
+
+    /**
+     * With the mutex held: how many compactions may run now. One, until level 0 holds
+     * {@code parallelCompactionTrigger} tables (compaction falling behind); then
+     * {@code maxBackgroundJobs}.
+     */
+    private int compactionLimit() {
+        return db.versions.current().files(0).size() >= options.parallelCompactionTrigger() ? options.maxBackgroundJobs() : 1;
     }
 
     /**

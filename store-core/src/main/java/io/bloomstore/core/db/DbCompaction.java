@@ -212,8 +212,10 @@ final class DbCompaction {
         // A merge inside level 0 writes one table: level-0 tables are searched one by one.
         long targetBytes = c.isIntraLevel0() ? Long.MAX_VALUE : options.targetFileBytes();
         // Level 0 → 1 is split by key range over the background threads, each range at least
-        // two target tables' worth of input (RocksDB's subcompactions).
-        List<byte[]> bounds = Subcompactions.boundaries(c, options.maxBackgroundJobs(), 2 * options.targetFileBytes());
+        // two target tables' worth of input (RocksDB's subcompactions); like a second compaction,
+        // only once level 0 holds parallelCompactionTrigger tables.
+        int ranges = c.inputs().size() >= options.parallelCompactionTrigger() ? options.maxBackgroundJobs() : 1;
+        List<byte[]> bounds = Subcompactions.boundaries(c, ranges, 2 * options.targetFileBytes());
         AtomicBoolean failed = new AtomicBoolean();
         List<CompactionJob> jobs = new ArrayList<>();
         for (int i = 0; i <= bounds.size(); i++) {

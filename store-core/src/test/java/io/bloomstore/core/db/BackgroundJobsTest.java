@@ -53,27 +53,53 @@ class BackgroundJobsTest {
 
     private static StoreOptions options() {
         return StoreOptions.builder().memtableBytes(8 * 1024).l0Triggers(2, 10, 16).baseLevelBytes(24 * 1024)
-                .levelSizeRatio(3).targetFileBytes(8 * 1024).blockSize(512).maxBackgroundJobs(3).build();
+                .levelSizeRatio(3).targetFileBytes(8 * 1024).blockSize(512).maxBackgroundJobs(3)
+                .parallelCompactionTrigger(0).build();
     }
 
     @Test
-    void byDefaultTwoProcessorsRunOneCompactionAtATime() {
+    void onTwoProcessorsASecondCompactionWaitsForTheSlowdownTrigger() {
         int processors = Runtime.getRuntime().availableProcessors();
-        // The flush thread and one compaction leave the application a core on 2 processors.
-        assertEquals(processors <= 2 ? 1 : 2, StoreOptions.defaults().maxBackgroundJobs(), processors + " processors");
-        assertEquals(3, StoreOptions.builder().maxBackgroundJobs(3).build().maxBackgroundJobs());
+        StoreOptions defaults = StoreOptions.defaults();
+        assertEquals(2, defaults.maxBackgroundJobs());
+        // On 2 processors a second compaction takes the application's core only once the slowdown
+        // has not held level 0: half way from the slowdown trigger (20) to the stop (36).
+        assertEquals(processors <= 2 ? 28 : 0, defaults.parallelCompactionTrigger(), processors + " processors");
+        assertEquals(7, StoreOptions.builder().parallelCompactionTrigger(7).build().toBuilder().build()
+                .parallelCompactionTrigger());
+    }
+
+    @Test
+    void belowTheParallelTriggerOneCompactionRunsAtATime() throws Exception {
+        long seed = Long.getLong("bloomstore.seed", System.nanoTime());
+        System.out.println("BackgroundJobsTest seed " + seed);
+        DbBackground background = fillWhileChecking(options().toBuilder().parallelCompactionTrigger(1000).build(), seed);
+        assertEquals(1, background.mostRunning(), "one compaction at a time below the trigger");
+        assertEquals(0, background.subcompactionsRun(), "no level 0 -> 1 compaction split below the trigger");
     }
 
     @Test
     void compactionsRunSideBySideWithoutSharingTablesOrRanges() throws Exception {
         long seed = Long.getLong("bloomstore.seed", System.nanoTime());
         System.out.println("BackgroundJobsTest seed " + seed);
+        DbBackground background = fillWhileChecking(options(), seed);
+        assertTrue(background.mostRunning() >= 2, "compactions ran side by side");
+        assertTrue(background.intraLevel0Started() >= 1, "level 0 was merged while level 0 -> 1 ran");
+        assertTrue(background.subcompactionsRun() >= 2, "a level 0 -> 1 compaction was split by key range");
+    }
+
+    /**
+     * Writers fill a store with {@code options} while a checker samples its running compactions
+     * and versions; checks the contents live, after a reopen and by the verifier, and returns the
+     * closed store's background counts.
+     */
+    private DbBackground fillWhileChecking(StoreOptions options, long seed) throws Exception {
         MemoryFileSystem fs = new MemoryFileSystem();
         List<Map<String, String>> models = new ArrayList<>();
         AtomicBoolean done = new AtomicBoolean();
         AtomicInteger samples = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(WRITERS + 1);
-        DbImpl store = (DbImpl) Store.open(fs, DIR, options());
+        DbImpl store = (DbImpl) Store.open(fs, DIR, options);
         try {
             Future<?> checker = pool.submit(() -> {
                 while (!done.get()) {
@@ -109,20 +135,18 @@ class BackgroundJobsTest {
                     + " level 0, %d ranges of split level 0 -> 1 compactions, %d compactions%n", samples.get(),
                     store.background().mostRunning(), store.background().intraLevel0Started(),
                     store.background().subcompactionsRun(), store.stats().compactions());
-            assertTrue(store.background().mostRunning() >= 2, "compactions ran side by side");
-            assertTrue(store.background().intraLevel0Started() >= 1, "level 0 was merged while level 0 -> 1 ran");
-            assertTrue(store.background().subcompactionsRun() >= 2, "a level 0 -> 1 compaction was split by key range");
             assertContents(store, models, "live");
         } finally {
             done.set(true);
             pool.shutdownNow();
             store.close();
         }
-        try (Store reopened = Store.open(fs, DIR, options())) {
+        try (Store reopened = Store.open(fs, DIR, options)) {
             assertContents(reopened, models, "reopened");
         }
         VerifyReport report = StoreVerifier.verify(fs, DIR);
         assertTrue(report.clean(), report.problems().toString());
+        return store.background();
     }
 
     @Test

@@ -37,7 +37,7 @@ public final class CrashWriter {
     static StoreOptions options(int jobs) {
         return StoreOptions.builder().memtableBytes(32 * 1024).blockSize(1024).l0Triggers(2, 8, 12)
                 .baseLevelBytes(64 * 1024).levelSizeRatio(4).targetFileBytes(16 * 1024).maxBackgroundJobs(jobs)
-                .build();
+                .parallelCompactionTrigger(0).build();
     }
 
     private CrashWriter() {

@@ -201,13 +201,13 @@ class FaultInjectionTest {
     @ParameterizedTest(name = "maxBackgroundJobs {0}")
     @ValueSource(ints = {1, 3})
     void randomFaultsThenCrashRecoverAPrefixWithEverySyncedWrite(int jobs) throws IOException {
-        sweep(30, 300, OPTIONS.toBuilder().maxBackgroundJobs(jobs).build());
+        sweep(30, 300, OPTIONS.toBuilder().maxBackgroundJobs(jobs).parallelCompactionTrigger(0).build());
     }
 
     @Test
     @Tag("stress")
     void randomFaultsThenCrashManySeeds() throws IOException {
-        sweep(2000, 600, OPTIONS.toBuilder().maxBackgroundJobs(3).build());
+        sweep(2000, 600, OPTIONS.toBuilder().maxBackgroundJobs(3).parallelCompactionTrigger(0).build());
     }
 
     private static void sweep(int seeds, int operations, StoreOptions options) throws IOException {
