@@ -58,7 +58,7 @@ class BackgroundJobsTest {
     }
 
     @Test
-    void onTwoProcessorsASecondCompactionWaitsForTheSlowdownTrigger() {
+    void onTwoProcessorsASecondCompactionWaitsForADeepLevel0() {
         int processors = Runtime.getRuntime().availableProcessors();
         StoreOptions defaults = StoreOptions.defaults();
         assertEquals(2, defaults.maxBackgroundJobs());
