@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.bloom.FilterKind;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -113,42 +114,17 @@ class BenchRunnerTest {
         EngineFactory factory = new EngineFactory().register("sim", () -> {
             SimulatedEngine engine = new SimulatedEngine(true, disk);
             String[] directory = new String[1];
-            return new BenchEngine() {
+            return new Forwarding(engine) {
                 @Override
-                public void open(Path d, BenchConfig config) {
+                public void open(Path d, BenchConfig config) throws IOException {
                     directory[0] = d.getFileName().toString();
-                    engine.open(d, config);
+                    super.open(d, config);
                 }
 
                 @Override
-                public void put(byte[] key, byte[] value) {
+                public void put(byte[] key, byte[] value) throws IOException {
                     putsByDirectory.merge(directory[0], 1L, Long::sum);
-                    engine.put(key, value);
-                }
-
-                @Override
-                public int get(byte[] key, byte[] valueBuffer) {
-                    return engine.get(key, valueBuffer);
-                }
-
-                @Override
-                public int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) {
-                    return engine.seekScan(startKey, count, keyBuffer, valueBuffer);
-                }
-
-                @Override
-                public void prepareForReads() {
-                    engine.prepareForReads();
-                }
-
-                @Override
-                public EngineCounters counters() {
-                    return engine.counters();
-                }
-
-                @Override
-                public void close() {
-                    engine.close();
+                    super.put(key, value);
                 }
             };
         });
@@ -267,46 +243,60 @@ class BenchRunnerTest {
     /** A simulated engine that notes its name in {@code started} when opened on an empty store for a fill. */
     private static BenchEngine recording(String name, List<String> started, Map<Path, List<SimulatedEngine.Table>> disk) {
         SimulatedEngine engine = new SimulatedEngine(true, disk);
-        return new BenchEngine() {
+        return new Forwarding(engine) {
             @Override
-            public void open(Path d, BenchConfig config) {
+            public void open(Path d, BenchConfig config) throws IOException {
                 if (!Files.exists(d.resolve(SimulatedEngine.MARKER))) {
                     synchronized (started) {
                         started.add(name);
                     }
                 }
-                engine.open(d, config);
-            }
-
-            @Override
-            public void put(byte[] key, byte[] value) {
-                engine.put(key, value);
-            }
-
-            @Override
-            public int get(byte[] key, byte[] valueBuffer) {
-                return engine.get(key, valueBuffer);
-            }
-
-            @Override
-            public int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) {
-                return engine.seekScan(startKey, count, keyBuffer, valueBuffer);
-            }
-
-            @Override
-            public void prepareForReads() {
-                engine.prepareForReads();
-            }
-
-            @Override
-            public EngineCounters counters() {
-                return engine.counters();
-            }
-
-            @Override
-            public void close() {
-                engine.close();
+                super.open(d, config);
             }
         };
+    }
+
+    /** A bench engine that hands every call to {@code engine}; the tests override what they watch. */
+    private static class Forwarding implements BenchEngine {
+        private final BenchEngine engine;
+
+        Forwarding(BenchEngine engine) {
+            this.engine = engine;
+        }
+
+        @Override
+        public void open(Path d, BenchConfig config) throws IOException {
+            engine.open(d, config);
+        }
+
+        @Override
+        public void put(byte[] key, byte[] value) throws IOException {
+            engine.put(key, value);
+        }
+
+        @Override
+        public int get(byte[] key, byte[] valueBuffer) throws IOException {
+            return engine.get(key, valueBuffer);
+        }
+
+        @Override
+        public int seekScan(byte[] startKey, int count, byte[] keyBuffer, byte[] valueBuffer) throws IOException {
+            return engine.seekScan(startKey, count, keyBuffer, valueBuffer);
+        }
+
+        @Override
+        public void prepareForReads() throws IOException {
+            engine.prepareForReads();
+        }
+
+        @Override
+        public EngineCounters counters() {
+            return engine.counters();
+        }
+
+        @Override
+        public void close() throws IOException {
+            engine.close();
+        }
     }
 }
