@@ -119,7 +119,16 @@ final class DbBackground {
      * {@code maxBackgroundJobs}.
      */
     private int compactionLimit() {
-        return db.versions.current().files(0).size() >= options.parallelCompactionTrigger() ? options.maxBackgroundJobs() : 1;
+        return parallelism(options, db.versions.current().files(0).size());
+    }
+
+    /**
+     * Compaction threads allowed with {@code level0Tables} tables in level 0: running
+     * compactions, and the ranges of a split level 0 → 1 one. One until
+     * {@code parallelCompactionTrigger}, then {@code maxBackgroundJobs}.
+     */
+    static int parallelism(StoreOptions options, int level0Tables) {
+        return level0Tables >= options.parallelCompactionTrigger() ? options.maxBackgroundJobs() : 1;
     }
 
     /**

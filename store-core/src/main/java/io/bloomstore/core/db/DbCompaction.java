@@ -214,8 +214,8 @@ final class DbCompaction {
         // Level 0 → 1 is split by key range over the background threads, each range at least
         // two target tables' worth of input (RocksDB's subcompactions); like a second compaction,
         // only once level 0 holds parallelCompactionTrigger tables.
-        int ranges = c.inputs().size() >= options.parallelCompactionTrigger() ? options.maxBackgroundJobs() : 1;
-        List<byte[]> bounds = Subcompactions.boundaries(c, ranges, 2 * options.targetFileBytes());
+        List<byte[]> bounds = Subcompactions.boundaries(c, DbBackground.parallelism(options, c.inputs().size()),
+                2 * options.targetFileBytes());
         AtomicBoolean failed = new AtomicBoolean();
         List<CompactionJob> jobs = new ArrayList<>();
         for (int i = 0; i <= bounds.size(); i++) {
