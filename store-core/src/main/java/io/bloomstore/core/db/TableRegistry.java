@@ -146,7 +146,10 @@ final class TableRegistry {
     }
 
     private TableReader openRegistered(TableHandle h) throws IOException {
-        TableReader reader = openReader(h.fileNumber(), h.level());
+        // A registered table's first user may be a compaction, which reads no filter: the filter
+        // is mapped by the first lookup or scan that consults it.
+        TableReader reader = TableReader.openFilterOnFirstUse(fs, dir, h.fileNumber(), options, cache, counters,
+                counters.level(h.level()), files);
         if (checkFiltersAhead && reader.filterUnchecked()) {
             // The task waits for this open to finish (the handle's lock) before it reads the sidecar.
             checkAhead(h);

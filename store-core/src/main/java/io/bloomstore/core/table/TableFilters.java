@@ -98,15 +98,7 @@ final class TableFilters {
     static FilterSet open(FileSystem fs, Path path, TableProperties props, boolean verifyPayload)
             throws IOException {
         String table = tableOf(path);
-        if (!fs.exists(path)) {
-            throw new CorruptionException(path, 0, "filter sidecar is missing (the properties of " + table
-                    + " record a " + props.filterKind().cliName() + " filter of " + props.filterFileSize() + " bytes)");
-        }
-        long size = fs.size(path);
-        if (size != props.filterFileSize()) {
-            throw new CorruptionException(path, Math.min(size, props.filterFileSize()), "filter sidecar has " + size
-                    + " bytes; the properties of " + table + " say " + props.filterFileSize());
-        }
+        checkPresentAndSized(fs, path, props);
         FilterSet set;
         try {
             if (fs.supportsMapping()) {
@@ -134,6 +126,40 @@ final class TableFilters {
                     + props.filterKeys());
         }
         return set;
+    }
+
+    /** Throws when the sidecar is missing or its length is not the one the table's properties record. */
+    private static void checkPresentAndSized(FileSystem fs, Path path, TableProperties props) throws IOException {
+        if (!fs.exists(path)) {
+            throw new CorruptionException(path, 0, "filter sidecar is missing (the properties of " + tableOf(path)
+                    + " record a " + props.filterKind().cliName() + " filter of " + props.filterFileSize() + " bytes)");
+        }
+        long size = fs.size(path);
+        if (size != props.filterFileSize()) {
+            throw new CorruptionException(path, Math.min(size, props.filterFileSize()), "filter sidecar has " + size
+                    + " bytes; the properties of " + tableOf(path) + " say " + props.filterFileSize());
+        }
+    }
+
+    /**
+     * Reads the whole sidecar and checks its length and every checksum, without mapping it: the
+     * check before a filter's first "absent" answer, which a background thread makes ahead for a
+     * table just opened. Whether its key filter matches the table's properties is checked when it
+     * is mapped ({@link #open}); {@link #verify} checks both.
+     */
+    static void verifyChecksums(FileSystem fs, Path path, TableProperties props) throws IOException {
+        if (!fs.supportsMapping()) {
+            verify(fs, path, props);
+            return;
+        }
+        checkPresentAndSized(fs, path, props);
+        try {
+            FilterSet.verify(path);
+        } catch (NotAFilterFileException e) {
+            throw new CorruptionException(path, 0, "filter sidecar has no filter magic number", e);
+        } catch (NoSuchFileException e) {
+            throw new CorruptionException(path, 0, "filter sidecar is missing", e);
+        }
     }
 
     /** The name of the table whose sidecar is {@code filter} ({@code NNNNNN.filter} → {@code NNNNNN.sst}). */

@@ -2,6 +2,7 @@ package io.bloomstore.core.table;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -28,7 +29,9 @@ import io.bloomstore.core.stats.ThreadTally;
 /**
  * An open SSTable: footer and properties read and checked on open, the index read on first use
  * and kept off the heap (both by {@link TableIndexLoader}), the filter sidecar mapped off-heap
- * (or loaded into native memory when the file system cannot map). Format: docs/format/sstable.md.
+ * (or loaded into native memory when the file system cannot map) on open, or on the first
+ * lookup that consults it for a table opened {@linkplain #openFilterOnFirstUse lazily}.
+ * Format: docs/format/sstable.md.
  *
  * <p>Point lookups ({@link #get}) follow the read path of DESIGN.md: key range, filter, index,
  * block cache, then one positional read through {@link CountingReader}, counting in
@@ -63,13 +66,17 @@ public final class TableReader implements Closeable {
     };
     /** Reads the data blocks, through the block cache. */
     private final TableBlocks blocks;
-    private final FilterSet filters;
-    private final MembershipFilter filter;
-    private final MembershipFilter prefixFilter;
-    private final RangeFilter rangeFilter;
-    /** The extractor that built {@link #prefixFilter}, or null (none, or one this build cannot name). */
-    private final PrefixExtractor prefixExtractor;
-    private final boolean filterTakesKeyHash;
+    /** Whether the table has a filter sidecar this reader uses (not for a table opened without it). */
+    private final boolean hasFilter;
+    /** Whether mapping the sidecar checks its whole payload ({@link TableOptions#verifyFilterOnOpen()}). */
+    private final boolean verifyFilterPayload;
+    /**
+     * The sidecar's filters once mapped ({@link #filters()}), {@link LoadedFilters#NONE} for a table
+     * without one; null until the first use of a table opened lazily. A compaction reads its input
+     * tables without their filters, so a fresh process's first compaction does not wait for the
+     * filter memory's start-up (Chronicle Bytes', some 200 ms) where a closing store cannot stop it.
+     */
+    private volatile LoadedFilters loaded;
     private final FileSystem fs;
     private final Path filterPath;
     private final TableMetadata metadata;
@@ -80,7 +87,7 @@ public final class TableReader implements Closeable {
 
     private TableReader(FileSystem fs, Path dir, long fileNumber, CountingReader reader, BlockCache cache,
                         StoreCounters counters, LevelCounters levelCounters, TableIndexLoader indexes,
-                        FilterSet filters, boolean verifiedOnOpen) {
+                        boolean hasFilter, boolean verifyFilterPayload) {
         this.fs = fs;
         this.fileNumber = fileNumber;
         this.path = reader.name();
@@ -97,19 +104,12 @@ public final class TableReader implements Closeable {
                 return index();
             }
         }, props.dataSize());
-        this.filters = filters;
-        this.filter = filters == null ? null : filters.section(FilterSet.Role.KEY).filter();
-        FilterSet.Section prefixes = filters == null ? null : filters.section(FilterSet.Role.PREFIX);
-        this.prefixExtractor = prefixes == null ? null : PrefixExtractor.fromDescriptor(prefixes.descriptor());
-        this.prefixFilter = prefixExtractor == null ? null : prefixes.filter();
-        FilterSet.Section ranges = filters == null ? null : filters.section(FilterSet.Role.RANGE);
-        this.rangeFilter = ranges != null && ranges.filter() instanceof RangeFilter rf
-                && Arrays.equals(ranges.descriptor(), TableFilters.RANGE_DESCRIPTOR) ? rf : null;
-        this.filterTakesKeyHash = filter != null && filter.header().hashStrategy() == Filters.DEFAULT_STRATEGY
-                && filter.header().seed() == Filters.DEFAULT_SEED;
-        // Loading (file systems that cannot map) always checks the payload; mapping checks it on
-        // open only when asked to.
-        this.filterPayloadChecked = filter != null && (verifiedOnOpen || !fs.supportsMapping());
+        this.hasFilter = hasFilter;
+        this.verifyFilterPayload = verifyFilterPayload;
+        this.loaded = hasFilter ? null : LoadedFilters.NONE;
+        // Loading (file systems that cannot map) always checks the payload; mapping checks it only
+        // when asked to. Either happens before the filter's first answer ({@link #loadFilters}).
+        this.filterPayloadChecked = hasFilter && (verifyFilterPayload || !fs.supportsMapping());
         this.metadata = new TableMetadata(fileNumber, indexes.fileSize(), props.filterFileSize(),
                 props.smallestUserKey(), props.largestUserKey(), props.entries(), props.smallestSeq(),
                 props.largestSeq());
@@ -148,6 +148,27 @@ public final class TableReader implements Closeable {
     public static TableReader open(FileSystem fs, Path dir, long fileNumber, TableOptions opts, BlockCache cache,
                                    StoreCounters counters, LevelCounters levelCounters, TableFileCache files)
             throws IOException {
+        TableReader r = open(fs, dir, fileNumber, opts, cache, counters, levelCounters, files, true);
+        try {
+            r.filters();
+            return r;
+        } catch (IOException | RuntimeException e) {
+            r.close();
+            throw e;
+        }
+    }
+
+    /**
+     * As {@link #open(FileSystem, Path, long, TableOptions, BlockCache, StoreCounters, LevelCounters,
+     * TableFileCache)}, but the filter sidecar is mapped (and its header checked) by the first lookup
+     * or scan that consults it, as RocksDB loads a table's filter under its table cache: a reader a
+     * compaction opens to read the table through never maps it. Damage in the sidecar is then a
+     * {@link CorruptionException} from that first use.
+     */
+    public static TableReader openFilterOnFirstUse(FileSystem fs, Path dir, long fileNumber, TableOptions opts,
+                                                   BlockCache cache, StoreCounters counters,
+                                                   LevelCounters levelCounters, TableFileCache files)
+            throws IOException {
         return open(fs, dir, fileNumber, opts, cache, counters, levelCounters, files, true);
     }
 
@@ -173,26 +194,71 @@ public final class TableReader implements Closeable {
                                     boolean withFilter) throws IOException {
         Path path = dir.resolve(TableFileNames.table(fileNumber));
         RandomReadFile file = files.open(path);
-        FilterSet filter = null;
         try {
             CountingReader reader = new CountingReader(file, path, counters);
             TableIndexLoader indexes = TableIndexLoader.open(reader);
             TableProperties props = indexes.properties();
-            if (withFilter && props.filterKind() != null) {
-                filter = TableFilters.open(fs, dir.resolve(TableFileNames.filter(fileNumber)), props,
-                        opts.verifyFilterOnOpen());
-                if (opts.verifyFilterOnOpen() || !fs.supportsMapping()) {
-                    countFilterFileRead(counters, props);
-                }
-            }
-            return new TableReader(fs, dir, fileNumber, reader, cache, counters, levelCounters, indexes, filter,
-                    opts.verifyFilterOnOpen());
+            return new TableReader(fs, dir, fileNumber, reader, cache, counters, levelCounters, indexes,
+                    withFilter && props.filterKind() != null, opts.verifyFilterOnOpen());
         } catch (IOException | RuntimeException e) {
-            if (filter != null) {
-                filter.close();
-            }
             file.close();
             throw e;
+        }
+    }
+
+    /** The sidecar's filters, mapped by the first call ({@link LoadedFilters#NONE} without a sidecar). */
+    private LoadedFilters filters() throws IOException {
+        LoadedFilters f = loaded;
+        return f != null ? f : loadFilters();
+    }
+
+    /** {@link #filters()} for the accessors that report on the filter, which declare no I/O failure. */
+    private LoadedFilters filtersUnchecked() {
+        try {
+            return filters();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private synchronized LoadedFilters loadFilters() throws IOException {
+        LoadedFilters f = loaded;
+        if (f != null) {
+            return f;
+        }
+        checkOpen();
+        FilterSet set = TableFilters.open(fs, filterPath, props, verifyFilterPayload);
+        if (verifyFilterPayload || !fs.supportsMapping()) {
+            countFilterFileRead(counters, props);
+        }
+        f = new LoadedFilters(set);
+        loaded = f;
+        return f;
+    }
+
+    /** A sidecar's filters, as a lookup uses them: immutable once made. */
+    private static final class LoadedFilters {
+        static final LoadedFilters NONE = new LoadedFilters(null);
+
+        final FilterSet set;
+        final MembershipFilter filter;
+        final MembershipFilter prefixFilter;
+        final RangeFilter rangeFilter;
+        /** The extractor that built {@link #prefixFilter}, or null (none, or one this build cannot name). */
+        final PrefixExtractor prefixExtractor;
+        final boolean takesKeyHash;
+
+        LoadedFilters(FilterSet set) {
+            this.set = set;
+            this.filter = set == null ? null : set.section(FilterSet.Role.KEY).filter();
+            FilterSet.Section prefixes = set == null ? null : set.section(FilterSet.Role.PREFIX);
+            this.prefixExtractor = prefixes == null ? null : PrefixExtractor.fromDescriptor(prefixes.descriptor());
+            this.prefixFilter = prefixExtractor == null ? null : prefixes.filter();
+            FilterSet.Section ranges = set == null ? null : set.section(FilterSet.Role.RANGE);
+            this.rangeFilter = ranges != null && ranges.filter() instanceof RangeFilter rf
+                    && Arrays.equals(ranges.descriptor(), TableFilters.RANGE_DESCRIPTOR) ? rf : null;
+            this.takesKeyHash = filter != null && filter.header().hashStrategy() == Filters.DEFAULT_STRATEGY
+                    && filter.header().seed() == Filters.DEFAULT_SEED;
         }
     }
 
@@ -245,8 +311,10 @@ public final class TableReader implements Closeable {
         } else {
             counters.tableLookups().increment();
         }
+        LoadedFilters filters = filters();
+        MembershipFilter filter = filters.filter;
         if (filter != null) {
-            boolean maybe = filterTakesKeyHash
+            boolean maybe = filters.takesKeyHash
                     ? filter.mightContainHash(hashKnown ? keyHash : Filters.hash(userKey))
                     : filter.mightContain(userKey);
             if (!maybe && (filterPayloadChecked || checkFilterPayload())) {
@@ -318,12 +386,14 @@ public final class TableReader implements Closeable {
      */
     public boolean mayContainPrefix(byte[] prefix, long prefixHash, PrefixExtractor extractor) throws IOException {
         checkOpen();
-        if (prefixFilter == null || !prefixExtractor.equals(extractor)) {
+        LoadedFilters f = filters();
+        MembershipFilter prefixFilter = f.prefixFilter;
+        if (prefixFilter == null || !f.prefixExtractor.equals(extractor)) {
             return true;
         }
         counters.prefixChecked().increment();
         levelCounters.prefixChecked().increment();
-        boolean maybe = filterTakesKeyHash ? prefixFilter.mightContainHash(prefixHash) : prefixFilter.mightContain(prefix);
+        boolean maybe = f.takesKeyHash ? prefixFilter.mightContainHash(prefixHash) : prefixFilter.mightContain(prefix);
         if (!maybe && (filterPayloadChecked || checkFilterPayload())) {
             counters.prefixUseful().increment();
             levelCounters.prefixUseful().increment();
@@ -340,6 +410,7 @@ public final class TableReader implements Closeable {
      */
     public boolean mayContainRange(long from, long to) throws IOException {
         checkOpen();
+        RangeFilter rangeFilter = filters().rangeFilter;
         if (rangeFilter == null || Long.compareUnsigned(to - from, rangeFilter.maxRange()) >= 0) {
             return true;
         }
@@ -360,7 +431,8 @@ public final class TableReader implements Closeable {
 
     /** Whether the table has a prefix filter built by {@code extractor}. */
     public boolean hasPrefixFilter(PrefixExtractor extractor) {
-        return prefixFilter != null && prefixExtractor.equals(extractor);
+        LoadedFilters f = filtersUnchecked();
+        return f.prefixFilter != null && f.prefixExtractor.equals(extractor);
     }
 
     /**
@@ -378,7 +450,7 @@ public final class TableReader implements Closeable {
                 if (!fs.exists(filterPath)) {
                     return false;
                 }
-                TableFilters.verify(fs, filterPath, props);
+                TableFilters.verifyChecksums(fs, filterPath, props);
                 countFilterFileRead(counters, props);
                 filterPayloadChecked = true;
             }
@@ -388,7 +460,7 @@ public final class TableReader implements Closeable {
 
     /** Whether the table has a filter whose payload no one has checked yet ({@link #checkFilter}). */
     public boolean filterUnchecked() {
-        return filter != null && !filterPayloadChecked;
+        return hasFilter && !filterPayloadChecked;
     }
 
     /**
@@ -466,7 +538,7 @@ public final class TableReader implements Closeable {
     public void verify() throws IOException {
         checkOpen();
         new TableVerifier(this, reader, props).verify();
-        if (filter != null) {
+        if (hasFilter) {
             TableFilters.verify(fs, filterPath, props);
         }
     }
@@ -496,7 +568,7 @@ public final class TableReader implements Closeable {
     }
 
     public boolean hasFilter() {
-        return filter != null;
+        return hasFilter;
     }
 
     /** The filter's kind, or null when the table has none. */
@@ -504,9 +576,10 @@ public final class TableReader implements Closeable {
         return props.filterKind();
     }
 
-    /** Bytes of the filter sidecar held mapped (or loaded off-heap); 0 without filter. */
+    /** Bytes of the filter sidecar held mapped (or loaded off-heap); 0 without filter or before its first use. */
     public long filterBytes() {
-        return filter == null ? 0 : props.filterFileSize();
+        LoadedFilters f = loaded;
+        return f == null || f.set == null ? 0 : props.filterFileSize();
     }
 
     /**
@@ -514,13 +587,14 @@ public final class TableReader implements Closeable {
      * when it has none. A version-1 sidecar is one key section of the whole file.
      */
     public long filterSectionBytes(FilterSet.Role role) {
-        FilterSet.Section s = filters == null ? null : filters.section(role);
+        FilterSet set = filtersUnchecked().set;
+        FilterSet.Section s = set == null ? null : set.section(role);
         return s == null ? 0 : s.length();
     }
 
     /** The extractor of the table's prefix filter, or null when it has none this build can use. */
     public PrefixExtractor prefixExtractor() {
-        return prefixExtractor;
+        return filtersUnchecked().prefixExtractor;
     }
 
     /**
@@ -528,11 +602,13 @@ public final class TableReader implements Closeable {
      * measured one is compared with); 0 without filter.
      */
     public double filterExpectedFpr() {
+        MembershipFilter filter = filtersUnchecked().filter;
         return filter == null ? 0 : filter.expectedFpp();
     }
 
     /** The filter sidecar's header, or null when the table has none. */
     public FilterHeader filterHeader() {
+        MembershipFilter filter = filtersUnchecked().filter;
         return filter == null ? null : filter.header();
     }
 
@@ -547,8 +623,9 @@ public final class TableReader implements Closeable {
         }
         closed = true;
         try {
-            if (filters != null) {
-                filters.close();
+            LoadedFilters f = loaded;
+            if (f != null && f.set != null) {
+                f.set.close();
             }
         } finally {
             try {
