@@ -166,7 +166,7 @@ public final class HtmlReport {
 
     private static void openTable(StringBuilder h, List<OpenResult> open) {
         h.append("<section id=\"open\">\n<h2>Open and memory</h2>\n<table>\n");
-        headerRow(h, "engine", "round", "keys", "engine load ms", "first open ms", "second open ms", "heap after open MiB", "heap after reads MiB",
+        headerRow(h, "engine", "round", "keys", "engine load ms", "first open ms", "close ms", "second open ms", "heap after open MiB", "heap after reads MiB",
                 "RSS after open MiB", "RSS after reads MiB", "filter bytes mapped MiB", "index on heap MiB",
                 "native index+filter MiB", "data on disk MiB", "read ops/s");
         for (OpenResult o : open) {
@@ -175,6 +175,7 @@ public final class HtmlReport {
             cell(h, String.format(Locale.ROOT, "%,d", o.keys()));
             cell(h, String.format(Locale.ROOT, "%,.0f", o.loadMillis()));
             cell(h, String.format(Locale.ROOT, "%,.0f", o.openMillis()));
+            cell(h, String.format(Locale.ROOT, "%,.1f", o.closeMillis()));
             cell(h, String.format(Locale.ROOT, "%,.0f", o.reopenMillis()));
             for (long bytes : new long[] {o.heapAfterOpenBytes(), o.heapAfterReadsBytes(), o.rssAfterOpenBytes(),
                     o.rssAfterReadsBytes(), o.memory().filterBytesMapped(), o.memory().indexHeapBytes(),
@@ -187,7 +188,7 @@ public final class HtmlReport {
         h.append("</table>\n<p class=\"note\">The loaded store, flushed and closed, reopened in a fresh JVM per "
                 + "engine, opened twice: engine load is making the engine object (RocksDB loads its native library "
                 + "there), the first open includes the rest of loading and initialising the engine's classes, "
-                + "the second is what depends on the store; heap figures after a full GC, RSS from "
+                + "its close (right after it) stops what background work the open started, the second is what depends on the store; heap figures after a full GC, RSS from "
                 + "/proc/self/status; then " + OpenProbe.READS
                 + " random lookups of loaded keys.</p>\n</section>\n");
     }

@@ -28,7 +28,7 @@ import java.util.Locale;
  *                  medianRatioToRocksdb } ],
  *   "cold": [ { engine, round, ops, startupMillis, fillOpsPerSec, readOpsPerSec, fillCpuMillis, readCpuMillis,
  *               fillThreadCpuMillis, readThreadCpuMillis } ],
- *   "open": [ { engine, round, keys, loadMillis, openMillis, reopenMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
+ *   "open": [ { engine, round, keys, loadMillis, openMillis, closeMillis, reopenMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
  *               rssAfterOpenBytes, rssAfterReadsBytes, filterBytesMapped, indexHeapBytes, nativeTableBytes,
  *               dataBytesOnDisk, reads, readOpsPerSec } ],
  *   "close": [ { engine, round, after, millis } ],

@@ -15,6 +15,9 @@ package io.bloomstore.cli.bench;
  *                             open: RocksDB's class initialisation loads its native library here
  * @param openMillis           time of the process's first open of the existing store (the rest of
  *                             the engine's class loading and initialisation included)
+ * @param closeMillis          time of closing the store right after that first open: a short
+ *                             session's close in a fresh process, which stops whatever background
+ *                             work the open started (a compaction the store was due)
  * @param reopenMillis         time of a second open after closing it: what grows with the store
  * @param heapAfterOpenBytes   heap used after the second open (the JVM's own baseline included)
  * @param heapAfterReadsBytes  heap used after {@code reads} random lookups
@@ -26,7 +29,8 @@ package io.bloomstore.cli.bench;
  * @param dataBytesOnDisk      bytes of every file in the store's directory
  * @param baselineHeapBytes    heap used in the same child before the engine's classes were touched
  */
-public record OpenResult(String engine, int round, int keys, double loadMillis, double openMillis, double reopenMillis,
+public record OpenResult(String engine, int round, int keys, double loadMillis, double openMillis, double closeMillis,
+        double reopenMillis,
         long heapAfterOpenBytes,
         long heapAfterReadsBytes, long rssAfterOpenBytes, long rssAfterReadsBytes, long reads, double readOpsPerSec,
         EngineMemory memory, long dataBytesOnDisk, long baselineHeapBytes) {

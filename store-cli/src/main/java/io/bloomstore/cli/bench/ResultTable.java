@@ -130,13 +130,13 @@ public final class ResultTable {
     private static void printOpen(PrintWriter out, List<OpenResult> open) {
         out.println();
         out.println("Open (the loaded store reopened in a fresh JVM: making the engine object (RocksDB: loading its"
-                + " native library), first open, then a second one; heap after a GC; MiB):");
-        out.printf(Locale.ROOT, "%-20s %5s %11s %9s %9s %9s %10s %11s %9s %10s %10s %10s %10s %10s %12s%n", "engine",
-                "round", "keys", "load ms", "open ms", "reopen ms", "heap open", "heap reads", "rss open", "rss reads", "filters", "index heap",
+                + " native library), first open, its close, then a second open; heap after a GC; MiB):");
+        out.printf(Locale.ROOT, "%-20s %5s %11s %9s %9s %9s %9s %10s %11s %9s %10s %10s %10s %10s %10s %12s%n", "engine",
+                "round", "keys", "load ms", "open ms", "close ms", "reopen ms", "heap open", "heap reads", "rss open", "rss reads", "filters", "index heap",
                 "native idx", "data disk", "read ops/s");
         for (OpenResult o : open) {
-            out.printf(Locale.ROOT, "%-20s %5d %,11d %,9.0f %,9.0f %,9.0f %10s %11s %9s %10s %10s %10s %10s %10s %,12.0f%n",
-                    o.engine(), o.round() + 1, o.keys(), o.loadMillis(), o.openMillis(), o.reopenMillis(), mib(o.heapAfterOpenBytes()),
+            out.printf(Locale.ROOT, "%-20s %5d %,11d %,9.0f %,9.0f %,9.1f %,9.0f %10s %11s %9s %10s %10s %10s %10s %10s %,12.0f%n",
+                    o.engine(), o.round() + 1, o.keys(), o.loadMillis(), o.openMillis(), o.closeMillis(), o.reopenMillis(), mib(o.heapAfterOpenBytes()),
                     mib(o.heapAfterReadsBytes()), mib(o.rssAfterOpenBytes()), mib(o.rssAfterReadsBytes()),
                     mib(o.memory().filterBytesMapped()), mib(o.memory().indexHeapBytes()),
                     mib(o.memory().nativeTableBytes()), mib(o.dataBytesOnDisk()), o.readOpsPerSec());

@@ -182,6 +182,7 @@ class BenchCommandTest {
         for (JsonNode o : open) {
             assertEquals(20000, o.get("keys").asInt());
             assertTrue(o.get("openMillis").asDouble() > 0 && o.get("reopenMillis").asDouble() > 0
+                    && o.get("closeMillis").asDouble() > 0
                     && o.get("heapAfterOpenBytes").asLong() > 0
                     && o.get("dataBytesOnDisk").asLong() > 20000L * 16, o.toString());
             assertEquals(100_000, o.get("reads").asLong());
