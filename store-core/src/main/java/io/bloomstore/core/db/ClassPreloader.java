@@ -7,12 +7,19 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Loads, on a daemon thread of its own, the classes a process's first store open and its first
- * lookups and writes are about to need ({@value #LIST}, in the order they are first used), while
- * the opening thread does the open's own work. Half of a first open's processor time in a fresh
- * JVM is class loading (reading each class from its jar, parsing, verifying); with a second core,
- * much of it now happens before the opening thread gets there. Started once per process, by the
- * first options built or the first open; an open never waits for it. Internal: not part of the API.
+ * When asked for ({@value #PROPERTY}{@code =true} or {@code =init}), loads on a daemon thread of
+ * its own the classes a process's first store open and its first lookups and writes are about to
+ * need ({@value #LIST}, in the order they are first used), while the opening thread does the
+ * open's own work. Started once per process, by the first options built or the first open; an
+ * open never waits for it. Internal: not part of the API.
+ *
+ * <p><b>Off by default.</b> Half of a first open's processor time in a fresh JVM is class loading,
+ * and this thread takes most of it off the opening thread's processor time; but on 2 processors
+ * the second one is busy with the JIT compilers, and the bench's open probe (1M keys, two runs of
+ * three rounds each way) measured no gain and a loss: first open 72–97 ms with it, 54–82 without;
+ * the close right after it 6–15 ms against 3–7; a second open 16–30 ms against 8–11 (RocksDB's
+ * 7–17), the preloading thread still initialising Chronicle Bytes beside it. A JVM with cores to
+ * spare may turn it on.
  *
  * <p>Classes are loaded and linked, not initialised: a static initialiser run on another thread
  * could deadlock against the opening thread's when the two need each other's classes. A few names
@@ -22,9 +29,9 @@ import java.nio.charset.StandardCharsets;
  * factory's (3 ms: 16 compressors made by reflection) and, last, the filter-memory choice
  * ({@code OffHeapBackend}), whose Chronicle Bytes start-up (about 130 classes and a probe
  * mapping) the first flush or filter mapping would otherwise wait for. A name that does not resolve (a JDK without
- * that internal class) is skipped. The system property {@value #PROPERTY}{@code =false} turns it
- * off; {@code =init} does only the initialisations (for a JVM whose class-data-sharing archive
- * holds the classes already: the command line's launcher).
+ * that internal class) is skipped. The system property {@value #PROPERTY}{@code =true} turns it
+ * on; {@code =init} does only the initialisations (for a JVM whose class-data-sharing archive
+ * holds the classes already: the command line's launcher asks for it).
  *
  * <p>The list is the output of {@code -Xlog:class+load} for a first open, a present and an absent
  * {@code get}, a {@code put} and a {@code delete} on a store of several levels, less the classes
@@ -35,7 +42,7 @@ import java.nio.charset.StandardCharsets;
  * <p>Thread safety: {@link #startOnce()} may be called from any thread.
  */
 public final class ClassPreloader implements Runnable {
-    /** System property: {@code false} turns preloading off. */
+    /** System property: {@code true} turns preloading on, {@code init} runs only the marked initialisers. */
     static final String PROPERTY = "bloomstore.preload";
     /** Resource beside this class: one binary class name a line. */
     static final String LIST = "preload-classes.txt";
@@ -53,7 +60,7 @@ public final class ClassPreloader implements Runnable {
     }
 
     /**
-     * Starts the preloading thread unless an earlier call did or the property turns it off. Called
+     * Starts the preloading thread when the property asks for it and no earlier call did. Called
      * by {@code StoreOptions.builder()} (options are made right before an open) and by the opens.
      */
     public static void startOnce() {
@@ -63,14 +70,33 @@ public final class ClassPreloader implements Runnable {
             }
             started = true;
         }
-        String setting = System.getProperty(PROPERTY, "true").trim();
-        if ("false".equalsIgnoreCase(setting)) {
+        Mode mode = Mode.of(System.getProperty(PROPERTY));
+        if (mode == Mode.OFF) {
             return;
         }
-        Thread t = new Thread(new ClassPreloader(ClassPreloader.class.getClassLoader(),
-                "init".equalsIgnoreCase(setting)), "bloomstore-preload");
+        Thread t = new Thread(new ClassPreloader(ClassPreloader.class.getClassLoader(), mode == Mode.INITIALISE_ONLY),
+                "bloomstore-preload");
         t.setDaemon(true);
         t.start();
+    }
+
+    /** What the property asks for. */
+    enum Mode {
+        /** No preloading thread: the default, and any value but {@code true} and {@code init}. */
+        OFF,
+        /** Load and link the whole list, and run the marked initialisers. */
+        ALL,
+        /** Only the marked initialisers. */
+        INITIALISE_ONLY;
+
+        /** The mode a value of {@value ClassPreloader#PROPERTY} (null when unset) asks for. */
+        static Mode of(String setting) {
+            String s = setting == null ? "" : setting.trim();
+            if ("true".equalsIgnoreCase(s)) {
+                return ALL;
+            }
+            return "init".equalsIgnoreCase(s) ? INITIALISE_ONLY : OFF;
+        }
     }
 
     @Override

@@ -50,6 +50,15 @@ class ClassPreloaderTest {
         assertFalse(preloader.load("+io.bloomstore.core.db.NoSuchClass"));
     }
 
+    @Test
+    void preloadingIsOffUnlessAskedFor() {
+        assertEquals(ClassPreloader.Mode.OFF, ClassPreloader.Mode.of(null), "the default");
+        assertEquals(ClassPreloader.Mode.OFF, ClassPreloader.Mode.of("false"));
+        assertEquals(ClassPreloader.Mode.OFF, ClassPreloader.Mode.of("yes please"));
+        assertEquals(ClassPreloader.Mode.ALL, ClassPreloader.Mode.of(" TRUE "));
+        assertEquals(ClassPreloader.Mode.INITIALISE_ONLY, ClassPreloader.Mode.of("init"), "the launcher's");
+    }
+
     private static List<String> names() throws IOException {
         List<String> names = new ArrayList<>();
         try (InputStream in = ClassPreloader.class.getResourceAsStream(ClassPreloader.LIST)) {
