@@ -28,7 +28,8 @@ import io.bloomstore.bloom.storage.OffHeapBackend;
  * @param blockCacheMisses       data-block lookups the cache could not serve
  * @param flushes                memtables written as tables
  * @param levels                 per level, level 0 first: tables, bytes, filters and their measured effect
- * @param filterBytes            bytes of filters mapped (or loaded) for the live tables
+ * @param filterBytes            bytes of filters mapped (or loaded) for the live tables so far: a table's filter
+ *                               is mapped by its first lookup or scan
  * @param compactions            compactions run (background and {@link Store#compact()})
  * @param compactionBytesRead    bytes of the tables compactions read
  * @param compactionBytesWritten bytes of the tables and filters compactions wrote

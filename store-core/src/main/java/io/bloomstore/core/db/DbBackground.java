@@ -7,6 +7,7 @@ import io.bloomstore.core.compaction.CompactionPicker;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -52,6 +53,24 @@ final class DbBackground {
     private long intraLevel0Started;
     /** Background compaction tasks running now (not queued). */
     private final AtomicInteger activeCompactions = new AtomicInteger();
+    /**
+     * Compaction tasks in their first step, the block codecs' one-time start-up in a fresh JVM
+     * ({@link TableReader#initialiseCodecs()}): it touches no file of the store and cannot be cut
+     * short, so a closing store does not wait for it; the task then sees the store closing and
+     * does nothing more.
+     */
+    private final AtomicInteger preparingCompactions = new AtomicInteger();
+
+    /** Every compaction task's first step ({@link CodecStartUp}); a test may hold tasks there. */
+    static volatile Runnable taskStartUp = new CodecStartUp();
+
+    /** The block codecs' one-time start-up (a class, not a method reference: no lambda spun at a first compaction). */
+    static final class CodecStartUp implements Runnable {
+        @Override
+        public void run() {
+            TableReader.initialiseCodecs();
+        }
+    }
 
     DbBackground(DbState db) {
         this.db = db;
@@ -144,6 +163,16 @@ final class DbBackground {
 
         @Override
         public void run() {
+            if (!db.closed && !DbBackground.this.compaction.cancelled()) {
+                preparingCompactions.incrementAndGet();
+                try {
+                    taskStartUp.run();
+                } catch (RuntimeException | LinkageError e) {
+                    // The compaction's first block read meets it again and fails the store, as ever.
+                } finally {
+                    preparingCompactions.decrementAndGet();
+                }
+            }
             backgroundCompaction(compaction);
         }
     }
@@ -364,15 +393,20 @@ final class DbBackground {
      * inside an output table's finish, mostly its sync, which cannot be cut short: such a job,
      * once the finish returns, sees it was cancelled and leaves the table to the next open without
      * touching the store's tables or MANIFEST, so close need not wait for the file system (tens to
-     * hundreds of milliseconds on a busy machine). Queued compactions never start.
+     * hundreds of milliseconds on a busy machine). Nor does it wait for a task still in its first
+     * step ({@link #preparingCompactions}: in a fresh JVM, LZ4's start-up, which held a close right
+     * after a first open for 140–160 ms), which then finds the store closing and touches nothing.
+     * Queued compactions never start.
      */
     private void awaitCompactionsStoppedOrSyncing() {
         compactor.shutdown();
         try {
             while (!compactor.awaitTermination(1, TimeUnit.MILLISECONDS)) {
+                int preparing = preparingCompactions.get();
                 int active = activeCompactions.get();
                 long syncing = compaction.finishingTables();
-                if (active > 0 && syncing == active && activeCompactions.get() == active) {
+                if (preparing + active > 0 && syncing == active && activeCompactions.get() == active
+                        && preparingCompactions.get() == preparing) {
                     return;
                 }
             }

@@ -24,6 +24,14 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  */
 final class BlockCodec {
     static final int TRAILER_BYTES = 5;
+
+    /** Initialises this class, and with it LZ4's ({@link Lz4#FACTORY}); see {@link TableReader#initialiseCodecs()}. */
+    static void initialise() {
+        // Reading the factory is what initialises the class; nothing else to do.
+        if (LZ4_FACTORY == null) {
+            throw new IllegalStateException("no LZ4 implementation");
+        }
+    }
     /** LZ4 cannot expand data by more than 255 times; a larger declared length is damage. */
     private static final int LZ4_MAX_RATIO = 255;
     private static final LZ4Factory LZ4_FACTORY = Lz4.FACTORY;

@@ -263,6 +263,16 @@ public final class TableReader implements Closeable {
     }
 
     /**
+     * Runs the block codecs' one-time start-up in this JVM, if no table has yet: LZ4's JNI library
+     * is unpacked to a temporary file and loaded (a {@code SecureRandom} seeded for the file's
+     * name, some 55 ms of a fresh JVM's processor time), none of which a closing store can cut
+     * short. A background compaction does it first, apart from its work on the store's tables.
+     */
+    public static void initialiseCodecs() {
+        BlockCodec.initialise();
+    }
+
+    /**
      * The table's index, read and decoded on first use ({@link TableIndexLoader#index}).
      *
      * @throws IllegalStateException when the table is closed

@@ -1,0 +1,100 @@
+package io.bloomstore.core.db;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.fs.MemoryFileSystem;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code close()} does not wait for a compaction task still in its first step, the block codecs'
+ * one-time start-up (in a fresh JVM, LZ4's native library: a temporary file, a seeded
+ * {@code SecureRandom}, 140–160 ms of a close right after a first open before this), which
+ * touches no file of the store and cannot be cut short. The step is held here until the test lets
+ * it go; close must return meanwhile, and the task, released, must find the store closed and
+ * change nothing: the next open sees the same four level-0 tables and every write.
+ */
+class CloseDuringCompactionStartUpTest {
+    private static final Path DIR = Path.of("/close-during-compaction-start-up/start-up-store");
+    private static final int TABLES = StoreOptions.defaults().l0CompactionTrigger();
+
+    @Test
+    void closeDoesNotWaitForACompactionsStartUp() throws Exception {
+        MemoryFileSystem fs = new MemoryFileSystem();
+        StoreOptions manual = StoreOptions.builder().autoCompaction(false).build();
+        try (Store store = Store.open(fs, DIR, manual)) {
+            for (int t = 0; t < TABLES; t++) {
+                store.put(key(t), value(t));
+                store.flush();
+            }
+        }
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Runnable original = DbBackground.taskStartUp;
+        DbBackground.taskStartUp = () -> {
+            started.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        ExecutorService closer = Executors.newSingleThreadExecutor();
+        try {
+            // Level 0 at the trigger: the open schedules a compaction, whose task stops in its first step.
+            Store store = Store.open(fs, DIR, StoreOptions.defaults());
+            assertTrue(started.await(30, TimeUnit.SECONDS), "the open started a compaction task");
+            Future<?> closed = closer.submit(() -> {
+                store.close();
+                return null;
+            });
+            // Without the fix, close waits for the held step and this times out.
+            closed.get(10, TimeUnit.SECONDS);
+            assertEquals(1, release.getCount(), "close returned while the task's start-up was still held");
+        } finally {
+            DbBackground.taskStartUp = original;
+            release.countDown();
+            closer.shutdown();
+            assertTrue(closer.awaitTermination(30, TimeUnit.SECONDS));
+        }
+        // Let the released task run to its end before looking: it must have found the store closed.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (compactionThreadAlive()) {
+            assertTrue(System.nanoTime() < deadline, "the released compaction task ended");
+            Thread.sleep(10);
+        }
+        try (Store reopened = Store.openReadOnly(fs, DIR, StoreOptions.defaults())) {
+            assertEquals(TABLES, reopened.stats().levels().get(0).files(), "the task compacted nothing");
+            for (int t = 0; t < TABLES; t++) {
+                assertArrayEquals(value(t), reopened.get(key(t)), "key " + t);
+            }
+        }
+    }
+
+    private static boolean compactionThreadAlive() {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("bloomstore-compact-start-up-store")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static byte[] key(int i) {
+        return String.format("key%06d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] value(int i) {
+        return ("value-" + i).getBytes(StandardCharsets.UTF_8);
+    }
+}
