@@ -54,18 +54,26 @@ final class DbBackground {
     /** Background compaction tasks running now (not queued). */
     private final AtomicInteger activeCompactions = new AtomicInteger();
     /**
-     * Compaction tasks in their first step, the block codecs' one-time start-up in a fresh JVM
-     * ({@link TableReader#initialiseCodecs()}): it touches no file of the store and cannot be cut
-     * short, so a closing store does not wait for it; the task then sees the store closing and
-     * does nothing more.
+     * Compaction tasks in their first step ({@link #taskStartUp}): it touches no file of the store
+     * and cannot be cut short, so a closing store does not wait for it; the task then sees the
+     * store closing and does nothing more.
      */
     private final AtomicInteger preparingCompactions = new AtomicInteger();
 
-    /** Every compaction task's first step ({@link CodecStartUp}); a test may hold tasks there. */
-    static volatile Runnable taskStartUp = new CodecStartUp();
+    /** Every compaction's and flush's first step ({@link StartUp}); a test may hold tasks there. */
+    static volatile Runnable taskStartUp = new StartUp();
 
-    /** The block codecs' one-time start-up (a class, not a method reference: no lambda spun at a first compaction). */
-    static final class CodecStartUp implements Runnable {
+    /**
+     * The block codecs' one-time start-up ({@link TableReader#initialiseCodecs()}: LZ4's JNI
+     * library, some 55 ms of a fresh JVM's processor time that a closing store cannot cut short),
+     * done once per JVM by whichever background task comes first. Should the JVM be shutting down
+     * meanwhile, lz4-java falls back to its Java code without a word. Not the filter memory's
+     * start-up (Chronicle Bytes', some 150 ms): a close that returned during it could let the
+     * process exit under it, and Chronicle's own thread then dies printing a stack trace
+     * ("Shutdown in progress"), so a close still waits for a flush's or compaction's filter build.
+     * A class, not a method reference: no lambda spun at a first flush.
+     */
+    static final class StartUp implements Runnable {
         @Override
         public void run() {
             TableReader.initialiseCodecs();

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,9 +72,27 @@ final class DbFlush {
     private final Runnable flushTask = new Runnable() {
         @Override
         public void run() {
+            if (!skipQueuedFlushes) {
+                startingUp = true;
+                try {
+                    DbBackground.taskStartUp.run();
+                } catch (RuntimeException | LinkageError e) {
+                    // Writing the table meets it again and fails the flush, as ever.
+                } finally {
+                    startingUp = false;
+                }
+            }
             flushOldest();
         }
     };
+
+    /**
+     * Whether the flush thread is in its task's first step ({@link DbBackground.StartUp}: in a
+     * fresh JVM, LZ4's start-up, which nothing can cut short). It
+     * touches no file of the store, so a closing store does not wait for it: the task then finds
+     * the store closing and flushes nothing.
+     */
+    private volatile boolean startingUp;
 
     /**
      * With the mutex held: makes the version set's current version the readers' one. Edits are
@@ -323,9 +342,21 @@ final class DbFlush {
         skipQueuedFlushes = true;
     }
 
-    /** Waits for the flush thread to stop after {@link #requestStop()}. */
+    /**
+     * Waits for the flush thread to stop after {@link #requestStop()}, or until it is in its task's
+     * first step ({@link #startingUp}), after which it flushes nothing.
+     */
     void awaitStopped() {
-        DbBackground.awaitTermination(flusher);
+        flusher.shutdown();
+        try {
+            while (!flusher.awaitTermination(1, TimeUnit.MILLISECONDS)) {
+                if (startingUp) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static long millisSince(long nanos) {

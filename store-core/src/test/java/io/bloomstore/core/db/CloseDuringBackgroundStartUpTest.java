@@ -17,14 +17,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code close()} does not wait for a compaction task still in its first step, the block codecs'
- * one-time start-up (in a fresh JVM, LZ4's native library: a temporary file, a seeded
- * {@code SecureRandom}, 140–160 ms of a close right after a first open before this), which
- * touches no file of the store and cannot be cut short. The step is held here until the test lets
- * it go; close must return meanwhile, and the task, released, must find the store closed and
- * change nothing: the next open sees the same four level-0 tables and every write.
+ * {@code close()} does not wait for a compaction or flush task still in its first step, the block
+ * codecs' one-time start-up (in a fresh JVM, LZ4's native library: 140–160 ms of a close right
+ * after a first open before this), which touches no file of the store and cannot be cut short. The step is held here until the test lets it go; close must return meanwhile, and
+ * the task, released, must find the store closed and change nothing: the next open sees the same
+ * tables and every write.
  */
-class CloseDuringCompactionStartUpTest {
+class CloseDuringBackgroundStartUpTest {
     private static final Path DIR = Path.of("/close-during-compaction-start-up/start-up-store");
     private static final int TABLES = StoreOptions.defaults().l0CompactionTrigger();
 
@@ -69,7 +68,7 @@ class CloseDuringCompactionStartUpTest {
         }
         // Let the released task run to its end before looking: it must have found the store closed.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (compactionThreadAlive()) {
+        while (threadAlive("bloomstore-compact-start-up-store")) {
             assertTrue(System.nanoTime() < deadline, "the released compaction task ended");
             Thread.sleep(10);
         }
@@ -81,9 +80,66 @@ class CloseDuringCompactionStartUpTest {
         }
     }
 
-    private static boolean compactionThreadAlive() {
+    @Test
+    void closeDoesNotWaitForAFlushsStartUp() throws Exception {
+        MemoryFileSystem fs = new MemoryFileSystem();
+        Path dir = Path.of("/close-during-flush-start-up/flush-start-up-store");
+        StoreOptions options = StoreOptions.builder().memtableBytes(64 << 10).build();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Runnable original = DbBackground.taskStartUp;
+        DbBackground.taskStartUp = () -> {
+            started.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        int keys = 0;
+        ExecutorService closer = Executors.newSingleThreadExecutor();
+        try {
+            Store store = Store.open(fs, dir, options);
+            // Past one memtable: its switch queues a flush, whose task stops in its first step.
+            while (started.getCount() > 0) {
+                store.put(key(keys), bigValue(keys));
+                keys++;
+                assertTrue(keys < 100_000, "a memtable switch started a flush");
+            }
+            Future<?> closed = closer.submit(() -> {
+                store.close();
+                return null;
+            });
+            // Without the fix, close waits for the held step and this times out.
+            closed.get(10, TimeUnit.SECONDS);
+            assertEquals(1, release.getCount(), "close returned while the flush's start-up was still held");
+        } finally {
+            DbBackground.taskStartUp = original;
+            release.countDown();
+            closer.shutdown();
+            assertTrue(closer.awaitTermination(30, TimeUnit.SECONDS));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (threadAlive("bloomstore-flush-flush-start-up-store")) {
+            assertTrue(System.nanoTime() < deadline, "the released flush task ended");
+            Thread.sleep(10);
+        }
+        assertTrue(fs.list(dir).stream().noneMatch(n -> n.endsWith(".sst")), "the released flush wrote no table: "
+                + fs.list(dir));
+        try (Store reopened = Store.openReadOnly(fs, dir, options)) {
+            for (int i = 0; i < keys; i++) {
+                assertArrayEquals(bigValue(i), reopened.get(key(i)), "key " + i);
+            }
+        }
+    }
+
+    private static byte[] bigValue(int i) {
+        return ("value-" + i + "-" + "x".repeat(300)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean threadAlive(String prefix) {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith("bloomstore-compact-start-up-store")) {
+            if (t.getName().startsWith(prefix)) {
                 return true;
             }
         }
