@@ -197,6 +197,13 @@ final class StatsReport {
         out.println(Units.row(SHAPE_ROW, "total", Units.count(s.totalFiles()),
                 Units.bytes(tableBytes), Units.count(entries), Units.bytes(filterBytes),
                 bits(entries == 0 ? Double.NaN : filterBytes * 8.0 / entries)));
+        int level0 = s.levels().isEmpty() ? 0 : s.levels().get(0).files();
+        if (level0 >= options.l0CompactionTrigger()) {
+            // The short writing commands start no compaction (StoreActions#withoutCompaction): say
+            // how to merge what they leave, which every lookup may otherwise consult table by table.
+            out.println("level 0 holds " + level0 + " tables (compaction trigger " + options.l0CompactionTrigger()
+                    + "): `bloomstore compact` merges them; put, delete and flush leave compaction to longer runs");
+        }
         out.println("filters mapped: " + Units.bytes(s.filterBytes()) + "; new tables get "
                 + (options.filterKind() == null ? "no filter"
                 : "a " + options.filterKind().cliName() + " filter of " + Units.fixed(options.bitsPerKey(), 1)

@@ -3,6 +3,7 @@ package io.bloomstore.cli.store;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -42,11 +43,16 @@ class ShortWritesCompactionTest {
         assertEquals(ExitCodes.OK, CliRunner.run("--data", dir.toString(), "delete", "k0").exitCode());
         assertEquals(ExitCodes.OK, CliRunner.run("--data", dir.toString(), "flush").exitCode());
         assertEquals(trigger + 1, levelZeroTables(dir), "the flush's table joined level 0; nothing was compacted");
+        String stats = CliRunner.run("--data", dir.toString(), "stats").out();
+        assertTrue(stats.contains("level 0 holds " + (trigger + 1) + " tables (compaction trigger " + trigger
+                + "): `bloomstore compact` merges them"), stats);
         assertEquals("v9\n", CliRunner.run("--data", dir.toString(), "get", "k9").out());
         assertEquals(ExitCodes.NOT_FOUND, CliRunner.run("--data", dir.toString(), "get", "k0").exitCode());
 
         assertEquals(ExitCodes.OK, CliRunner.run("--data", dir.toString(), "compact").exitCode());
         assertEquals(0, levelZeroTables(dir), "compact merges level 0");
+        assertFalse(CliRunner.run("--data", dir.toString(), "stats").out().contains("level 0 holds"),
+                "no hint once level 0 is below the trigger");
         try (Store store = Store.openReadOnly(dir)) {
             assertArrayEquals(bytes("v1"), store.get(bytes("k1")));
             assertArrayEquals(bytes("v9"), store.get(bytes("k9")));
