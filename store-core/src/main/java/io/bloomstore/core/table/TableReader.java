@@ -236,32 +236,6 @@ public final class TableReader implements Closeable {
         return f;
     }
 
-    /** A sidecar's filters, as a lookup uses them: immutable once made. */
-    private static final class LoadedFilters {
-        static final LoadedFilters NONE = new LoadedFilters(null);
-
-        final FilterSet set;
-        final MembershipFilter filter;
-        final MembershipFilter prefixFilter;
-        final RangeFilter rangeFilter;
-        /** The extractor that built {@link #prefixFilter}, or null (none, or one this build cannot name). */
-        final PrefixExtractor prefixExtractor;
-        final boolean takesKeyHash;
-
-        LoadedFilters(FilterSet set) {
-            this.set = set;
-            this.filter = set == null ? null : set.section(FilterSet.Role.KEY).filter();
-            FilterSet.Section prefixes = set == null ? null : set.section(FilterSet.Role.PREFIX);
-            this.prefixExtractor = prefixes == null ? null : PrefixExtractor.fromDescriptor(prefixes.descriptor());
-            this.prefixFilter = prefixExtractor == null ? null : prefixes.filter();
-            FilterSet.Section ranges = set == null ? null : set.section(FilterSet.Role.RANGE);
-            this.rangeFilter = ranges != null && ranges.filter() instanceof RangeFilter rf
-                    && Arrays.equals(ranges.descriptor(), TableFilters.RANGE_DESCRIPTOR) ? rf : null;
-            this.takesKeyHash = filter != null && filter.header().hashStrategy() == Filters.DEFAULT_STRATEGY
-                    && filter.header().seed() == Filters.DEFAULT_SEED;
-        }
-    }
-
     /**
      * Runs the block codecs' one-time start-up in this JVM, if no table has yet: LZ4's JNI library
      * is unpacked to a temporary file and loaded (a {@code SecureRandom} seeded for the file's
