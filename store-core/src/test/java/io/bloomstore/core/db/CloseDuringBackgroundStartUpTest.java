@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.fs.MemoryFileSystem;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -62,12 +63,15 @@ class CloseDuringBackgroundStartUpTest {
         int keys = 0;
         try (HeldStartUp held = new HeldStartUp()) {
             Store store = Store.open(fs, dir, options);
-            // Past one memtable: its switch queues a flush, whose task stops in its first step.
-            while (held.started.getCount() > 0) {
+            // Up to the first memtable switch (the writer creates the next WAL segment), and no
+            // further: a writer that filled the next memtable too would wait for the held flush.
+            // The switch queues a flush, whose task stops in its first step.
+            while (walSegments(fs, dir) < 2) {
                 store.put(key(keys), bigValue(keys));
                 keys++;
-                assertTrue(keys < 100_000, "a memtable switch started a flush");
+                assertTrue(keys < 100_000, "the writes switched a memtable");
             }
+            assertTrue(held.started.await(30, TimeUnit.SECONDS), "the switch started a flush task");
             held.assertCloseReturns(store, "the flush's start-up");
         }
         awaitThreadsEnded("bloomstore-flush-flush-start-up-store", "the released flush task ended");
@@ -119,6 +123,10 @@ class CloseDuringBackgroundStartUpTest {
             closer.shutdown();
             assertTrue(closer.awaitTermination(30, TimeUnit.SECONDS));
         }
+    }
+
+    private static long walSegments(MemoryFileSystem fs, Path dir) throws IOException {
+        return fs.list(dir).stream().filter(n -> n.endsWith(".log")).count();
     }
 
     private static void awaitThreadsEnded(String prefix, String what) throws InterruptedException {
