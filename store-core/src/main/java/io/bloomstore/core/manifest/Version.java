@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -261,6 +263,61 @@ public final class Version {
             }
         }
         return lo;
+    }
+
+    /**
+     * Applies a series of edits and makes one version of the result ({@link #build}), where
+     * {@link #apply} makes a version (each level copied and sorted, its key heads computed) per
+     * edit: recovery reads every edit of a MANIFEST, and a store that ran for a while has dozens
+     * to hundreds of them (a flush or compaction each), all in a fresh JVM's interpreter — 9 ms of
+     * a one-shot {@code get}'s processor time on a 1M-key store with a 3.9 KB MANIFEST. The result
+     * is {@link #apply}'s for the same edits in order.
+     *
+     * <p>Thread safety: not thread-safe; one recovery uses it.
+     */
+    public static final class Builder {
+        /** Live tables by file number, with their level. */
+        private final Map<Long, VersionEdit.Added> live = new LinkedHashMap<>();
+
+        /** Starts from the empty version. */
+        public Builder() {
+        }
+
+        /**
+         * Applies {@code edit}: its deletions, then its additions.
+         *
+         * @return -1, or the number of a table the edit adds while it is live already (not
+         *         deleted first), which no edit BloomStore writes does: a damaged MANIFEST
+         */
+        public long apply(VersionEdit edit) {
+            for (VersionEdit.Deleted d : edit.deleted()) {
+                live.remove(d.fileNumber());
+            }
+            for (VersionEdit.Added a : edit.added()) {
+                if (live.putIfAbsent(a.file().fileNumber(), a) != null) {
+                    return a.file().fileNumber();
+                }
+            }
+            return -1;
+        }
+
+        /** The version the edits applied so far describe. */
+        public Version build() {
+            List<List<FileMetaData>> levels = new ArrayList<>(NUM_LEVELS);
+            for (int level = 0; level < NUM_LEVELS; level++) {
+                levels.add(new ArrayList<>());
+            }
+            for (VersionEdit.Added a : live.values()) {
+                levels.get(a.level()).add(a.file());
+            }
+            List<List<FileMetaData>> sorted = new ArrayList<>(NUM_LEVELS);
+            for (int level = 0; level < NUM_LEVELS; level++) {
+                List<FileMetaData> files = levels.get(level);
+                files.sort(level == 0 ? NEWEST_FIRST : BY_SMALLEST_KEY);
+                sorted.add(List.copyOf(files));
+            }
+            return new Version(List.copyOf(sorted));
+        }
     }
 
     /** A new version with the edit's deletions and additions applied. */

@@ -138,11 +138,15 @@ public final class VersionSet implements Closeable {
         }
         try (RandomReadFile f = fs.openRead(manifestPath)) {
             LogReader reader = new LogReader(f, manifestPath, LogFormat.MANIFEST_MAGIC);
-            Version v = Version.empty();
+            Version.Builder v = new Version.Builder();
             int edits = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 VersionEdit edit = VersionEdit.decode(record, manifestPath, reader.lastRecordOffset());
-                v = v.apply(edit);
+                long twice = v.apply(edit);
+                if (twice >= 0) {
+                    throw new CorruptionException(manifestPath, reader.lastRecordOffset(), "edit " + (edits + 1)
+                            + " adds table " + twice + ", which is live already");
+                }
                 edits++;
                 if (edit.logNumber().isPresent()) {
                     vs.logNumber = edit.logNumber().getAsLong();
@@ -156,7 +160,7 @@ public final class VersionSet implements Closeable {
             }
             checkNothingDropped(fs, dir, manifestPath, f.size() - reader.droppedTailBytes(),
                     reader.droppedTailBytes() > 0, edits, vs.logNumber);
-            vs.current = v;
+            vs.current = v.build();
         }
         vs.markFileNumberUsed(parsed.number());
         vs.manifestNumberRead = parsed.number();
