@@ -114,7 +114,7 @@ final class StoreOpener {
             List<Long> wals = walsToReplay(fs, dir, versions);
             long walNumber = versions.newFileNumber();
             WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
-                    options.walRecovery(), wals.isEmpty() ? walNumber : wals.get(0));
+                    options.walRecovery(), wals.isEmpty() ? walNumber : wals.get(0), false);
             boolean whole = replayed.clean() && replayed.reaches(versions.lastSequence());
             // Segments that replay to nothing (a clean close's, or records all in tables already)
             // are not kept: a fresh memtable on the new segment makes them obsolete, so a series of
@@ -236,7 +236,7 @@ final class StoreOpener {
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             tables = openTables(fs, dir, options, counters, versions, false);
             WalReplay.Result replayed = WalReplay.replay(fs, dir, walsToReplay(fs, dir, versions),
-                    versions.lastSequence(), options.walRecovery(), versions.logNumber());
+                    versions.lastSequence(), options.walRecovery(), versions.logNumber(), true);
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, versions.logNumber(), null,
                     replayed.lastSequence());

@@ -71,11 +71,13 @@ final class WalReplay {
 
     /**
      * Replays segments {@code walNumbers} into a memtable whose {@link MemTable#logNumber()} is
-     * {@code memLogNumber}: the oldest segment holding its entries.
+     * {@code memLogNumber}: the oldest segment holding its entries. For a store opened read-only
+     * ({@code readOnly}) a {@linkplain MemTable#deferred deferred} one, which sorts the entries
+     * only when a use needs them sorted.
      */
     static Result replay(FileSystem fs, Path dir, List<Long> walNumbers, long lastSequence, WalRecovery mode,
-                         long memLogNumber) throws IOException {
-        MemTable mem = new MemTable(memLogNumber);
+                         long memLogNumber, boolean readOnly) throws IOException {
+        MemTable mem = readOnly ? MemTable.deferred(memLogNumber) : new MemTable(memLogNumber);
         boolean torn = false;
         long last = lastSequence;
         long walEnd = -1;
