@@ -85,12 +85,24 @@ final class TableRegistry {
     }
 
     /**
-     * Opens a live table of {@code level} now (maps its filter; reads only its footer and
-     * properties: the index on first use): a table a flush or compaction just wrote, whose
-     * damage must surface before it is installed.
+     * Opens a live table of {@code level} now, its filter mapped and its index decoded: a table a
+     * flush or compaction just wrote, whose damage must surface before it is installed, and whose
+     * first lookups, on readers' threads, should find it ready (a registered table's index waits
+     * for its first lookups instead: a store's open loads none).
      */
     void open(long fileNumber, int level) throws IOException {
-        TableHandle h = new TableHandle(fileNumber, level, openReader(fileNumber, level), hooks);
+        TableReader reader = openReader(fileNumber, level);
+        try {
+            reader.loadIndex();
+        } catch (IOException | RuntimeException e) {
+            try {
+                reader.close();
+            } catch (IOException | RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+        TableHandle h = new TableHandle(fileNumber, level, reader, hooks);
         open.put(fileNumber, h);
         if (checkFiltersAhead && h.openedReader().filterUnchecked()) {
             checkAhead(h);

@@ -247,6 +247,19 @@ public final class TableReader implements Closeable {
     }
 
     /**
+     * Reads and decodes the index now rather than at a lookup: for a table a flush or compaction
+     * has just written, whose first lookups would otherwise each pay for it on a reader's thread
+     * (the in-place searches, then the decode under the index's lock). RocksDB's flush and
+     * compaction jobs, too, open their outputs' index and filter before the table is installed.
+     * Damage in the index is a {@link io.bloomstore.bloom.CorruptionException} here.
+     *
+     * @throws IllegalStateException when the table is closed
+     */
+    public void loadIndex() throws IOException {
+        index();
+    }
+
+    /**
      * The table's index, read and decoded on first use ({@link TableIndexLoader#index}).
      *
      * @throws IllegalStateException when the table is closed
