@@ -133,12 +133,21 @@ public final class MemTable {
 
     /** As {@link #get}, by a pass over a deferred memtable's entries: the newest that qualifies. */
     private static Map.Entry<InternalKey, byte[]> scan(List<Entry> entries, byte[] userKey, long snapshot) {
+        // The length and last byte first: in the interpreter a fresh JVM runs this in, each
+        // Arrays.equals is a chain of calls, and most entries differ there.
+        int length = userKey.length;
+        byte last = length == 0 ? 0 : userKey[length - 1];
         Entry best = null;
+        long bestSequence = -1;
         for (int i = 0, n = entries.size(); i < n; i++) {
             Entry e = entries.get(i);
-            if (e.sequence() <= snapshot && (best == null || e.sequence() > best.sequence())
-                    && Arrays.equals(e.userKey(), userKey)) {
-                best = e;
+            byte[] k = e.userKey();
+            if (k.length == length && (length == 0 || k[length - 1] == last) && Arrays.equals(k, userKey)) {
+                long sequence = e.sequence();
+                if (sequence <= snapshot && sequence > bestSequence) {
+                    best = e;
+                    bestSequence = sequence;
+                }
             }
         }
         if (best == null) {

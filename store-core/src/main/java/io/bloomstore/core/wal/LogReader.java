@@ -27,7 +27,6 @@ public final class LogReader {
     private final long size;
     /** The block holding {@link #pos}, little-endian, and where it starts in the file (-1: none). */
     private final byte[] block = new byte[LogFormat.BLOCK_SIZE];
-    private final ByteBuffer blockView = ByteBuffer.wrap(block).order(ByteOrder.LITTLE_ENDIAN);
     private long blockStart = -1;
     private int blockLength;
     private long pos;
@@ -94,8 +93,8 @@ public final class LogReader {
             }
             loadBlock(start);
             int at = (int) (start - blockStart);
-            int crc = blockView.getInt(at);
-            int length = Short.toUnsignedInt(blockView.getShort(at + 4));
+            int crc = crcAt(at);
+            int length = lengthAt(at);
             int type = block[at + 6] & 0xff;
             long end = start + LogFormat.HEADER_SIZE + length;
             if (end > start + blockRemaining) {
@@ -155,6 +154,22 @@ public final class LogReader {
     }
 
     /** Makes {@link #block} hold the block containing file offset {@code offset}. */
+    /**
+     * The checksum of the fragment header at {@code at} in the block (little-endian). Byte
+     * arithmetic, not a little-endian ByteBuffer view: a fresh JVM replays a WAL in the
+     * interpreter, where each view read is a chain of calls (3.6 ms of a one-shot command's
+     * replay of 1.6 MB).
+     */
+    private int crcAt(int at) {
+        return (block[at] & 0xFF) | (block[at + 1] & 0xFF) << 8 | (block[at + 2] & 0xFF) << 16
+                | (block[at + 3] & 0xFF) << 24;
+    }
+
+    /** The payload length of the fragment header at {@code at} (unsigned little-endian 16 bits). */
+    private int lengthAt(int at) {
+        return (block[at + 4] & 0xFF) | (block[at + 5] & 0xFF) << 8;
+    }
+
     private void loadBlock(long offset) throws IOException {
         long start = offset - offset % LogFormat.BLOCK_SIZE;
         if (start == blockStart) {
@@ -228,10 +243,10 @@ public final class LogReader {
             }
             int type = block[at + 6] & 0xff;
             if (type >= LogFormat.FULL && type <= LogFormat.LAST) {
-                int length = Short.toUnsignedInt(blockView.getShort(at + 4));
+                int length = lengthAt(at);
                 int end = at + LogFormat.HEADER_SIZE + length;
                 if (end <= blockLength
-                        && LogFormat.checksum(type, block, at + LogFormat.HEADER_SIZE, length) == blockView.getInt(at)) {
+                        && LogFormat.checksum(type, block, at + LogFormat.HEADER_SIZE, length) == crcAt(at)) {
                     return o;
                 }
             }
