@@ -53,15 +53,40 @@ final class DbBackground {
     private long intraLevel0Started;
     /** Background compaction tasks running now (not queued). */
     private final AtomicInteger activeCompactions = new AtomicInteger();
-    /**
-     * Compaction tasks in their first step ({@link #taskStartUp}): it touches no file of the store
-     * and cannot be cut short, so a closing store does not wait for it; the task then sees the
-     * store closing and does nothing more.
-     */
-    private final AtomicInteger preparingCompactions = new AtomicInteger();
+    /** Compaction tasks in their first step ({@link FirstStep}). */
+    private final FirstStep preparingCompactions = new FirstStep();
 
     /** Every compaction's and flush's first step ({@link StartUp}); a test may hold tasks there. */
     static volatile Runnable taskStartUp = new StartUp();
+
+    /**
+     * Runs background tasks' first step ({@link #taskStartUp}) and counts the tasks inside it. The
+     * step touches no file of the store and cannot be cut short, so a closing store does not wait
+     * for a task in it ({@link #inside()}): the task then sees the store closing and does nothing
+     * more. A failure in the step is left to the task's own work, which meets it again and reports
+     * it as ever. One per kind of task (compactions, the flush).
+     *
+     * <p>Thread safety: safe for concurrent use.
+     */
+    static final class FirstStep {
+        private final AtomicInteger inside = new AtomicInteger();
+
+        void run() {
+            inside.incrementAndGet();
+            try {
+                taskStartUp.run();
+            } catch (RuntimeException | LinkageError e) {
+                // Left to the task's own work (see above).
+            } finally {
+                inside.decrementAndGet();
+            }
+        }
+
+        /** Tasks in their first step now. */
+        int inside() {
+            return inside.get();
+        }
+    }
 
     /**
      * The block codecs' one-time start-up ({@link TableReader#initialiseCodecs()}: LZ4's JNI
@@ -172,14 +197,7 @@ final class DbBackground {
         @Override
         public void run() {
             if (!db.closed && !DbBackground.this.compaction.cancelled()) {
-                preparingCompactions.incrementAndGet();
-                try {
-                    taskStartUp.run();
-                } catch (RuntimeException | LinkageError e) {
-                    // The compaction's first block read meets it again and fails the store, as ever.
-                } finally {
-                    preparingCompactions.decrementAndGet();
-                }
+                preparingCompactions.run();
             }
             backgroundCompaction(compaction);
         }
@@ -410,11 +428,11 @@ final class DbBackground {
         compactor.shutdown();
         try {
             while (!compactor.awaitTermination(1, TimeUnit.MILLISECONDS)) {
-                int preparing = preparingCompactions.get();
+                int preparing = preparingCompactions.inside();
                 int active = activeCompactions.get();
                 long syncing = compaction.finishingTables();
                 if (preparing + active > 0 && syncing == active && activeCompactions.get() == active
-                        && preparingCompactions.get() == preparing) {
+                        && preparingCompactions.inside() == preparing) {
                     return;
                 }
             }

@@ -73,26 +73,17 @@ final class DbFlush {
         @Override
         public void run() {
             if (!skipQueuedFlushes) {
-                startingUp = true;
-                try {
-                    DbBackground.taskStartUp.run();
-                } catch (RuntimeException | LinkageError e) {
-                    // Writing the table meets it again and fails the flush, as ever.
-                } finally {
-                    startingUp = false;
-                }
+                startingUp.run();
             }
             flushOldest();
         }
     };
 
     /**
-     * Whether the flush thread is in its task's first step ({@link DbBackground.StartUp}: in a
-     * fresh JVM, LZ4's start-up, which nothing can cut short). It
-     * touches no file of the store, so a closing store does not wait for it: the task then finds
-     * the store closing and flushes nothing.
+     * The flush task's first step ({@link DbBackground.FirstStep}: in a fresh JVM, LZ4's start-up,
+     * which nothing can cut short); a closing store does not wait for the flush thread in it.
      */
-    private volatile boolean startingUp;
+    private final DbBackground.FirstStep startingUp = new DbBackground.FirstStep();
 
     /**
      * With the mutex held: makes the version set's current version the readers' one. Edits are
@@ -350,7 +341,7 @@ final class DbFlush {
         flusher.shutdown();
         try {
             while (!flusher.awaitTermination(1, TimeUnit.MILLISECONDS)) {
-                if (startingUp) {
+                if (startingUp.inside() > 0) {
                     return;
                 }
             }
