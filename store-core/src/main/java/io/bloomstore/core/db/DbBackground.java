@@ -54,13 +54,14 @@ final class DbBackground {
     /** Background compaction tasks running now (not queued). */
     private final AtomicInteger activeCompactions = new AtomicInteger();
     /** Compaction tasks in their first step ({@link FirstStep}). */
-    private final FirstStep preparingCompactions = new FirstStep();
+    private final FirstStep preparingCompactions;
 
     /** Every compaction's and flush's first step ({@link StartUp}); a test may hold tasks there. */
     static volatile Runnable taskStartUp = new StartUp();
 
     /**
-     * Runs background tasks' first step ({@link #taskStartUp}) and counts the tasks inside it. The
+     * Runs background tasks' first step — the thread's priority lowered, once per thread
+     * ({@link BackgroundPriority}), then {@link #taskStartUp} — and counts the tasks inside it. The
      * step touches no file of the store and cannot be cut short, so a closing store does not wait
      * for a task in it ({@link #inside()}): the task then sees the store closing and does nothing
      * more. A failure in the step is left to the task's own work, which meets it again and reports
@@ -70,10 +71,17 @@ final class DbBackground {
      */
     static final class FirstStep {
         private final AtomicInteger inside = new AtomicInteger();
+        private final int niceness;
+
+        /** {@code niceness}: {@code StoreOptions.backgroundNiceness}. */
+        FirstStep(int niceness) {
+            this.niceness = niceness;
+        }
 
         void run() {
             inside.incrementAndGet();
             try {
+                BackgroundPriority.lowerCurrentThread(niceness);
                 taskStartUp.run();
             } catch (RuntimeException | LinkageError e) {
                 // Left to the task's own work (see above).
@@ -109,6 +117,7 @@ final class DbBackground {
         this.db = db;
         this.options = db.options;
         this.picker = new CompactionPicker(options);
+        this.preparingCompactions = new FirstStep(options.backgroundNiceness());
         this.mutex = db.mutex();
         this.flush = new DbFlush(db, this);
         this.compaction = new DbCompaction(db);

@@ -61,6 +61,7 @@ final class DbFlush {
         this.mutex = db.mutex();
         this.background = background;
         this.flusher = DbBackground.daemon("bloomstore-flush-" + db.dir.getFileName());
+        this.startingUp = new DbBackground.FirstStep(options.backgroundNiceness());
     }
 
     /** With the mutex held: queues the flush of the oldest immutable memtable. */
@@ -83,7 +84,7 @@ final class DbFlush {
      * The flush task's first step ({@link DbBackground.FirstStep}: in a fresh JVM, LZ4's start-up,
      * which nothing can cut short); a closing store does not wait for the flush thread in it.
      */
-    private final DbBackground.FirstStep startingUp = new DbBackground.FirstStep();
+    private final DbBackground.FirstStep startingUp;
 
     /**
      * With the mutex held: makes the version set's current version the readers' one. Edits are
