@@ -53,11 +53,12 @@ import io.bloomstore.core.table.TableOptions;
  *       and 10 M random puts at 2.24× instead of the 1.00× of one compaction only:
  *       docs/benchmarks.md), and 0 (no wait) elsewhere;
  *   <li>{@code backgroundNiceness} 10: on Linux, the flush and compaction threads run this many
- *       nice levels below the priority they started with, so that on a machine whose cores are
+ *       nice levels below the process's main thread, so that on a machine whose cores are
  *       all busy the application's threads get a core first and background work the rest (a
  *       reader beside an unpaced writer on 2 processors: p99.9 80–184 µs with it, 143–3,277
  *       without: docs/benchmarks.md); writers that outrun the background meet level 0's and the
- *       memtables' limits as ever. 0 leaves the threads' priority alone. The change is made by
+ *       memtables' limits as ever. 0 leaves the threads' priority alone; the system property
+ *       {@code bloomstore.backgroundNiceness} sets the default for the whole JVM. The change is made by
  *       running {@code renice} once per thread; where that fails (no {@code renice}, another
  *       system) the threads keep their priority. RocksDB offers the same
  *       ({@code Env::LowerThreadPoolCPUPriority}), off by default;
@@ -106,6 +107,8 @@ public final class StoreOptions {
     public static final int MIN_MAX_OPEN_FILES = NON_TABLE_FILES + 10;
     /** The largest {@code backgroundNiceness}: Linux's lowest priority. */
     public static final int MAX_BACKGROUND_NICENESS = 19;
+    /** System property: {@code backgroundNiceness}'s default for every store the JVM opens (10 without it). */
+    public static final String BACKGROUND_NICENESS_PROPERTY = "bloomstore.backgroundNiceness";
     /** The largest {@code maxBackgroundJobs}: one thread each. */
     public static final int MAX_BACKGROUND_JOBS = 64;
     /** {@code parallelCompactionTrigger}'s default: derived from the processors and level-0 triggers at build. */
@@ -235,6 +238,24 @@ public final class StoreOptions {
 
     public static StoreOptions defaults() {
         return builder().build();
+    }
+
+    /**
+     * {@code backgroundNiceness}'s default: the system property {@value #BACKGROUND_NICENESS_PROPERTY}
+     * when set (for an application that cannot reach its stores' options, and for measuring both
+     * ways), else 10. A value that is not a whole number is refused when options are built.
+     */
+    static int defaultBackgroundNiceness() {
+        String v = System.getProperty(BACKGROUND_NICENESS_PROPERTY);
+        if (v == null) {
+            return 10;
+        }
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-D" + BACKGROUND_NICENESS_PROPERTY + " must be a whole number from 0 to "
+                    + MAX_BACKGROUND_NICENESS + ": '" + v + "'");
+        }
     }
 
     public static Builder builder() {
@@ -480,7 +501,7 @@ public final class StoreOptions {
         private long targetFileBytes = 8L << 20;
         private boolean autoCompaction = true;
         private int maxBackgroundJobs = 2;
-        private int backgroundNiceness = 10;
+        private int backgroundNiceness = defaultBackgroundNiceness();
         private int parallelCompactionTrigger = DERIVED;
         private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
         private long maxManifestBytes = 64L << 20;
@@ -608,7 +629,8 @@ public final class StoreOptions {
 
         /**
          * Nice levels, 0 to {@value StoreOptions#MAX_BACKGROUND_NICENESS}, the flush and compaction
-         * threads run below the priority they start with, on Linux (default 10; 0: unchanged).
+         * threads run below the process's main thread, on Linux (default 10, or the system
+         * property {@value StoreOptions#BACKGROUND_NICENESS_PROPERTY}; 0: unchanged).
          */
         public Builder backgroundNiceness(int v) {
             backgroundNiceness = v;

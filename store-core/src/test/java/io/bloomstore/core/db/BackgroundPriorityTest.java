@@ -184,4 +184,29 @@ class BackgroundPriorityTest {
         assertEquals(19, StoreOptions.builder().backgroundNiceness(19).build().backgroundNiceness());
         assertEquals(10, StoreOptions.builder().build().backgroundNiceness());
     }
+
+    @Test
+    void theSystemPropertySetsTheDefaultAndABadOneIsRefused() {
+        String key = StoreOptions.BACKGROUND_NICENESS_PROPERTY;
+        String old = System.getProperty(key);
+        try {
+            System.setProperty(key, "0");
+            assertEquals(0, StoreOptions.builder().build().backgroundNiceness());
+            assertEquals(5, StoreOptions.builder().backgroundNiceness(5).build().backgroundNiceness(), "the option wins");
+            System.setProperty(key, "25");
+            IllegalArgumentException range = assertThrows(IllegalArgumentException.class,
+                    () -> StoreOptions.builder().build());
+            assertTrue(range.getMessage().contains("between 0 and 19: 25"), range.getMessage());
+            System.setProperty(key, "low");
+            IllegalArgumentException word = assertThrows(IllegalArgumentException.class, StoreOptions::builder);
+            assertTrue(word.getMessage().contains("-Dbloomstore.backgroundNiceness") && word.getMessage().contains("'low'"),
+                    word.getMessage());
+        } finally {
+            if (old == null) {
+                System.clearProperty(key);
+            } else {
+                System.setProperty(key, old);
+            }
+        }
+    }
 }
