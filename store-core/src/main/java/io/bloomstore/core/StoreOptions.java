@@ -54,9 +54,9 @@ import io.bloomstore.core.table.TableOptions;
  *       docs/benchmarks.md), and 0 (no wait) elsewhere;
  *   <li>{@code backgroundNiceness} 10: on Linux, the flush and compaction threads run this many
  *       nice levels below the process's main thread, so that on a machine whose cores are
- *       all busy the application's threads get a core first and background work the rest (a
- *       reader beside an unpaced writer on 2 processors: p99.9 80–184 µs with it, 143–3,277
- *       without: docs/benchmarks.md); writers that outrun the background meet level 0's and the
+ *       all busy the application's threads get a core first and background work the rest
+ *       (readers beside an unpaced writer on 2 processors: p99.9 0.31–0.69 of RocksDB's with it,
+ *       1.03–1.23 without: docs/benchmarks.md); writers that outrun the background meet level 0's and the
  *       memtables' limits as ever. 0 leaves the threads' priority alone; the system property
  *       {@code bloomstore.backgroundNiceness} sets the default for the whole JVM. The change is made by
  *       running {@code renice} once per thread; where that fails (no {@code renice}, another
