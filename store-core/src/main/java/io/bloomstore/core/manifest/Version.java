@@ -310,14 +310,19 @@ public final class Version {
             for (VersionEdit.Added a : live.values()) {
                 levels.get(a.level()).add(a.file());
             }
-            List<List<FileMetaData>> sorted = new ArrayList<>(NUM_LEVELS);
-            for (int level = 0; level < NUM_LEVELS; level++) {
-                List<FileMetaData> files = levels.get(level);
-                files.sort(level == 0 ? NEWEST_FIRST : BY_SMALLEST_KEY);
-                sorted.add(List.copyOf(files));
-            }
-            return new Version(List.copyOf(sorted));
+            return ofUnsorted(levels);
         }
+    }
+
+    /** The version of {@code levels}' tables, each level put in its order ({@link #files}) and copied. */
+    private static Version ofUnsorted(List<List<FileMetaData>> levels) {
+        List<List<FileMetaData>> sorted = new ArrayList<>(NUM_LEVELS);
+        for (int level = 0; level < NUM_LEVELS; level++) {
+            List<FileMetaData> files = levels.get(level);
+            files.sort(level == 0 ? NEWEST_FIRST : BY_SMALLEST_KEY);
+            sorted.add(List.copyOf(files));
+        }
+        return new Version(List.copyOf(sorted));
     }
 
     /** A new version with the edit's deletions and additions applied. */
@@ -339,9 +344,8 @@ public final class Version {
                     files.add(a.file());
                 }
             }
-            files.sort(level == 0 ? NEWEST_FIRST : BY_SMALLEST_KEY);
-            next.add(List.copyOf(files));
+            next.add(files);
         }
-        return new Version(List.copyOf(next));
+        return ofUnsorted(next);
     }
 }
