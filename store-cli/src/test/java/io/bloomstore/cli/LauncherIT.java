@@ -65,6 +65,15 @@ class LauncherIT {
                 "BloomStore's classes come from the archive");
         assertTrue(loads.contains("io.bloomstore.core.db.DbImpl source: shared objects file"),
                 "the engine's too: the training opened a store");
+        if (Runtime.version().feature() < 25) {
+            // Up to Java 24 the archive is a static one, run with G1: the JDK's archived module graph
+            // is used (a dynamic archive, or the serial collector, starts the JVM 25 ms slower).
+            Path cds = dir.resolve("cds.log");
+            Run cdsLogged = run(Map.of("BLOOMSTORE_JAVA_OPTS", "-Xlog:cds=info:file=" + cds), "--data", data, "get", "k");
+            assertEquals(0, cdsLogged.code, cdsLogged.err);
+            String cdsLog = Files.readString(cds);
+            assertTrue(cdsLog.contains("full module graph: enabled"), cdsLog);
+        }
         // The process's first lambda starts the JVM's method-handle machinery (6-10 ms of a short
         // command): no short command's path links one.
         List<List<String>> commands = List.of(List.of("get", "k"), List.of("get", "nope"), List.of("put", "k2", "v"),
