@@ -8,7 +8,6 @@ import java.util.zip.CRC32C;
 
 import io.bloomstore.bloom.CorruptionException;
 import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
@@ -25,16 +24,15 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
 final class BlockCodec {
     static final int TRAILER_BYTES = 5;
 
-    /** Initialises this class, and with it LZ4's ({@link Lz4#FACTORY}); see {@link TableReader#initialiseCodecs()}. */
+    /** Initialises LZ4's factory ({@link Lz4#FACTORY}); see {@link TableReader#initialiseCodecs()}. */
     static void initialise() {
-        // Reading the factory is what initialises the class; nothing else to do.
-        if (LZ4_FACTORY == null) {
+        // Reading the factory is what initialises its class; nothing else to do.
+        if (Lz4.FACTORY == null) {
             throw new IllegalStateException("no LZ4 implementation");
         }
     }
     /** LZ4 cannot expand data by more than 255 times; a larger declared length is damage. */
     private static final int LZ4_MAX_RATIO = 255;
-    private static final LZ4Factory LZ4_FACTORY = Lz4.FACTORY;
     /** {@link Compression#values()} copies its array on every call; a decode looks its type up once per block. */
     private static final Compression[] COMPRESSIONS = Compression.values();
 
@@ -105,7 +103,10 @@ final class BlockCodec {
                     + length + " stored bytes");
         }
         byte[] contents = scratch == null ? new byte[(int) declared] : scratch.reserve((int) declared);
-        LZ4SafeDecompressor d = LZ4_FACTORY.safeDecompressor();
+        // Lz4.FACTORY, not a copy in this class: LZ4's start-up (its factory builds and tests every
+        // compressor, 3-13 ms of a cold process) waits for the first compressed block, and a
+        // command that decodes only uncompressed ones (table properties and indexes: stats) skips it.
+        LZ4SafeDecompressor d = Lz4.FACTORY.safeDecompressor();
         int n;
         try {
             n = d.decompress(stored, start + Integer.BYTES, length - Integer.BYTES, ByteBuffer.wrap(contents), 0,
