@@ -3,7 +3,6 @@ package io.bloomstore.bloom.storage;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -12,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import sun.misc.Unsafe;
 
 /**
  * {@link WordMemory} from the JDK alone, for JVMs where Chronicle Bytes cannot initialize
@@ -36,30 +36,28 @@ final class JdkMemory implements WordMemory {
         static final Logger LOG = LoggerFactory.getLogger(JdkMemory.class);
     }
     /**
-     * Unsafe's {@code invokeCleaner}, bound to the Unsafe instance. Reflection, not a method handle:
-     * a mapping's release is rare, and a method handle's first linkage costs a one-shot command's
-     * start some milliseconds.
+     * The Unsafe instance whose {@code invokeCleaner} releases a buffer, called directly: through
+     * {@code Method.invoke}, Java 18 and later link a method handle and parse the method's
+     * annotations at the first call, some 20 ms of a one-shot command's close (Java 25,
+     * async-profiler), and a method handle of our own would cost its first linkage likewise.
+     * Null where the JDK has no such method.
      */
-    private static final Object UNSAFE;
-    private static final Method INVOKE_CLEANER;
+    private static final Unsafe UNSAFE;
 
     static {
-        Object unsafe = null;
-        Method cleaner = null;
+        Unsafe unsafe = null;
         try {
-            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
-            Field f = unsafeClass.getDeclaredField("theUnsafe");
+            Field f = Unsafe.class.getDeclaredField("theUnsafe");
             f.setAccessible(true);
-            unsafe = f.get(null);
-            cleaner = unsafeClass.getMethod("invokeCleaner", ByteBuffer.class);
-        } catch (ReflectiveOperationException | RuntimeException e) {
+            unsafe = (Unsafe) f.get(null);
+            // Present since Java 9; a JDK without it fails here, not at the first release.
+            Unsafe.class.getMethod("invokeCleaner", ByteBuffer.class);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             Log.LOG.warn("sun.misc.Unsafe.invokeCleaner is not available ({}): filter mappings are released by the "
                     + "garbage collector, not at close", e.toString());
             unsafe = null;
-            cleaner = null;
         }
         UNSAFE = unsafe;
-        INVOKE_CLEANER = cleaner;
     }
 
     private ByteBuffer[] regions;
@@ -165,18 +163,18 @@ final class JdkMemory implements WordMemory {
 
     /** Whether buffers are released at once (true on every JDK this project runs on). */
     static boolean releasesDeterministically() {
-        return INVOKE_CLEANER != null;
+        return UNSAFE != null;
     }
 
     static void release(ByteBuffer[] buffers) {
-        if (INVOKE_CLEANER == null) {
+        if (UNSAFE == null) {
             return;
         }
         for (ByteBuffer b : buffers) {
             if (b != null) {
                 try {
-                    INVOKE_CLEANER.invoke(UNSAFE, b);
-                } catch (ReflectiveOperationException | RuntimeException t) {
+                    UNSAFE.invokeCleaner(b);
+                } catch (RuntimeException t) {
                     throw new IllegalStateException("cannot release an off-heap buffer", t);
                 }
             }
