@@ -142,9 +142,9 @@ final class DbBackground {
         return flush.flushFinishing();
     }
 
-    /** Recovery's last step; see {@link DbFlush#finishRecovery(MemTable, boolean)}. */
-    void finishRecovery(MemTable replayed, boolean keepInWal) throws IOException {
-        flush.finishRecovery(replayed, keepInWal);
+    /** Recovery's last step; see {@link DbFlush#finishRecovery(MemTable, boolean, List)}. */
+    void finishRecovery(MemTable replayed, boolean keepInWal, List<String> listing) throws IOException {
+        flush.finishRecovery(replayed, keepInWal, listing);
     }
 
     /** See {@link DbFlush#finishReadOnlyRecovery(MemTable)}. */

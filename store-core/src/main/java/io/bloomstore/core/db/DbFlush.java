@@ -280,7 +280,7 @@ final class DbFlush {
      * {@code put} writes no table, no MANIFEST edit and starts no compaction. Either way, what a
      * crash may have left behind (orphans of an earlier process) is deleted.
      */
-    void finishRecovery(MemTable replayed, boolean keepInWal) throws IOException {
+    void finishRecovery(MemTable replayed, boolean keepInWal, List<String> listing) throws IOException {
         if (keepInWal) {
             mutex.lock();
             try {
@@ -289,7 +289,7 @@ final class DbFlush {
                 mutex.unlock();
             }
             // Before any compaction starts: orphans are told apart from its outputs by the listing.
-            ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.choose(db, replayed.logNumber(), true));
+            ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.chooseAtOpen(db, replayed.logNumber(), listing));
             mutex.lock();
             try {
                 background.maybeScheduleCompaction();
@@ -307,7 +307,7 @@ final class DbFlush {
         }
         Version v = db.versions.logAndApply(edit);
         db.installVersion(v, db.view.mem(), List.of());
-        ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.choose(db, db.view.mem().logNumber(), true));
+        ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.chooseAtOpen(db, db.view.mem().logNumber(), listing));
         mutex.lock();
         try {
             background.maybeScheduleCompaction();

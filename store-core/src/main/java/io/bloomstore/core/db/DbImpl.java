@@ -20,6 +20,7 @@ import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Future;
 
 /**
@@ -73,14 +74,16 @@ public final class DbImpl implements Store {
 
     /**
      * Recovery's last step; see {@link DbBackground#finishRecovery(MemTable, boolean)}. {@code walDropped}
-     * says what point-in-time WAL recovery dropped (null when nothing), for {@link #stats()}.
+     * says what point-in-time WAL recovery dropped (null when nothing), for {@link #stats()};
+     * {@code listing} is the directory's file names as the open found them.
      */
-    void finishRecovery(MemTable replayed, String walDropped, boolean keepInWal) throws IOException {
+    void finishRecovery(MemTable replayed, String walDropped, boolean keepInWal, List<String> listing)
+            throws IOException {
         db.walRecoveryDropped = walDropped;
         if (db.readOnly) {
             background.finishReadOnlyRecovery(replayed);
         } else {
-            background.finishRecovery(replayed, keepInWal);
+            background.finishRecovery(replayed, keepInWal, listing);
         }
     }
 
