@@ -10,11 +10,13 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.nio.file.FileSystemException;
 import java.util.HashMap;
 import java.util.List;
@@ -114,6 +116,15 @@ public final class LocalFileSystem implements FileSystem {
 
     @Override
     public List<String> list(Path dir) throws IOException {
+        // java.io.File's list: the names straight from the directory, without a Path made for each
+        // (a first open of a 10 M-key store spent 4.7 ms listing its 245 files through a directory
+        // stream, interpreted). It answers null for any failure; the stream then says which.
+        if (dir.getFileSystem() == FileSystems.getDefault()) {
+            String[] listed = dir.toFile().list();
+            if (listed != null) {
+                return new ArrayList<>(Arrays.asList(listed));
+            }
+        }
         List<String> names = new ArrayList<>();
         // A directory stream, not Files.list's Stream: every open lists its directory, and the
         // stream's machinery is classes and lambdas a one-shot command would link for this alone.
