@@ -131,6 +131,22 @@ public final class FilterFile {
         return construct(h, new MappedPayload(path, offset, h.payloadLength(), OffHeapBackend.active()), path, offset);
     }
 
+    /**
+     * The filter of the image in bytes [{@code offset}, {@code offset + length}) of {@code path},
+     * described only: the header is read and checked as by {@link #open(Path, long, long, boolean)},
+     * the payload is neither read nor mapped. The result answers what its parameters say (its
+     * header, {@link MembershipFilter#expectedFpp()}); a probe, or anything else that needs the
+     * payload's words, throws {@link IllegalStateException}. For figures about many tables'
+     * filters ({@code stats}) without reading every payload.
+     */
+    public static MembershipFilter describe(Path path, long offset, long length) throws IOException {
+        FilterHeader h;
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            h = readAndCheck(path, ch, offset, length, false);
+        }
+        return construct(h, new UnreadPayload(path, offset, h.payloadLength()), path, offset);
+    }
+
     /** Reads a filter from any channel into memory of the given kind (no mapping). */
     public static MembershipFilter load(Path name, SeekableByteChannel ch, Storage storage) throws IOException {
         return load(name, ch, 0, ch.size(), storage);
@@ -385,6 +401,81 @@ public final class FilterFile {
     }
 
     /** Payload regions copied from a channel into heap or native memory. */
+    /** A payload described, not read: its words throw; single longs are read from the file. */
+    private static final class UnreadPayload implements FilterPayload {
+        private final Path path;
+        private final long base;
+        private final long length;
+
+        UnreadPayload(Path path, long base, long length) {
+            this.path = path;
+            this.base = base;
+            this.length = length;
+        }
+
+        @Override
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public BitStore words(long offset, long wordCount) throws IOException {
+            checkRange(path, length, offset, wordCount * Long.BYTES);
+            return new UnreadWords(path, wordCount);
+        }
+
+        @Override
+        public long readLong(long offset) throws IOException {
+            checkRange(path, length, offset, Long.BYTES);
+            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+                ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                ch.position(base + HEADER_BYTES + offset);
+                readFully(ch, b);
+                return b.getLong(0);
+            }
+        }
+    }
+
+    /** The words of a described filter: their count only. */
+    private static final class UnreadWords implements BitStore {
+        private final Path path;
+        private final long wordCount;
+
+        UnreadWords(Path path, long wordCount) {
+            this.path = path;
+            this.wordCount = wordCount;
+        }
+
+        @Override
+        public long wordCount() {
+            return wordCount;
+        }
+
+        @Override
+        public long getWord(long wordIndex) {
+            throw unread();
+        }
+
+        @Override
+        public void setWord(long wordIndex, long value) {
+            throw unread();
+        }
+
+        @Override
+        public boolean isOffHeap() {
+            return false;
+        }
+
+        @Override
+        public void close() {
+        }
+
+        private IllegalStateException unread() {
+            return new IllegalStateException("the filter of " + path + " was described, not opened: its payload was "
+                    + "not read");
+        }
+    }
+
     private static final class LoadedPayload implements FilterPayload {
         private final Path name;
         private final SeekableByteChannel ch;

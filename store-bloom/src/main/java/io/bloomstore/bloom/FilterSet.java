@@ -147,6 +147,19 @@ public final class FilterSet implements Closeable {
 
     /** Maps every section of a filter file of version 1 or 2. */
     public static FilterSet open(Path path, boolean verifyPayload) throws IOException {
+        return open(path, verifyPayload, false);
+    }
+
+    /**
+     * Every section of a filter file of version 1 or 2, described only ({@link FilterFile#describe}):
+     * headers and directory read and checked, no payload read or mapped. Its filters answer their
+     * parameters, not probes.
+     */
+    public static FilterSet describe(Path path) throws IOException {
+        return open(path, false, true);
+    }
+
+    private static FilterSet open(Path path, boolean verifyPayload, boolean describeOnly) throws IOException {
         List<Section> layout;
         int version;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
@@ -158,10 +171,11 @@ public final class FilterSet implements Closeable {
             for (Section s : layout) {
                 MembershipFilter f;
                 if (version != FORMAT_VERSION) {
-                    f = FilterFile.open(path, verifyPayload);
+                    f = describeOnly ? FilterFile.describe(path, 0, s.length()) : FilterFile.open(path, verifyPayload);
                 } else {
                     try {
-                        f = FilterFile.open(path, s.offset(), s.length(), verifyPayload);
+                        f = describeOnly ? FilterFile.describe(path, s.offset(), s.length())
+                                : FilterFile.open(path, s.offset(), s.length(), verifyPayload);
                     } catch (NotAFilterFileException e) {
                         throw noMagic(path, s);
                     }

@@ -204,7 +204,9 @@ final class StatsReport {
             out.println("level 0 holds " + level0 + " tables (compaction trigger " + options.l0CompactionTrigger()
                     + "): `bloomstore compact` merges them; put, delete and flush leave compaction to longer runs");
         }
-        out.println("filters mapped: " + Units.bytes(s.filterBytes()) + "; new tables get "
+        // Mapped by this process (a table's filter by its first lookup; these figures come from the
+        // sidecars' headers): 0 B for a command that looked nothing up.
+        out.println("filters mapped by this command: " + Units.bytes(s.filterBytes()) + "; new tables get "
                 + (options.filterKind() == null ? "no filter"
                 : "a " + options.filterKind().cliName() + " filter of " + Units.fixed(options.bitsPerKey(), 1)
                 + " bits/key, configured FPR " + Units.percent(s.configuredFpr()))

@@ -1,6 +1,5 @@
 package io.bloomstore.core.db;
 
-import io.bloomstore.bloom.FilterSet;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.RangeFilter;
 import io.bloomstore.core.FilterChoice;
@@ -300,14 +299,15 @@ final class DbRead {
             bytes += f.fileSize();
             filterBytes += f.filterFileSize();
             TableReader r = v.tables().handle(f.fileNumber()).readerUnchecked();
-            weightedFpr += (r.hasFilter() ? r.filterExpectedFpr() : 1.0) * f.entries();
+            // The filters' figures from their headers: a table whose filters no lookup loaded yet
+            // keeps them unread.
+            TableReader.FilterSummary s = r.filterSummary();
+            weightedFpr += (r.hasFilter() ? s.expectedFpr() : 1.0) * f.entries();
             unfilteredEntries += r.hasFilter() ? 0 : f.entries();
-            long prefixBytes = r.filterSectionBytes(FilterSet.Role.PREFIX);
-            prefixFilterBytes += prefixBytes;
-            long rangeBytes = r.filterSectionBytes(FilterSet.Role.RANGE);
-            rangeFilterBytes += rangeBytes;
-            tables.add(new StoreStats.TableFilterStats(level, f.fileNumber(), r.filterSectionBytes(FilterSet.Role.KEY),
-                    prefixBytes, rangeBytes, r.prefixExtractor() == null ? null : r.prefixExtractor().toString(),
+            prefixFilterBytes += s.prefixBytes();
+            rangeFilterBytes += s.rangeBytes();
+            tables.add(new StoreStats.TableFilterStats(level, f.fileNumber(), s.keyBytes(), s.prefixBytes(),
+                    s.rangeBytes(), s.prefixExtractor() == null ? null : s.prefixExtractor().toString(),
                     f.filterFileSize()));
         }
         long entries = shape.entries(level);

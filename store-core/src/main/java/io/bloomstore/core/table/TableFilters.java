@@ -97,12 +97,26 @@ final class TableFilters {
      */
     static FilterSet open(FileSystem fs, Path path, TableProperties props, boolean verifyPayload)
             throws IOException {
+        return open(fs, path, props, verifyPayload, false);
+    }
+
+    /**
+     * As {@link #open}, with the same checks, but the filters only described
+     * ({@link FilterSet#describe}): no payload read or mapped, so they answer their parameters and
+     * not probes. A file system that cannot map files loads the sidecar whole, as {@link #open}.
+     */
+    static FilterSet describe(FileSystem fs, Path path, TableProperties props) throws IOException {
+        return open(fs, path, props, false, true);
+    }
+
+    private static FilterSet open(FileSystem fs, Path path, TableProperties props, boolean verifyPayload,
+                                  boolean describeOnly) throws IOException {
         String table = tableOf(path);
         checkPresentAndSized(fs, path, props);
         FilterSet set;
         try {
             if (fs.supportsMapping()) {
-                set = FilterSet.open(path, verifyPayload);
+                set = describeOnly ? FilterSet.describe(path) : FilterSet.open(path, verifyPayload);
             } else {
                 try (RandomReadFile in = fs.openRead(path)) {
                     set = FilterSet.load(path, new ReadFileChannel(in), Storage.NATIVE);
