@@ -2,6 +2,10 @@ package io.bloomstore.bloom.storage;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -16,6 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MappedBitStore implements BitStore {
     private static final AtomicLong OPEN_MAPPINGS = new AtomicLong();
     private static final AtomicLong MAPPED_BYTES = new AtomicLong();
+    /** The open ones, for {@link #openMappingPaths()}: one entry per mapped filter, not per probe. */
+    private static final Set<MappedBitStore> OPEN = ConcurrentHashMap.newKeySet();
 
     private final Path path;
     private final long wordCount;
@@ -29,6 +35,7 @@ public final class MappedBitStore implements BitStore {
         this.memory = memory;
         OPEN_MAPPINGS.incrementAndGet();
         MAPPED_BYTES.addAndGet(byteSize());
+        OPEN.add(this);
     }
 
     /**
@@ -52,6 +59,15 @@ public final class MappedBitStore implements BitStore {
     /** Number of {@link MappedBitStore}s open in this JVM (for tests and statistics). */
     public static long openMappings() {
         return OPEN_MAPPINGS.get();
+    }
+
+    /** The files of the {@link MappedBitStore}s open in this JVM, one entry per mapping (for tests' messages). */
+    public static List<Path> openMappingPaths() {
+        List<Path> paths = new ArrayList<>();
+        for (MappedBitStore m : OPEN) {
+            paths.add(m.path);
+        }
+        return paths;
     }
 
     /** Bytes of files mapped by open {@link MappedBitStore}s in this JVM. */
@@ -96,6 +112,7 @@ public final class MappedBitStore implements BitStore {
         memory = null;
         OPEN_MAPPINGS.decrementAndGet();
         MAPPED_BYTES.addAndGet(-byteSize());
+        OPEN.remove(this);
         m.free();
     }
 }

@@ -360,7 +360,8 @@ class ApiMisuseMatrixTest {
                 throw all;
             }
         }
-        assertEquals(mappingsBefore, MappedBitStore.openMappings(), "every filter unmapped once all are closed");
+        assertEquals(mappingsBefore, MappedBitStore.openMappings(),
+                "every filter unmapped once all are closed; mapped now: " + MappedBitStore.openMappingPaths());
         try (Store store = Store.open(dir, OPTIONS)) {
             for (int i = 0; i < KEYS; i++) {
                 checkStable(i, store.get(key(i)));
@@ -469,7 +470,8 @@ class ApiMisuseMatrixTest {
             }
             assertThrows(IllegalStateException.class, () -> store.get(key(1)));
         }
-        assertEquals(mappingsBefore, MappedBitStore.openMappings(), "every filter unmapped once all are closed");
+        assertEquals(mappingsBefore, MappedBitStore.openMappings(),
+                "every filter unmapped once all are closed; mapped now: " + MappedBitStore.openMappingPaths());
         try (Store store = Store.open(dir, OPTIONS)) {
             assertNull(store.get(key(KEYS + 1)));
         }
