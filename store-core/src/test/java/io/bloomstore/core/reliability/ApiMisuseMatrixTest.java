@@ -360,8 +360,7 @@ class ApiMisuseMatrixTest {
                 throw all;
             }
         }
-        assertEquals(mappingsBefore, MappedBitStore.openMappings(),
-                "every filter unmapped once all are closed; mapped now: " + MappedBitStore.openMappingPaths());
+        awaitMappings(mappingsBefore);
         try (Store store = Store.open(dir, OPTIONS)) {
             for (int i = 0; i < KEYS; i++) {
                 checkStable(i, store.get(key(i)));
@@ -470,10 +469,26 @@ class ApiMisuseMatrixTest {
             }
             assertThrows(IllegalStateException.class, () -> store.get(key(1)));
         }
-        assertEquals(mappingsBefore, MappedBitStore.openMappings(),
-                "every filter unmapped once all are closed; mapped now: " + MappedBitStore.openMappingPaths());
+        awaitMappings(mappingsBefore);
         try (Store store = Store.open(dir, OPTIONS)) {
             assertNull(store.get(key(KEYS + 1)));
         }
+    }
+
+    /**
+     * Every filter mapped for the store is unmapped soon after its close. Not at once: a close
+     * does not wait for a compaction inside an output table's sync (docs/architecture.md,
+     * "Threads and thread safety"): such a job holds its input tables, their filters mapped if a
+     * lookup used them, until the sync returns and it sees it was cancelled (seen: five inputs'
+     * filters still mapped right after a close, in one round of a hundred on a loaded machine). A
+     * filter still mapped 10 s later is a leak, named in the message.
+     */
+    private static void awaitMappings(long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (MappedBitStore.openMappings() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(expected, MappedBitStore.openMappings(),
+                "every filter unmapped once all are closed; mapped now: " + MappedBitStore.openMappingPaths());
     }
 }
