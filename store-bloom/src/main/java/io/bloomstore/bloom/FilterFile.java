@@ -364,7 +364,7 @@ public final class FilterFile {
     }
 
     /** Payload regions mapped straight from the file. */
-    private static final class MappedPayload implements FilterPayload {
+    private static class MappedPayload implements FilterPayload {
         private final Path path;
         private final long base;
         private final long length;
@@ -400,39 +400,19 @@ public final class FilterFile {
         }
     }
 
-    /** Payload regions copied from a channel into heap or native memory. */
-    /** A payload described, not read: its words throw; single longs are read from the file. */
-    private static final class UnreadPayload implements FilterPayload {
-        private final Path path;
-        private final long base;
-        private final long length;
-
+    /**
+     * A payload described, not read: its words throw ({@link UnreadWords}); single longs are read
+     * from the file as a mapped payload reads them.
+     */
+    private static final class UnreadPayload extends MappedPayload {
         UnreadPayload(Path path, long base, long length) {
-            this.path = path;
-            this.base = base;
-            this.length = length;
-        }
-
-        @Override
-        public long length() {
-            return length;
+            super(path, base, length, null);
         }
 
         @Override
         public BitStore words(long offset, long wordCount) throws IOException {
-            checkRange(path, length, offset, wordCount * Long.BYTES);
-            return new UnreadWords(path, wordCount);
-        }
-
-        @Override
-        public long readLong(long offset) throws IOException {
-            checkRange(path, length, offset, Long.BYTES);
-            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-                ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-                ch.position(base + HEADER_BYTES + offset);
-                readFully(ch, b);
-                return b.getLong(0);
-            }
+            checkRange(super.path, super.length, offset, wordCount * Long.BYTES);
+            return new UnreadWords(super.path, wordCount);
         }
     }
 
@@ -476,6 +456,7 @@ public final class FilterFile {
         }
     }
 
+    /** Payload regions copied from a channel into heap or native memory. */
     private static final class LoadedPayload implements FilterPayload {
         private final Path name;
         private final SeekableByteChannel ch;
