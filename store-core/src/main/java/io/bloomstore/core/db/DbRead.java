@@ -19,6 +19,7 @@ import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.stats.LevelCounters;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.stats.ThreadTally;
+import io.bloomstore.core.table.FilterSummary;
 import io.bloomstore.core.table.TableLookup;
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
@@ -301,7 +302,7 @@ final class DbRead {
             TableReader r = v.tables().handle(f.fileNumber()).readerUnchecked();
             // The filters' figures from their headers: a table whose filters no lookup loaded yet
             // keeps them unread.
-            TableReader.FilterSummary s = r.filterSummary();
+            FilterSummary s = r.filterSummary();
             weightedFpr += (r.hasFilter() ? s.expectedFpr() : 1.0) * f.entries();
             unfilteredEntries += r.hasFilter() ? 0 : f.entries();
             prefixFilterBytes += s.prefixBytes();
