@@ -587,20 +587,16 @@ public final class TableReader implements Closeable {
         if (s != null) {
             return s;
         }
-        LoadedFilters f = loaded;
-        if (f != null) {
-            s = FilterSummary.of(f);
-        } else {
-            try {
-                s = describeFilters();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+        try {
+            s = describeFilters();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         summary = s;
         return s;
     }
 
+    /** From the loaded filters when a lookup loaded them, else from the sidecar's headers. */
     private synchronized FilterSummary describeFilters() throws IOException {
         LoadedFilters f = loaded;
         if (f != null) {
