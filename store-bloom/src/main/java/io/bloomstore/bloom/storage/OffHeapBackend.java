@@ -44,6 +44,11 @@ public enum OffHeapBackend {
         static final Logger LOG = LoggerFactory.getLogger(OffHeapBackend.class);
     }
 
+    /** Guards {@link #ahead}. */
+    private static final Object AHEAD_LOCK = new Object();
+    /** The thread {@link #chooseAhead} started, or null before that; started at most once per JVM. */
+    private static Thread ahead;
+
     private final String label;
 
     OffHeapBackend(String label) {
@@ -85,6 +90,72 @@ public enum OffHeapBackend {
         String forced = System.getProperty(PROPERTY, "").trim().toLowerCase(Locale.ROOT);
         if (!forced.isEmpty() && !forced.equals("jdk") && !forced.equals("jdk-read")) {
             active();
+        }
+    }
+
+    /**
+     * Starts choosing the backend on a daemon thread, once per JVM, when no setting names one: a
+     * writable store's open calls it, so that Chronicle Bytes' start-up (some 130 classes and a
+     * probe mapping, about 150 ms of a fresh JVM) runs beside the first writes instead of inside
+     * the first flush, whose writers wait for it once the memtables are full (docs/benchmarks.md,
+     * "A fresh JVM's first operations"). Nothing when {@value #PROPERTY} names a backend: {@code jdk}
+     * and {@code jdk-read} cost nothing to choose, and {@code chronicle} was chosen by
+     * {@link #checkSetting()}. A failure is not reported here: the first mapping meets it as before.
+     */
+    public static void chooseAhead() {
+        if (!System.getProperty(PROPERTY, "").trim().isEmpty()) {
+            return;
+        }
+        Thread t;
+        synchronized (AHEAD_LOCK) {
+            if (ahead != null) {
+                return;
+            }
+            t = new Thread(new ChooseAhead(), "bloomstore-filter-memory");
+            t.setDaemon(true);
+            ahead = t;
+        }
+        t.start();
+    }
+
+    /**
+     * Waits for the choice {@link #chooseAhead} started, when it is still running: a store's close
+     * and a failed open call it, so that a process exiting right after them does not exit inside
+     * Chronicle's start-up (Chronicle's resource-releasing thread then dies printing "Shutdown in
+     * progress"). Returns at once when no choice was started or it is done; an interrupt ends the
+     * wait and stays set.
+     */
+    public static void awaitChoiceAhead() {
+        Thread t;
+        synchronized (AHEAD_LOCK) {
+            t = ahead;
+        }
+        if (t == null || !t.isAlive()) {
+            return;
+        }
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Whether {@link #chooseAhead} started a choice in this JVM and it has finished: for tests. */
+    public static boolean choiceAheadFinished() {
+        synchronized (AHEAD_LOCK) {
+            return ahead != null && !ahead.isAlive();
+        }
+    }
+
+    /** {@link #chooseAhead}'s task (a class, not a lambda: none is spun at a first open). */
+    private static final class ChooseAhead implements Runnable {
+        @Override
+        public void run() {
+            try {
+                active();
+            } catch (RuntimeException | LinkageError e) {
+                // Thrown again from the first active() that maps or allocates a filter.
+            }
         }
     }
 

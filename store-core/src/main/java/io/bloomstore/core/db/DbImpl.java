@@ -1,5 +1,6 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
@@ -303,6 +304,9 @@ public final class DbImpl implements Store {
             }
             lock.close();
         }
+        // A process may exit right after a close: not inside the filter memory's start-up that a
+        // writable open began (a wait only for a close soon after the process's first open).
+        OffHeapBackend.awaitChoiceAhead();
         Futures.rethrow(walFailure, "WAL close failed");
     }
 }

@@ -98,6 +98,9 @@ final class StoreOpener {
             }
         }
         Closeable lock = fs.lock(dir.resolve(FileNames.LOCK));
+        // The store is this process's to write: how filters reach memory is chosen meanwhile, on
+        // another thread, rather than by the first flush while writers wait for it.
+        OffHeapBackend.chooseAhead();
         VersionSet versions = null;
         TableRegistry tables = null;
         WritableFile walFile = null;
@@ -178,6 +181,8 @@ final class StoreOpener {
             steps.add(versions);
         }
         steps.add(lock);
+        // Not to exit inside the filter memory's start-up should the failure end the process.
+        steps.add(OffHeapBackend::awaitChoiceAhead);
         for (Closeable step : steps) {
             try {
                 step.close();
