@@ -124,11 +124,17 @@ public final class FilterFile {
      */
     public static MembershipFilter open(Path path, long offset, long length, boolean verifyPayload)
             throws IOException {
+        return open(path, offset, length, verifyPayload, OffHeapBackend.active());
+    }
+
+    /** As {@link #open(Path, long, long, boolean)}, mapped through the given backend. */
+    public static MembershipFilter open(Path path, long offset, long length, boolean verifyPayload,
+                                        OffHeapBackend backend) throws IOException {
         FilterHeader h;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             h = readAndCheck(path, ch, offset, length, verifyPayload);
         }
-        return construct(h, new MappedPayload(path, offset, h.payloadLength(), OffHeapBackend.active()), path, offset);
+        return construct(h, new MappedPayload(path, offset, h.payloadLength(), backend), path, offset);
     }
 
     /**

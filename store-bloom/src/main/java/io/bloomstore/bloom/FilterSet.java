@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.zip.CRC32C;
 
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.bloom.storage.Storage;
 
 /**
@@ -147,7 +148,12 @@ public final class FilterSet implements Closeable {
 
     /** Maps every section of a filter file of version 1 or 2. */
     public static FilterSet open(Path path, boolean verifyPayload) throws IOException {
-        return open(path, verifyPayload, false);
+        return open(path, verifyPayload, OffHeapBackend.active());
+    }
+
+    /** As {@link #open(Path, boolean)}, every section mapped through {@code backend}. */
+    public static FilterSet open(Path path, boolean verifyPayload, OffHeapBackend backend) throws IOException {
+        return open(path, verifyPayload, false, backend);
     }
 
     /**
@@ -156,10 +162,12 @@ public final class FilterSet implements Closeable {
      * parameters, not probes.
      */
     public static FilterSet describe(Path path) throws IOException {
-        return open(path, false, true);
+        return open(path, false, true, null);
     }
 
-    private static FilterSet open(Path path, boolean verifyPayload, boolean describeOnly) throws IOException {
+    /** {@code backend}: null when {@code describeOnly}. */
+    private static FilterSet open(Path path, boolean verifyPayload, boolean describeOnly, OffHeapBackend backend)
+            throws IOException {
         List<Section> layout;
         int version;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
@@ -171,11 +179,12 @@ public final class FilterSet implements Closeable {
             for (Section s : layout) {
                 MembershipFilter f;
                 if (version != FORMAT_VERSION) {
-                    f = describeOnly ? FilterFile.describe(path, 0, s.length()) : FilterFile.open(path, verifyPayload);
+                    f = describeOnly ? FilterFile.describe(path, 0, s.length())
+                            : FilterFile.open(path, verifyPayload, backend);
                 } else {
                     try {
                         f = describeOnly ? FilterFile.describe(path, s.offset(), s.length())
-                                : FilterFile.open(path, s.offset(), s.length(), verifyPayload);
+                                : FilterFile.open(path, s.offset(), s.length(), verifyPayload, backend);
                     } catch (NotAFilterFileException e) {
                         throw noMagic(path, s);
                     }

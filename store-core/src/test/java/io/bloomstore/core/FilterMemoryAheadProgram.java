@@ -6,10 +6,11 @@ import java.nio.file.Path;
 import io.bloomstore.bloom.storage.OffHeapBackend;
 
 /**
- * {@link FilterMemoryAheadTest}'s child JVM: opens the store in {@code args[1]} writable or
- * read-only ({@code args[0]}: {@code write} or {@code read-only}), prints whether the filter
- * memory's choice ahead was started, closes, prints whether it has finished, and exits at once
- * with {@link System#exit}, as a short program or a command line does.
+ * {@link FilterMemoryAheadTest}'s child JVM: opens the store in {@code args[1]} as {@code args[0]}
+ * says ({@code write}: writable, one put, no flush; {@code flush}: writable, one put and a flush,
+ * then a lookup of the flushed key; {@code read-only}), prints whether the filter memory's choice
+ * ahead was started after the open and after the writes, closes, prints whether it has finished,
+ * and exits at once with {@link System#exit}, as a short program or a command line does.
  */
 public final class FilterMemoryAheadProgram {
     private FilterMemoryAheadProgram() {
@@ -17,16 +18,26 @@ public final class FilterMemoryAheadProgram {
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[1]);
-        boolean write = args[0].equals("write");
-        Store store = write ? Store.open(dir) : Store.openReadOnly(dir);
-        System.out.println("started " + (aheadThreadAlive() || OffHeapBackend.choiceAheadFinished()));
-        if (write) {
-            store.put("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
+        String mode = args[0];
+        Store store = mode.equals("read-only") ? Store.openReadOnly(dir) : Store.open(dir);
+        System.out.println("after open " + started());
+        if (!mode.equals("read-only")) {
+            store.put(bytes("k"), bytes("v"));
+            if (mode.equals("flush")) {
+                store.flush();
+                byte[] v = store.get(bytes("k"));
+                System.out.println("get " + (v == null ? "null" : new String(v, StandardCharsets.UTF_8)));
+            }
         }
+        System.out.println("after writes " + started());
         store.close();
-        System.out.println("finished " + OffHeapBackend.choiceAheadFinished() + " alive " + aheadThreadAlive());
+        System.out.println("after close finished " + OffHeapBackend.choiceAheadFinished() + " running " + aheadThreadAlive());
         System.out.flush();
         System.exit(0);
+    }
+
+    private static boolean started() {
+        return aheadThreadAlive() || OffHeapBackend.choiceAheadFinished();
     }
 
     private static boolean aheadThreadAlive() {
@@ -36,5 +47,9 @@ public final class FilterMemoryAheadProgram {
             }
         }
         return false;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -48,6 +48,8 @@ public enum OffHeapBackend {
     private static final Object AHEAD_LOCK = new Object();
     /** The thread {@link #chooseAhead} started, or null before that; started at most once per JVM. */
     private static Thread ahead;
+    /** The choice once made ({@link Chosen}), null before: read without starting it. */
+    private static volatile OffHeapBackend chosen;
 
     private final String label;
 
@@ -94,13 +96,32 @@ public enum OffHeapBackend {
     }
 
     /**
-     * Starts choosing the backend on a daemon thread, once per JVM, when no setting names one: a
-     * writable store's open calls it, so that Chronicle Bytes' start-up (some 130 classes and a
-     * probe mapping, about 150 ms of a fresh JVM) runs beside the first writes instead of inside
-     * the first flush, whose writers wait for it once the memtables are full (docs/benchmarks.md,
-     * "A fresh JVM's first operations"). Nothing when {@value #PROPERTY} names a backend: {@code jdk}
-     * and {@code jdk-read} cost nothing to choose, and {@code chronicle} was chosen by
-     * {@link #checkSetting()}. A failure is not reported here: the first mapping meets it as before.
+     * The backend for a filter mapped by a thread that should not wait for the choice: the active
+     * one once chosen, or when {@value #PROPERTY} names one; before that, the JDK's mappings at once,
+     * with the choice started on another thread ({@link #chooseAhead}) for the mappings after it.
+     * A flush's and a compaction's outputs are mapped so: a fresh process's first flush, which
+     * writers wait for once the memtables are full, no longer holds them through Chronicle Bytes'
+     * start-up (some 130 classes and a probe mapping, about 150 ms of a fresh JVM; docs/benchmarks.md,
+     * "A fresh JVM's first operations"). Both backends read the same bytes at the same cost per
+     * probe (docs/filters.md); a filter mapped through the JDK keeps that mapping until it is closed.
+     */
+    public static OffHeapBackend readyNow() {
+        OffHeapBackend b = chosen;
+        if (b != null) {
+            return b;
+        }
+        if (!System.getProperty(PROPERTY, "").trim().isEmpty()) {
+            return active();
+        }
+        chooseAhead();
+        return JDK;
+    }
+
+    /**
+     * Starts choosing the backend on a daemon thread, once per JVM, when no setting names one
+     * ({@link #readyNow()}). Nothing when {@value #PROPERTY} names a backend: {@code jdk} and
+     * {@code jdk-read} cost nothing to choose, and {@code chronicle} was chosen by
+     * {@link #checkSetting()}. A failure is not reported here: the first {@link #active()} meets it.
      */
     public static void chooseAhead() {
         if (!System.getProperty(PROPERTY, "").trim().isEmpty()) {
@@ -120,7 +141,7 @@ public enum OffHeapBackend {
 
     /**
      * Waits for the choice {@link #chooseAhead} started, when it is still running: a store's close
-     * and a failed open call it, so that a process exiting right after them does not exit inside
+     * and a failed open call it (a flush may have started it), so that a process exiting right after them does not exit inside
      * Chronicle's start-up (Chronicle's resource-releasing thread then dies printing "Shutdown in
      * progress"). Returns at once when no choice was started or it is done; an interrupt ends the
      * wait and stays set.
@@ -212,6 +233,7 @@ public enum OffHeapBackend {
             }
             BACKEND = chosen;
             FAILURE = failure;
+            OffHeapBackend.chosen = chosen;
         }
 
         private static OffHeapBackend choose() {

@@ -41,6 +41,15 @@ class OffHeapBackendTest {
     }
 
     @Test
+    void onceChosenTheBackendIsReadyNowForEveryCaller() {
+        // Before the choice, readyNow answers the JDK's mappings and starts it elsewhere (run in a
+        // fresh JVM by store-core's FilterMemoryAheadTest); after it, it answers the choice itself.
+        OffHeapBackend chosen = OffHeapBackend.active();
+        assertEquals(chosen, OffHeapBackend.readyNow());
+        OffHeapBackend.awaitChoiceAhead();
+    }
+
+    @Test
     void bothBackendsMapTheSameWords() throws IOException {
         long seed = System.nanoTime();
         System.out.println("OffHeapBackendTest seed " + seed);

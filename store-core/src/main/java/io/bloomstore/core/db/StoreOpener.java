@@ -98,9 +98,6 @@ final class StoreOpener {
             }
         }
         Closeable lock = fs.lock(dir.resolve(FileNames.LOCK));
-        // The store is this process's to write: how filters reach memory is chosen meanwhile, on
-        // another thread, rather than by the first flush while writers wait for it.
-        OffHeapBackend.chooseAhead();
         VersionSet versions = null;
         TableRegistry tables = null;
         WritableFile walFile = null;

@@ -16,6 +16,7 @@ import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.MembershipFilter;
 import io.bloomstore.bloom.NotAFilterFileException;
 import io.bloomstore.bloom.RangeFilter;
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.bloom.storage.Storage;
 import io.bloomstore.core.RangeFilterOptions;
 import io.bloomstore.core.fs.FileSystem;
@@ -92,12 +93,13 @@ final class TableFilters {
     }
 
     /**
-     * Opens the sidecar of a table with the given properties; checks its key filter against them.
-     * When the two disagree, either file may be the damaged one: the error names both.
+     * Opens the sidecar of a table with the given properties, mapped through {@code backend};
+     * checks its key filter against them. When the two disagree, either file may be the damaged
+     * one: the error names both.
      */
-    static FilterSet open(FileSystem fs, Path path, TableProperties props, boolean verifyPayload)
-            throws IOException {
-        return open(fs, path, props, verifyPayload, false);
+    static FilterSet open(FileSystem fs, Path path, TableProperties props, boolean verifyPayload,
+                          OffHeapBackend backend) throws IOException {
+        return open(fs, path, props, verifyPayload, false, backend);
     }
 
     /**
@@ -106,17 +108,17 @@ final class TableFilters {
      * not probes. A file system that cannot map files loads the sidecar whole, as {@link #open}.
      */
     static FilterSet describe(FileSystem fs, Path path, TableProperties props) throws IOException {
-        return open(fs, path, props, false, true);
+        return open(fs, path, props, false, true, null);
     }
 
     private static FilterSet open(FileSystem fs, Path path, TableProperties props, boolean verifyPayload,
-                                  boolean describeOnly) throws IOException {
+                                  boolean describeOnly, OffHeapBackend backend) throws IOException {
         String table = tableOf(path);
         checkPresentAndSized(fs, path, props);
         FilterSet set;
         try {
             if (fs.supportsMapping()) {
-                set = describeOnly ? FilterSet.describe(path) : FilterSet.open(path, verifyPayload);
+                set = describeOnly ? FilterSet.describe(path) : FilterSet.open(path, verifyPayload, backend);
             } else {
                 try (RandomReadFile in = fs.openRead(path)) {
                     set = FilterSet.load(path, new ReadFileChannel(in), Storage.NATIVE);
@@ -187,14 +189,15 @@ final class TableFilters {
     /** Reads the whole sidecar and checks every checksum. */
     static void verify(FileSystem fs, Path path, TableProperties props) throws IOException {
         if (fs.supportsMapping()) {
-            open(fs, path, props, false).close();
+            // Headers checked against the properties without mapping anything, then every payload's CRC.
+            describe(fs, path, props).close();
             try {
                 FilterSet.verify(path);
             } catch (NotAFilterFileException e) {
                 throw new CorruptionException(path, 0, "filter sidecar has no filter magic number", e);
             }
         } else {
-            open(fs, path, props, true).close();
+            open(fs, path, props, true, OffHeapBackend.active()).close();
         }
     }
 }

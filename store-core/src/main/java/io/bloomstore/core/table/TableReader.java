@@ -13,6 +13,7 @@ import io.bloomstore.bloom.FilterSet;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.MembershipFilter;
 import io.bloomstore.bloom.RangeFilter;
+import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.FileSystem;
@@ -118,7 +119,9 @@ public final class TableReader implements Closeable {
     }
 
     /**
-     * Opens table {@code dir/NNNNNN.sst} and its filter sidecar. Damage in the footer, the
+     * Opens table {@code dir/NNNNNN.sst} and maps its filter sidecar now, through
+     * {@link OffHeapBackend#readyNow()}: a table a flush or compaction has just written, whose
+     * writers should not wait for the filter memory's start-up. Damage in the footer, the
      * properties, the index or the sidecar's header is a {@link CorruptionException} naming the
      * file and offset; {@code opts} only decides whether the filter payload is checked too.
      *
@@ -152,7 +155,9 @@ public final class TableReader implements Closeable {
             throws IOException {
         TableReader r = open(fs, dir, fileNumber, opts, cache, counters, levelCounters, files, true);
         try {
-            r.filters();
+            if (r.loaded == null) {
+                r.loadFilters(OffHeapBackend.readyNow());
+            }
             return r;
         } catch (IOException | RuntimeException e) {
             r.close();
@@ -211,7 +216,7 @@ public final class TableReader implements Closeable {
     /** The sidecar's filters, mapped by the first call ({@link LoadedFilters#NONE} without a sidecar). */
     private LoadedFilters filters() throws IOException {
         LoadedFilters f = loaded;
-        return f != null ? f : loadFilters();
+        return f != null ? f : loadFilters(OffHeapBackend.active());
     }
 
     /** {@link #filters()} for the accessors that report on the filter, which declare no I/O failure. */
@@ -223,13 +228,13 @@ public final class TableReader implements Closeable {
         }
     }
 
-    private synchronized LoadedFilters loadFilters() throws IOException {
+    private synchronized LoadedFilters loadFilters(OffHeapBackend backend) throws IOException {
         LoadedFilters f = loaded;
         if (f != null) {
             return f;
         }
         checkOpen();
-        FilterSet set = TableFilters.open(fs, filterPath, props, verifyFilterPayload);
+        FilterSet set = TableFilters.open(fs, filterPath, props, verifyFilterPayload, backend);
         if (verifyFilterPayload || !fs.supportsMapping()) {
             countFilterFileRead(counters, props);
         }
