@@ -64,9 +64,11 @@ final class DbRead {
 
     private byte[] get(ReadView v, byte[] key, long snapshot, ThreadTally tally) throws IOException {
         tally.add(StoreCounters.GETS);
-        Map.Entry<InternalKey, byte[]> e = v.mem().get(key, snapshot);
+        // One hash of the key serves the memtables' filters and every table's.
+        long hash = Filters.hash(key);
+        Map.Entry<InternalKey, byte[]> e = v.mem().get(key, hash, snapshot);
         for (int i = v.immutables().size() - 1; e == null && i >= 0; i--) {
-            e = v.immutables().get(i).get(key, snapshot);
+            e = v.immutables().get(i).get(key, hash, snapshot);
         }
         if (e != null) {
             // The memtable's value is a copy of its own: the caller owns it.
@@ -74,8 +76,6 @@ final class DbRead {
         }
         Version version = v.version();
         VersionRef tables = v.tables();
-        // One hash of the key serves every table's filter.
-        long hash = Filters.hash(key);
         int level0 = version.files(0).size();
         // The key's first 8 bytes decide every range check but ties.
         long head = Version.head(key);

@@ -98,7 +98,8 @@ final class DbState {
         this.versions = versions;
         this.tables = tables;
         this.lastSequence = lastSequence;
-        this.view = new ReadView(new MemTable(walNumber, options.memtableBytes()), List.of(), new VersionRef(versions.current(), tables));
+        this.view = new ReadView(new MemTable(walNumber, options.memtableBytes(), options.memtableFilterRatio()), List.of(),
+                new VersionRef(versions.current(), tables));
         this.readers = new ViewCache(this);
     }
 

@@ -378,7 +378,8 @@ final class DbWrite {
         sealRecorded = false;
         List<MemTable> imm = new ArrayList<>(v.immutables());
         imm.add(v.mem());
-        db.view = new ReadView(new MemTable(walNumber, db.options.memtableBytes()), List.copyOf(imm), v.tables());
+        MemTable fresh = new MemTable(walNumber, db.options.memtableBytes(), db.options.memtableFilterRatio());
+        db.view = new ReadView(fresh, List.copyOf(imm), v.tables());
         background.scheduleFlush();
     }
 

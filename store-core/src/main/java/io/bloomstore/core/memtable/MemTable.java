@@ -1,5 +1,6 @@
 package io.bloomstore.core.memtable;
 
+import io.bloomstore.bloom.Filters;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
 import java.util.ArrayList;
@@ -30,6 +31,8 @@ public final class MemTable {
     static final int SCANNED_LOOKUPS = 8;
 
     private final InlineSkipList list;
+    /** Whole-key filter of every key added (not in a deferred memtable), or null: see {@link MemTableFilter}. */
+    private final MemTableFilter filter;
     /** Written by the one writer only (no read-modify-write race). */
     private volatile long bytes;
     private final long logNumber;
@@ -55,8 +58,18 @@ public final class MemTable {
      * its values go into chunks of about that size (at most 4 MiB).
      */
     public MemTable(long logNumber, long expectedBytes) {
+        this(logNumber, expectedBytes, 0);
+    }
+
+    /**
+     * As {@link #MemTable(long, long)}, with a whole-key filter of {@code filterRatio} ×
+     * {@code expectedBytes} ({@code StoreOptions.memtableFilterRatio}; none when that is under 64
+     * bytes): lookups of keys it never took skip the search ({@link #get(byte[], long, long)}).
+     */
+    public MemTable(long logNumber, long expectedBytes, double filterRatio) {
         this.logNumber = logNumber;
         this.list = new InlineSkipList(expectedBytes);
+        this.filter = MemTableFilter.forMemtable(expectedBytes, filterRatio);
     }
 
     /**
@@ -88,6 +101,10 @@ public final class MemTable {
             p.add(new Entry(userKey, sequence, type, value.length == 0 ? EMPTY : value));
             return;
         }
+        MemTableFilter f = filter;
+        if (f != null) {
+            f.add(Filters.hash(userKey));
+        }
         bytes += list.insert(userKey, sequence, type, value.length == 0 ? EMPTY : value);
     }
 
@@ -114,6 +131,18 @@ public final class MemTable {
      * a tombstone), or null when the memtable has none. The value is a copy the caller owns.
      */
     public Map.Entry<InternalKey, byte[]> get(byte[] userKey, long snapshot) {
+        return get(userKey, filter == null ? 0 : Filters.hash(userKey), snapshot);
+    }
+
+    /**
+     * As {@link #get(byte[], long)}, given {@code hash}, the key's {@code Filters.hash}: a key the
+     * memtable's filter has never seen is answered without a search.
+     */
+    public Map.Entry<InternalKey, byte[]> get(byte[] userKey, long hash, long snapshot) {
+        MemTableFilter f = filter;
+        if (f != null && !f.mightContain(hash)) {
+            return null;
+        }
         if (pending != null) {
             synchronized (this) {
                 List<Entry> p = pending;

@@ -22,13 +22,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The arena skip-list memtable against a model (a {@link TreeMap} in internal order): the same
  * entries forward and backward, the same answers to seeks and snapshot lookups, with keys from one
  * byte to 64 KiB (records that fill arena chunks) and many versions per key; and readers running
  * during inserts always see a sorted list of intact entries, find every entry published before
- * they looked, and never see a torn one. Randomised; the seed is printed.
+ * they looked, and never see a torn one; each with and without the memtable's whole-key filter.
+ * Randomised; the seed is printed.
  */
 class MemTableModelTest {
     private static final long SEED = Long.getLong("memtable.seed", System.nanoTime());
@@ -68,11 +71,20 @@ class MemTableModelTest {
         return k;
     }
 
-    @Test
-    void agreesWithModel() throws Exception {
+    /**
+     * Without a whole-key filter, and with one of 16 KiB for the test's 20,000-60,000 keys (2-6.5
+     * bits per key, so that it answers "maybe" for many absent keys too).
+     */
+    private static MemTable memtable(double filterRatio) {
+        return filterRatio == 0 ? new MemTable(1) : new MemTable(1, 1 << 20, filterRatio);
+    }
+
+    @ParameterizedTest
+    @ValueSource(doubles = {0, 1.0 / 64})
+    void agreesWithModel(double filterRatio) throws Exception {
         System.out.println("MemTableModelTest.agreesWithModel seed " + SEED);
         Random rnd = new Random(SEED);
-        MemTable mem = new MemTable(1);
+        MemTable mem = memtable(filterRatio);
         NavigableMap<Entry, byte[]> model = new TreeMap<>(ORDER);
         List<byte[]> keys = new ArrayList<>();
         long sequence = 0;
@@ -138,10 +150,11 @@ class MemTableModelTest {
         assertArrayEquals(new byte[] {2}, mem.get(new byte[] {1}, 9).getValue());
     }
 
-    @Test
-    void readersDuringInsertsSeeSortedIntactEntries() throws Exception {
+    @ParameterizedTest
+    @ValueSource(doubles = {0, 1.0 / 64})
+    void readersDuringInsertsSeeSortedIntactEntries(double filterRatio) throws Exception {
         System.out.println("MemTableModelTest.readersDuringInsertsSeeSortedIntactEntries seed " + SEED);
-        MemTable mem = new MemTable(1);
+        MemTable mem = memtable(filterRatio);
         int total = 60_000;
         byte[][] inserted = new byte[total][];
         AtomicInteger published = new AtomicInteger();
