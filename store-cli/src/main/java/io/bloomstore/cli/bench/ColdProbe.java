@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.slf4j.LoggerFactory;
 
 /**
  * The cold figure: in a fresh JVM ({@link ChildJvm}), with no warm-up, an engine opens an empty
@@ -18,7 +19,11 @@ import java.util.SplittableRandom;
  * store is reported apart ({@link ColdResult#startupMillis()}). Each phase also records the processor
  * time of the whole process and of the measuring thread: on a machine with few cores the JIT
  * compiler's and the engine's background threads compete with the measured one, and the
- * difference says how much.
+ * difference says how much. As in the open probe ({@link OpenProbe}), the child starts its logging
+ * before the engine opens: an application's logging runs before it opens a store, and otherwise
+ * the first line BloomStore logs (a write held for a flush is logged at INFO) started logback
+ * inside the timed puts, some 20 ms of a fresh JVM on the writer's thread; RocksDB logs through
+ * its own native code.
  *
  * <p>Thread safety: stateless; {@link #run} blocks until its child has finished.
  */
@@ -50,6 +55,7 @@ final class ColdProbe {
         ValueSource values = new ValueSource(config.valueSize(), config.seed());
         byte[] key = keys.newKeyBuffer();
         byte[] value = values.newValueBuffer();
+        LoggerFactory.getLogger(ColdProbe.class).debug("cold probe of {} in {}", engine, dir);
         engine.open(dir, config);
         double startupMillis = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
         long seed = config.seed() ^ 0xC01DL;
