@@ -141,10 +141,10 @@ public enum OffHeapBackend {
 
     /**
      * Waits for the choice {@link #chooseAhead} started, when it is still running: a store's close
-     * and a failed open call it (a flush may have started it), so that a process exiting right after them does not exit inside
-     * Chronicle's start-up (Chronicle's resource-releasing thread then dies printing "Shutdown in
-     * progress"). Returns at once when no choice was started or it is done; an interrupt ends the
-     * wait and stays set.
+     * and a failed open call it (a flush may have started it), so that a process exiting right
+     * after them does not exit inside Chronicle's start-up (Chronicle's resource-releasing thread
+     * then dies printing "Shutdown in progress"). Returns at once when no choice was started or it
+     * is done; an interrupt ends the wait and stays set.
      */
     public static void awaitChoiceAhead() {
         Thread t;

@@ -11,13 +11,14 @@ package io.bloomstore.core.memtable;
  * filters take, so a lookup computes it once); the bits inside the block come from a mix of the
  * hash. Sized from the memtable's expected bytes, so it never grows: a memtable of small entries
  * gets fewer bits per key and more false positives, which cost a search as before, never a
- * wrong answer.
+ * wrong answer. Memtables made without an expected size have none: a read-only open's replayed
+ * WAL, and the replayed memtable a writable open keeps as its first (until its first switch).
  *
  * <p>Thread safety: one writer (the memtable's) and any number of readers. The writer sets a
  * key's bits before the key's entry is added to the skip list, and a reader that may see the
  * entry has read the sequence number published after it: the bits are visible to every lookup
- * the entry is visible to. Words are read and written whole (plain {@code long} accesses, not
- * torn on the 64-bit JVMs the store runs on).
+ * the entry is visible to. Bits are only ever added, so a word read while the writer updates it
+ * still holds every bit set before (even were a plain {@code long} access torn).
  */
 final class MemTableFilter {
     /** Bits set per key: about 1% false positives at 10 bits per key, 0.1% at 19. */
