@@ -98,7 +98,7 @@ public enum OffHeapBackend {
     /**
      * The backend for a filter mapped by a thread that should not wait for the choice: the active
      * one once chosen, or when {@value #PROPERTY} names one; before that, the JDK's mappings at once,
-     * with the choice started on another thread ({@link #chooseAhead}) for the mappings after it.
+     * with the choice started on another thread ({@code chooseAhead}) for the mappings after it.
      * A flush's and a compaction's outputs are mapped so: a fresh process's first flush, which
      * writers wait for once the memtables are full, no longer holds them through Chronicle Bytes'
      * start-up (some 130 classes and a probe mapping, about 150 ms of a fresh JVM; docs/benchmarks.md,
@@ -118,15 +118,10 @@ public enum OffHeapBackend {
     }
 
     /**
-     * Starts choosing the backend on a daemon thread, once per JVM, when no setting names one
-     * ({@link #readyNow()}). Nothing when {@value #PROPERTY} names a backend: {@code jdk} and
-     * {@code jdk-read} cost nothing to choose, and {@code chronicle} was chosen by
-     * {@link #checkSetting()}. A failure is not reported here: the first {@link #active()} meets it.
+     * Starts choosing the backend on a daemon thread, once per JVM: {@link #readyNow()}'s, when no
+     * setting names one. A failure is not reported here: the first {@link #active()} meets it.
      */
-    public static void chooseAhead() {
-        if (!System.getProperty(PROPERTY, "").trim().isEmpty()) {
-            return;
-        }
+    private static void chooseAhead() {
         Thread t;
         synchronized (AHEAD_LOCK) {
             if (ahead != null) {
@@ -140,7 +135,7 @@ public enum OffHeapBackend {
     }
 
     /**
-     * Waits for the choice {@link #chooseAhead} started, when it is still running: a store's close
+     * Waits for the choice {@code chooseAhead} started, when it is still running: a store's close
      * and a failed open call it (a flush may have started it), so that a process exiting right
      * after them does not exit inside Chronicle's start-up (Chronicle's resource-releasing thread
      * then dies printing "Shutdown in progress"). Returns at once when no choice was started or it
@@ -161,7 +156,7 @@ public enum OffHeapBackend {
         }
     }
 
-    /** Whether {@link #chooseAhead} started a choice in this JVM and it has finished: for tests. */
+    /** Whether {@code chooseAhead} started a choice in this JVM and it has finished: for tests. */
     public static boolean choiceAheadFinished() {
         synchronized (AHEAD_LOCK) {
             return ahead != null && !ahead.isAlive();

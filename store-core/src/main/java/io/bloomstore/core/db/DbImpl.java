@@ -305,7 +305,7 @@ public final class DbImpl implements Store {
             lock.close();
         }
         // A process may exit right after a close: not inside the filter memory's start-up that a
-        // writable open began (a wait only for a close soon after the process's first open).
+        // flush began (a wait only for a close soon after the process's first flush).
         OffHeapBackend.awaitChoiceAhead();
         Futures.rethrow(walFailure, "WAL close failed");
     }
