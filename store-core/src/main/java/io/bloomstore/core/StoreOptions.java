@@ -67,7 +67,10 @@ import io.bloomstore.core.table.TableOptions;
  *       memtables' limits as ever. 0 leaves the threads' priority alone; the system property
  *       {@code bloomstore.backgroundNiceness} sets the default for the whole JVM. The change is made by
  *       running {@code renice} once per thread; where that fails (no {@code renice}, another
- *       system) the threads keep their priority. RocksDB offers the same
+ *       system) the threads keep their priority. The flush thread (which writers wait for) is
+ *       lowered only once the JVM's JIT compilers have been quiet for a second: in a fresh JVM
+ *       they hold a processor at the application's priority, and a lowered flush then held the
+ *       writers (docs/benchmarks.md). RocksDB offers the same
  *       ({@code Env::LowerThreadPoolCPUPriority}), off by default;
  *   <li>{@code bytesPerSync} 1 MiB: the WAL and table files are synced in the background every
  *       megabyte written, so a memtable switch or a finished table waits for little (0: off);

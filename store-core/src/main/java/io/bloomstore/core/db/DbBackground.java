@@ -61,7 +61,7 @@ final class DbBackground {
 
     /**
      * Runs background tasks' first step — the thread's priority lowered, once per thread
-     * ({@link BackgroundPriority}), then {@link #taskStartUp} — and counts the tasks inside it. The
+     * ({@link BackgroundPriority}; the flush's once the JIT has settled), then {@link #taskStartUp} — and counts the tasks inside it. The
      * step touches no file of the store and cannot be cut short, so a closing store does not wait
      * for a task in it ({@link #inside()}): the task then sees the store closing and does nothing
      * more. A failure in the step is left to the task's own work, which meets it again and reports
@@ -72,16 +72,26 @@ final class DbBackground {
     static final class FirstStep {
         private final AtomicInteger inside = new AtomicInteger();
         private final int niceness;
+        private final boolean afterWarmUp;
 
-        /** {@code niceness}: {@code StoreOptions.backgroundNiceness}. */
-        FirstStep(int niceness) {
+        /**
+         * {@code niceness}: {@code StoreOptions.backgroundNiceness}; {@code afterWarmUp}: the
+         * thread is lowered only once the JIT has settled (the flush, which writers wait for:
+         * {@link BackgroundPriority#lowerCurrentThreadAfterWarmUp}), else at its first task.
+         */
+        FirstStep(int niceness, boolean afterWarmUp) {
             this.niceness = niceness;
+            this.afterWarmUp = afterWarmUp;
         }
 
         void run() {
             inside.incrementAndGet();
             try {
-                BackgroundPriority.lowerCurrentThread(niceness);
+                if (afterWarmUp) {
+                    BackgroundPriority.lowerCurrentThreadAfterWarmUp(niceness);
+                } else {
+                    BackgroundPriority.lowerCurrentThread(niceness);
+                }
                 taskStartUp.run();
             } catch (RuntimeException | LinkageError e) {
                 // Left to the task's own work (see above).
@@ -117,7 +127,7 @@ final class DbBackground {
         this.db = db;
         this.options = db.options;
         this.picker = new CompactionPicker(options);
-        this.preparingCompactions = new FirstStep(options.backgroundNiceness());
+        this.preparingCompactions = new FirstStep(options.backgroundNiceness(), false);
         this.mutex = db.mutex();
         this.flush = new DbFlush(db, this);
         this.compaction = new DbCompaction(db);

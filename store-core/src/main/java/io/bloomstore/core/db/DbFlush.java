@@ -61,7 +61,7 @@ final class DbFlush {
         this.mutex = db.mutex();
         this.background = background;
         this.flusher = DbBackground.daemon("bloomstore-flush-" + db.dir.getFileName());
-        this.startingUp = new DbBackground.FirstStep(options.backgroundNiceness());
+        this.startingUp = new DbBackground.FirstStep(options.backgroundNiceness(), true);
     }
 
     /** With the mutex held: queues the flush of the oldest immutable memtable. */

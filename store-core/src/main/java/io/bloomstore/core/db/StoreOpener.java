@@ -283,7 +283,8 @@ final class StoreOpener {
         BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
                 : new BlockCache(options.blockCacheBytes());
         TableRegistry tables = new TableRegistry(fs, dir, TableOptions.of(options), cache, counters,
-                new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()), checkFiltersAhead);
+                new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()), checkFiltersAhead,
+                options.backgroundNiceness());
         try {
             Set<String> present = new HashSet<>(listing);
             for (int level = 0; level < Version.NUM_LEVELS; level++) {

@@ -59,21 +59,31 @@ final class TableRegistry {
     private final Hooks hooks = new Hooks();
     /** Whether {@link #open} queues the sidecar check; a read-only open leaves it to the lookups. */
     private final boolean checkFiltersAhead;
+    /**
+     * {@code StoreOptions.backgroundNiceness}: the reclaimer's thread lowers itself by it on its
+     * first task, as a compaction thread does. It used to inherit the priority of the thread that
+     * started it, usually the flush thread's, which now keeps the application's priority until
+     * the JIT has settled ({@link BackgroundPriority#lowerCurrentThreadAfterWarmUp}); its sidecar
+     * checks would then compete with the first lookups.
+     */
+    private final int backgroundNiceness;
     private volatile boolean closing;
 
     TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters,
                   TableFileCache files) {
-        this(fs, dir, options, cache, counters, files, true);
+        this(fs, dir, options, cache, counters, files, true, 0);
     }
 
     /**
      * {@code checkFiltersAhead} false: no background check of new tables' sidecars. A store opened
      * read-only, typically for a few lookups, would otherwise read every sidecar whole on a thread
-     * of its own while it needs two or three of them.
+     * of its own while it needs two or three of them. {@code backgroundNiceness}: how far the
+     * reclaimer's thread lowers itself on its first task (0: not at all).
      */
     TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters,
-                  TableFileCache files, boolean checkFiltersAhead) {
+                  TableFileCache files, boolean checkFiltersAhead, int backgroundNiceness) {
         this.checkFiltersAhead = checkFiltersAhead;
+        this.backgroundNiceness = backgroundNiceness;
         this.fs = fs;
         this.files = files;
         this.dir = dir;
@@ -149,6 +159,7 @@ final class TableRegistry {
         @Override
         public void run() {
             reclaimThread = Thread.currentThread();
+            BackgroundPriority.lowerCurrentThread(backgroundNiceness);
             if (check) {
                 checkFilter(handle);
             } else {
@@ -368,6 +379,7 @@ final class TableRegistry {
 
         @Override
         public void run() {
+            BackgroundPriority.lowerCurrentThread(backgroundNiceness);
             for (Path f : files) {
                 if (closing) {
                     return;

@@ -4,6 +4,7 @@ import static io.bloomstore.core.db.KiBRecords.VALUE_BYTES;
 import static io.bloomstore.core.db.KiBRecords.key;
 import static io.bloomstore.core.db.KiBRecords.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -11,6 +12,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.fs.MemoryFileSystem;
+import io.bloomstore.core.internal.CompilerThreads;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,15 +23,19 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The flush and compaction threads run {@code backgroundNiceness} nice levels below the process's
  * main thread, on Linux with {@code renice} (the other tests are skipped elsewhere), however many
- * of them start each other; the application's threads keep their priority; 0 changes nothing; a
- * thread is lowered once however many tasks it runs; and the options refuse values outside 0..19.
+ * of them start each other; the flush thread only once the JIT compilers have
+ * been quiet for a second, the JVM's compiler threads being found by name in {@code /proc}; the
+ * application's threads keep their priority; 0 changes nothing; a thread is lowered once however
+ * many tasks it runs; and the options refuse values outside 0..19.
  */
 class BackgroundPriorityTest {
 
@@ -86,6 +92,81 @@ class BackgroundPriorityTest {
         return nice;
     }
 
+    @AfterEach
+    void forgetTheWatch() {
+        BackgroundPriority.resetWarmUp();
+    }
+
+    @Test
+    void theJitCountsAsSettledAfterASecondWithCompilersUnderAQuarterOfAProcessor() {
+        long second = BackgroundPriority.WARM_UP_WINDOW_NANOS;
+        long ticksPerSecond = second / CompilerThreads.NANOS_PER_TICK;
+        BackgroundPriority.resetWarmUp();
+        assertFalse(BackgroundPriority.watch(0, 0), "the first look starts the watch");
+        assertFalse(BackgroundPriority.watch(0, second / 2), "half a second is too short to tell");
+        assertFalse(BackgroundPriority.watch(ticksPerSecond / 2, second), "compilers busy half the second");
+        assertFalse(BackgroundPriority.watch(ticksPerSecond / 2 + ticksPerSecond / 4 + 1, 2 * second),
+                "a quarter of a processor and a tick more in the next second");
+        assertTrue(BackgroundPriority.watch(ticksPerSecond, 3 * second),
+                "a quarter of a processor less a tick in the third second");
+        assertTrue(BackgroundPriority.watch(100 * ticksPerSecond, 3 * second + 1), "settled for good");
+        BackgroundPriority.resetWarmUp();
+        assertTrue(BackgroundPriority.watch(-1, 0), "no compiler thread found: settled at once");
+        assertTrue(BackgroundPriority.settled(ticksPerSecond / 4, second));
+        assertFalse(BackgroundPriority.settled(ticksPerSecond / 4 + 1, second));
+    }
+
+    @Test
+    void theFlushThreadKeepsTheApplicationsPriorityUntilTheJitSettles(@TempDir Path dir) throws Exception {
+        assumeTrue(reniceAvailable(), "needs Linux and renice");
+        int mine = niceOfThisThread();
+        int low = niceOfMainThread() + 7;
+        assumeTrue(low <= 19, "the process already runs near the lowest priority");
+        BackgroundPriority.resetWarmUp();
+        AtomicLong ticks = new AtomicLong();
+        BackgroundPriority.compilerTicksForTest = ticks::get;
+        long second = BackgroundPriority.WARM_UP_WINDOW_NANOS;
+        StoreOptions options = StoreOptions.builder().memtableBytes(64 << 10).l0Triggers(30, 30, 36)
+                .backgroundNiceness(7).build();
+        Set<String> before = threadIds();
+        // On disk: each flush's table then has its sidecar checked on the reclaimer's thread, which
+        // the flush thread starts at its first flush, at the application's priority.
+        try (Store store = Store.open(dir, options)) {
+            int perMemtable = (64 << 10) / VALUE_BYTES;
+            int next = 0;
+            for (int i = 0; i < perMemtable; i++, next++) {
+                store.put(key(next), value(next));
+            }
+            store.flush();
+            assertEquals(List.of(mine), niceOfThreads("bloomstore-flus", before), "the first flush starts the watch");
+            // The compilers use a whole processor through the next second: still the application's priority.
+            Thread.sleep(second / 1_000_000 + 100);
+            ticks.addAndGet(2 * second / CompilerThreads.NANOS_PER_TICK);
+            for (int i = 0; i < perMemtable; i++, next++) {
+                store.put(key(next), value(next));
+            }
+            store.flush();
+            assertEquals(List.of(mine), niceOfThreads("bloomstore-flus", before), "a busy second");
+            // The reclaimer checks each new table's sidecar on a thread the flush thread started
+            // at the application's priority; it lowered itself on its first task.
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            List<Integer> reclaimer = niceOfThreads("bloomstore-recl", before);
+            while (!reclaimer.equals(List.of(low)) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+                reclaimer = niceOfThreads("bloomstore-recl", before);
+            }
+            assertEquals(List.of(low), reclaimer, "the reclaimer");
+            // A quiet second: the next flush lowers its thread.
+            Thread.sleep(second / 1_000_000 + 100);
+            for (int i = 0; i < perMemtable; i++, next++) {
+                store.put(key(next), value(next));
+            }
+            store.flush();
+            assertEquals(List.of(low), niceOfThreads("bloomstore-flus", before), "lowered once the JIT settled");
+            assertEquals(mine, niceOfThisThread(), "the writing thread keeps its priority");
+        }
+    }
+
     @Test
     void niceIsReadPastACommandNameWithSpacesAndParentheses(@TempDir Path tmp) throws IOException {
         Path stat = tmp.resolve("stat");
@@ -140,6 +221,10 @@ class BackgroundPriorityTest {
         assumeTrue(low <= 19, "the process already runs near the lowest priority");
         StoreOptions options = StoreOptions.builder().memtableBytes(64 << 10).l0Triggers(2, 20, 36)
                 .backgroundNiceness(7).build();
+        // As in a JVM whose JIT has settled (or that has no compiler threads by HotSpot's names):
+        // the flush thread too is lowered at its first task.
+        BackgroundPriority.resetWarmUp();
+        BackgroundPriority.compilerTicksForTest = () -> -1;
         Set<String> before = threadIds();
         try (Store store = Store.open(new MemoryFileSystem(), Path.of("/nice"), options)) {
             for (int i = 0; i < 6 * (64 << 10) / VALUE_BYTES; i++) {
