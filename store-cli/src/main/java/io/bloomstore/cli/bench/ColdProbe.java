@@ -8,6 +8,7 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import io.bloomstore.core.internal.CompilerThreads;
 import java.util.SplittableRandom;
 import org.slf4j.LoggerFactory;
 
@@ -17,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * run's keys and values — and then {@code ops} random lookups of the keys it wrote. Both phases
  * are timed from their first operation to their last; the time from the JVM's start to the open
  * store is reported apart ({@link ColdResult#startupMillis()}). Each phase also records the processor
- * time of the whole process and of the measuring thread: on a machine with few cores the JIT
- * compiler's and the engine's background threads compete with the measured one, and the
- * difference says how much. As in the open probe ({@link OpenProbe}), the child starts its logging
+ * time of the whole process, of the measuring thread and of the JIT compiler threads (on Linux,
+ * from {@code /proc}: {@link CompilerThreads}): on a machine with few cores the JIT compilers and
+ * the engine's background threads compete with the measured one, and the differences say how much. As in the open probe ({@link OpenProbe}), the child starts its logging
  * before the engine opens: an application's logging runs before it opens a store, and otherwise
  * the first line BloomStore logs (a write held for a flush is logged at INFO) started logback
  * inside the timed puts, some 20 ms of a fresh JVM on the writer's thread; RocksDB logs through
@@ -43,7 +44,8 @@ final class ColdProbe {
             return new ColdResult(engine, round, ops, r.get("startupMillis").asDouble(),
                     r.get("fillOpsPerSec").asDouble(), r.get("readOpsPerSec").asDouble(),
                     r.get("fillCpuMillis").asDouble(), r.get("readCpuMillis").asDouble(),
-                    r.get("fillThreadCpuMillis").asDouble(), r.get("readThreadCpuMillis").asDouble());
+                    r.get("fillThreadCpuMillis").asDouble(), r.get("readThreadCpuMillis").asDouble(),
+                    r.get("fillJitCpuMillis").asDouble(), r.get("readJitCpuMillis").asDouble());
         } finally {
             BenchRunner.deleteRecursively(dir);
         }
@@ -62,6 +64,7 @@ final class ColdProbe {
         SplittableRandom random = new SplittableRandom(seed);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long p0 = processCpuNanos();
+        long j0 = CompilerThreads.nanos();
         long m0 = threads.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         for (int i = 0; i < ops; i++) {
@@ -71,6 +74,7 @@ final class ColdProbe {
         }
         long t1 = System.nanoTime();
         long p1 = processCpuNanos();
+        long j1 = CompilerThreads.nanos();
         long m1 = threads.getCurrentThreadCpuTime();
         SplittableRandom again = new SplittableRandom(seed);
         long found = 0;
@@ -83,6 +87,7 @@ final class ColdProbe {
         }
         long t2 = System.nanoTime();
         long p2 = processCpuNanos();
+        long j2 = CompilerThreads.nanos();
         long m2 = threads.getCurrentThreadCpuTime();
         if (found != ops) {
             throw new IllegalStateException("cold probe found " + found + " of the " + ops + " keys it wrote");
@@ -91,7 +96,13 @@ final class ColdProbe {
                 .put("fillOpsPerSec", ops / ((t1 - t0) / 1e9)).put("readOpsPerSec", ops / ((t2 - t1) / 1e9))
                 .put("fillCpuMillis", (p1 - p0) / 1e6).put("readCpuMillis", (p2 - p1) / 1e6)
                 .put("fillThreadCpuMillis", (m1 - m0) / 1e6).put("readThreadCpuMillis", (m2 - m1) / 1e6)
+                .put("fillJitCpuMillis", jitMillis(j0, j1)).put("readJitCpuMillis", jitMillis(j1, j2))
                 .toString();
+    }
+
+    /** The compiler threads' processor time between two readings, in ms; -1 where they were not found. */
+    private static double jitMillis(long from, long to) {
+        return from < 0 || to < 0 ? -1 : (to - from) / 1e6;
     }
 
     /** Processor time of this process so far (all its threads), or 0 where the JVM does not say. */

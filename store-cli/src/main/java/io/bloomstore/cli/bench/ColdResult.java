@@ -18,8 +18,17 @@ package io.bloomstore.cli.bench;
  * @param readCpuMillis  the same during the lookups
  * @param fillThreadCpuMillis processor time of the measuring thread alone during the fill phase
  * @param readThreadCpuMillis the same during the lookups
+ * @param fillJitCpuMillis processor time of the JIT compiler threads during the fill phase (HotSpot on
+ *                       Linux), -1 where unknown: what a native engine does not spend
+ * @param readJitCpuMillis the same during the lookups
  */
 public record ColdResult(String engine, int round, long ops, double startupMillis, double fillOpsPerSec,
         double readOpsPerSec, double fillCpuMillis, double readCpuMillis, double fillThreadCpuMillis,
-        double readThreadCpuMillis) {
+        double readThreadCpuMillis, double fillJitCpuMillis, double readJitCpuMillis) {
+
+    /** {@code process/thread/jit} milliseconds of a phase for a table cell; the JIT's as n/a where unknown. */
+    static String cpuCell(double process, double thread, double jit, String separator) {
+        return String.format(java.util.Locale.ROOT, "%,.0f%s%,.0f%s%s", process, separator, thread, separator,
+                jit < 0 ? "n/a" : String.format(java.util.Locale.ROOT, "%,.0f", jit));
+    }
 }

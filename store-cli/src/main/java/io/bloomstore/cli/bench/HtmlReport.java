@@ -131,8 +131,8 @@ public final class HtmlReport {
 
     private static void coldTable(StringBuilder h, List<ColdResult> cold) {
         h.append("<section id=\"cold\">\n<h2>Cold start</h2>\n<table>\n");
-        headerRow(h, "engine", "round", "ops", "startup ms", "fill ops/s", "read ops/s", "fill cpu ms (process/thread)",
-                "read cpu ms (process/thread)");
+        headerRow(h, "engine", "round", "ops", "startup ms", "fill ops/s", "read ops/s",
+                "fill cpu ms (process/thread/JIT)", "read cpu ms (process/thread/JIT)");
         for (ColdResult c : cold) {
             h.append("<tr><td class=\"l\">").append(escape(c.engine())).append("</td>");
             cell(h, Integer.toString(c.round() + 1));
@@ -140,8 +140,8 @@ public final class HtmlReport {
             cell(h, String.format(Locale.ROOT, "%,.0f", c.startupMillis()));
             cell(h, String.format(Locale.ROOT, "%,.0f", c.fillOpsPerSec()));
             cell(h, String.format(Locale.ROOT, "%,.0f", c.readOpsPerSec()));
-            cell(h, String.format(Locale.ROOT, "%,.0f / %,.0f", c.fillCpuMillis(), c.fillThreadCpuMillis()));
-            cell(h, String.format(Locale.ROOT, "%,.0f / %,.0f", c.readCpuMillis(), c.readThreadCpuMillis()));
+            cell(h, ColdResult.cpuCell(c.fillCpuMillis(), c.fillThreadCpuMillis(), c.fillJitCpuMillis(), " / "));
+            cell(h, ColdResult.cpuCell(c.readCpuMillis(), c.readThreadCpuMillis(), c.readJitCpuMillis(), " / "));
             h.append("</tr>\n");
         }
         h.append("</table>\n<p class=\"note\">A fresh JVM per engine and round, no warm-up: the first operations of "

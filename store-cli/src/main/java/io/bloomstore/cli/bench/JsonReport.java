@@ -27,7 +27,7 @@ import java.util.Locale;
  *   "summary": [ { engine, workload, rounds, medianOpsPerSec, minOpsPerSec, maxOpsPerSec,
  *                  medianRatioToRocksdb } ],
  *   "cold": [ { engine, round, ops, startupMillis, fillOpsPerSec, readOpsPerSec, fillCpuMillis, readCpuMillis,
- *               fillThreadCpuMillis, readThreadCpuMillis } ],
+ *               fillThreadCpuMillis, readThreadCpuMillis, fillJitCpuMillis, readJitCpuMillis } ],
  *   "open": [ { engine, round, keys, loadMillis, openMillis, closeMillis, reopenMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
  *               rssAfterOpenBytes, rssAfterReadsBytes, filterBytesMapped, indexHeapBytes, nativeTableBytes,
  *               dataBytesOnDisk, reads, readOpsPerSec } ],

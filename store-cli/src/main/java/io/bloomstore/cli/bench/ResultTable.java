@@ -116,15 +116,16 @@ public final class ResultTable {
     private static void printCold(PrintWriter out, List<ColdResult> cold) {
         out.println();
         out.println("Cold start (a fresh JVM per engine, no warm-up: its first operations):");
-        out.printf(Locale.ROOT, "%-20s %5s %10s %12s %14s %14s %16s %16s%n", "engine", "round", "ops", "startup ms",
-                "fill ops/s", "read ops/s", "fill cpu ms p/t", "read cpu ms p/t");
+        out.printf(Locale.ROOT, "%-20s %5s %10s %12s %14s %14s %20s %20s%n", "engine", "round", "ops", "startup ms",
+                "fill ops/s", "read ops/s", "fill cpu ms p/t/jit", "read cpu ms p/t/jit");
         for (ColdResult c : cold) {
-            out.printf(Locale.ROOT, "%-20s %5d %,10d %,12.0f %,14.0f %,14.0f %16s %16s%n", c.engine(), c.round() + 1,
+            out.printf(Locale.ROOT, "%-20s %5d %,10d %,12.0f %,14.0f %,14.0f %20s %20s%n", c.engine(), c.round() + 1,
                     c.ops(), c.startupMillis(), c.fillOpsPerSec(), c.readOpsPerSec(),
-                    String.format(Locale.ROOT, "%,.0f/%,.0f", c.fillCpuMillis(), c.fillThreadCpuMillis()),
-                    String.format(Locale.ROOT, "%,.0f/%,.0f", c.readCpuMillis(), c.readThreadCpuMillis()));
+                    ColdResult.cpuCell(c.fillCpuMillis(), c.fillThreadCpuMillis(), c.fillJitCpuMillis(), "/"),
+                    ColdResult.cpuCell(c.readCpuMillis(), c.readThreadCpuMillis(), c.readJitCpuMillis(), "/"));
         }
-        out.println("(cpu ms p/t: processor time of the whole process / of the measuring thread during the phase)");
+        out.println("(cpu ms p/t/jit: processor time of the whole process / of the measuring thread / of the JIT"
+                + " compiler threads during the phase)");
     }
 
     private static void printOpen(PrintWriter out, List<OpenResult> open) {

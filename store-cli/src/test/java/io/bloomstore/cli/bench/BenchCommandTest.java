@@ -164,7 +164,13 @@ class BenchCommandTest {
             assertEquals(RocksDbEngine.NAME, c.get("engine").asText());
             assertTrue(c.get("fillOpsPerSec").asDouble() > 0 && c.get("readOpsPerSec").asDouble() > 0
                     && c.get("startupMillis").asDouble() > 0, c.toString());
+            // The compilers' time is read from /proc on Linux (-1 elsewhere): never more than the whole process's.
+            for (String phase : new String[] {"fill", "read"}) {
+                double jit = c.get(phase + "JitCpuMillis").asDouble();
+                assertTrue(jit == -1 || (jit >= 0 && jit <= c.get(phase + "CpuMillis").asDouble() + 20), c.toString());
+            }
         }
+        assertTrue(console.contains("cpu ms p/t/jit"), console);
         assertTrue(Files.readString(html).contains("id=\"cold\""));
         JsonNode spent = root.at("/secondsSpent/" + RocksDbEngine.NAME);
         assertTrue(spent.get("cold_probe").asDouble() > 0 && spent.get("measured").asDouble() > 0
