@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * and the benchmark's cold probe reports them beside the work it measures. Internal: not part of
  * the API.
  *
- * <p>Thread safety: stateless.
+ * <p>Thread safety: safe for concurrent use (the threads last found are kept under a lock).
  */
 public final class CompilerThreads {
     /**
@@ -26,39 +26,78 @@ public final class CompilerThreads {
     private static final String C1 = "C1 CompilerThre";
     private static final String C2 = "C2 CompilerThre";
 
+    /** Readings between two full listings of the process's threads (see {@link #ticks()}). */
+    static final int RESCAN_EVERY = 16;
+    private static final Object LOCK = new Object();
+    /** The compiler threads' ids the last listing found (null before it); guarded by LOCK. */
+    private static String[] known;
+    /** Readings of {@link #known} since that listing; guarded by LOCK. */
+    private static int readsSinceScan;
+
     private CompilerThreads() {
     }
 
     /**
      * Processor time (user and system) the compiler threads have used so far, in clock ticks, or
      * -1 when this process has none by their names (another JVM, {@code -Xint}, no {@code /proc}).
+     * The process's threads are listed at the first call and every {@value #RESCAN_EVERY}th, or
+     * when a compiler thread found before has ended (HotSpot may add and retire them); the calls
+     * between read only the compiler threads' own {@code stat}, not one per thread of a process
+     * that may have thousands.
      */
     public static long ticks() {
+        synchronized (LOCK) {
+            if (known != null && known.length > 0 && readsSinceScan < RESCAN_EVERY) {
+                readsSinceScan++;
+                long sum = 0;
+                for (String task : known) {
+                    long t = compilerTicks(task);
+                    if (t < 0) {
+                        return scan();
+                    }
+                    sum += t;
+                }
+                return sum;
+            }
+            return scan();
+        }
+    }
+
+    /** With LOCK held: lists the process's threads, remembers the compiler threads, sums their ticks. */
+    private static long scan() {
+        readsSinceScan = 0;
         String[] tasks = TASKS.list();
         if (tasks == null) {
+            known = new String[0];
             return -1;
         }
+        java.util.List<String> found = new java.util.ArrayList<>(2);
         long ticks = 0;
-        boolean found = false;
         for (String task : tasks) {
-            String stat;
-            try {
-                stat = new String(Files.readAllBytes(Path.of(TASKS.getPath(), task, "stat")), StandardCharsets.US_ASCII);
-            } catch (IOException | RuntimeException e) {
-                continue; // the thread ended meanwhile
-            }
-            int open = stat.indexOf('(');
-            int close = stat.lastIndexOf(')');
-            if (open < 0 || close < open || !(stat.startsWith(C1, open + 1) || stat.startsWith(C2, open + 1))) {
-                continue;
-            }
-            long t = ticks(stat, close);
+            long t = compilerTicks(task);
             if (t >= 0) {
+                found.add(task);
                 ticks += t;
-                found = true;
             }
         }
-        return found ? ticks : -1;
+        known = found.toArray(new String[0]);
+        return found.isEmpty() ? -1 : ticks;
+    }
+
+    /** The ticks of thread {@code task} when it is a compiler thread, else (or when it has ended) -1. */
+    private static long compilerTicks(String task) {
+        String stat;
+        try {
+            stat = new String(Files.readAllBytes(Path.of(TASKS.getPath(), task, "stat")), StandardCharsets.US_ASCII);
+        } catch (IOException | RuntimeException e) {
+            return -1; // the thread ended meanwhile
+        }
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        if (open < 0 || close < open || !(stat.startsWith(C1, open + 1) || stat.startsWith(C2, open + 1))) {
+            return -1;
+        }
+        return ticks(stat, close);
     }
 
     /** {@link #ticks()} in nanoseconds, or -1. */
