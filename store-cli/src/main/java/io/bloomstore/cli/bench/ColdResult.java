@@ -1,5 +1,7 @@
 package io.bloomstore.cli.bench;
 
+import java.util.Locale;
+
 /**
  * One engine's cold start, measured in a fresh JVM by {@link ColdProbe}: what one-shot command
  * line users and short-lived jobs see, with no warm-up and the JIT compiler still at work.
@@ -28,7 +30,7 @@ public record ColdResult(String engine, int round, long ops, double startupMilli
 
     /** {@code process/thread/jit} milliseconds of a phase for a table cell; the JIT's as n/a where unknown. */
     static String cpuCell(double process, double thread, double jit, String separator) {
-        return String.format(java.util.Locale.ROOT, "%,.0f%s%,.0f%s%s", process, separator, thread, separator,
-                jit < 0 ? "n/a" : String.format(java.util.Locale.ROOT, "%,.0f", jit));
+        return String.format(Locale.ROOT, "%,.0f%s%,.0f%s%s", process, separator, thread, separator,
+                jit < 0 ? "n/a" : String.format(Locale.ROOT, "%,.0f", jit));
     }
 }

@@ -108,10 +108,10 @@ final class BackgroundPriority {
 
     /**
      * As {@link #lowerCurrentThread}, for a thread whose work the application waits for (the
-     * flush): called before each of its tasks, it lowers the thread once the JIT compilers have
-     * used at most a quarter of a processor since its previous task; until then, and at its first
-     * task, it leaves the thread at the application's priority. Where no compiler thread is found
-     * (another JVM, no {@code /proc}) it lowers the thread at once, as {@link #lowerCurrentThread}.
+     * flush): called before each of its tasks, it lowers the thread once the JIT has settled
+     * ({@link #jitSettled}); until then it leaves the thread at the application's priority. Where
+     * no compiler thread is found (another JVM, {@code -Xint}, no {@code /proc}) the JIT counts as
+     * settled, and the thread is lowered at its first task, as by {@link #lowerCurrentThread}.
      *
      * @return as {@link #lowerCurrentThread}
      */

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The processor time HotSpot's JIT compiler threads have used, read on Linux from
@@ -71,7 +73,7 @@ public final class CompilerThreads {
             known = new String[0];
             return -1;
         }
-        java.util.List<String> found = new java.util.ArrayList<>(2);
+        List<String> found = new ArrayList<>(2);
         long ticks = 0;
         for (String task : tasks) {
             long t = compilerTicks(task);
