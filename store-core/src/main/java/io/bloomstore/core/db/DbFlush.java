@@ -282,6 +282,13 @@ final class DbFlush {
      */
     void finishRecovery(MemTable replayed, boolean keepInWal, List<String> listing) throws IOException {
         if (keepInWal) {
+            if (replayed.logNumber() > db.versions.logNumber()) {
+                // LevelDB's order: the MANIFEST names the segment the writes now live from before
+                // the segments below it go. Deleting them first left a MANIFEST whose log number
+                // named a deleted segment, and a later torn edit made the store refuse to open.
+                db.versions.logAndApply(new VersionEdit().setLogNumber(replayed.logNumber())
+                        .setLastSequence(db.lastSequence));
+            }
             mutex.lock();
             try {
                 db.installVersion(db.versions.current(), replayed, List.of());

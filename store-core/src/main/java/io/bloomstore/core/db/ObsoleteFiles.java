@@ -25,7 +25,8 @@ final class ObsoleteFiles {
     }
 
     /**
-     * WAL segments below {@code logNumber}, stale MANIFESTs and temporary
+     * WAL segments below {@code logNumber} and below the MANIFEST's own log number (a segment the
+     * MANIFEST still names is what recovery replays should its next edit be torn), stale MANIFESTs and temporary
      * files; with {@code orphans} (at recovery, before any flush or compaction thread runs) also
      * tables the current version does not hold, left by a crash during a flush or compaction.
      * Tables a compaction replaced are deleted by their {@link TableHandle} once no reader holds
@@ -72,7 +73,7 @@ final class ObsoleteFiles {
                 continue;
             }
             boolean obsolete = switch (p.kind()) {
-                case WAL -> p.number() < logNumber;
+                case WAL -> p.number() < Math.min(logNumber, db.versions.logNumber());
                 case TABLE, FILTER -> orphans && !live.contains(p.number()) && !db.tables.holds(p.number());
                 case MANIFEST -> p.number() != db.versions.manifestNumber();
                 case TEMP -> true;
