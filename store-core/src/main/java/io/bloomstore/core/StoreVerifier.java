@@ -178,17 +178,21 @@ public final class StoreVerifier {
         Path path = dir.resolve(name);
         try (RandomReadFile f = fs.openRead(path)) {
             LogReader reader = new LogReader(f, path, LogFormat.MANIFEST_MAGIC);
-            Version v = Version.empty();
+            Version.Builder builder = new Version.Builder();
             long nextFile = 0;
             int records = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 VersionEdit edit = VersionEdit.decode(record, path, reader.lastRecordOffset());
-                v = v.apply(edit);
+                String wrong = builder.apply(edit);
+                if (wrong != null) {
+                    throw new CorruptionException(path, reader.lastRecordOffset(), "edit " + (records + 1) + " " + wrong);
+                }
                 records++;
                 nextFile = edit.nextFileNumber().orElse(nextFile);
                 logNumber = edit.logNumber().orElse(logNumber);
                 lastSequence = edit.lastSequence().orElse(lastSequence);
             }
+            Version v = builder.build();
             if (reader.droppedTailBytes() > 0) {
                 warn(path, f.size() - reader.droppedTailBytes(), "torn final edit (" + reader.droppedTailBytes()
                         + " bytes) left by a crash; the next open drops it");

@@ -286,19 +286,29 @@ public final class Version {
         /**
          * Applies {@code edit}: its deletions, then its additions.
          *
-         * @return -1, or the number of a table the edit adds while it is live already (not
-         *         deleted first), which no edit BloomStore writes does: a damaged MANIFEST
+         * @return null, or what is wrong with the edit, which no edit BloomStore writes does (a
+         *         damaged MANIFEST, as RocksDB's version builder reports it): it deletes a table that
+         *         is not live, or deletes it at another level than the table's, or adds a table that
+         *         is live already (not deleted first)
          */
-        public long apply(VersionEdit edit) {
+        public String apply(VersionEdit edit) {
             for (VersionEdit.Deleted d : edit.deleted()) {
+                VersionEdit.Added was = live.get(d.fileNumber());
+                if (was == null) {
+                    return "deletes table " + d.fileNumber() + ", which is not live";
+                }
+                if (was.level() != d.level()) {
+                    return "deletes table " + d.fileNumber() + " at level " + d.level() + ", but it lives at level "
+                            + was.level();
+                }
                 live.remove(d.fileNumber());
             }
             for (VersionEdit.Added a : edit.added()) {
                 if (live.putIfAbsent(a.file().fileNumber(), a) != null) {
-                    return a.file().fileNumber();
+                    return "adds table " + a.file().fileNumber() + ", which is live already";
                 }
             }
-            return -1;
+            return null;
         }
 
         /** The version the edits applied so far describe. */
@@ -323,6 +333,22 @@ public final class Version {
             sorted.add(List.copyOf(files));
         }
         return new Version(List.copyOf(sorted));
+    }
+
+    /**
+     * What is wrong with {@code edit} applied to this version, or null: as {@link Builder#apply}, a
+     * deletion of a table that is not live here or not at that level, or an addition of a live one.
+     */
+    public String check(VersionEdit edit) {
+        Builder b = new Builder();
+        for (int level = 0; level < NUM_LEVELS; level++) {
+            VersionEdit add = new VersionEdit();
+            for (FileMetaData f : levels.get(level)) {
+                add.addFile(level, f);
+            }
+            b.apply(add);
+        }
+        return b.apply(edit);
     }
 
     /** A new version with the edit's deletions and additions applied. */

@@ -142,10 +142,10 @@ public final class VersionSet implements Closeable {
             int edits = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 VersionEdit edit = VersionEdit.decode(record, manifestPath, reader.lastRecordOffset());
-                long twice = v.apply(edit);
-                if (twice >= 0) {
+                String wrong = v.apply(edit);
+                if (wrong != null) {
                     throw new CorruptionException(manifestPath, reader.lastRecordOffset(), "edit " + (edits + 1)
-                            + " adds table " + twice + ", which is live already");
+                            + " " + wrong);
                 }
                 edits++;
                 if (edit.logNumber().isPresent()) {
@@ -263,6 +263,11 @@ public final class VersionSet implements Closeable {
         if (failed != null) {
             throw new IOException("the MANIFEST takes no more edits after an earlier failure: " + failed.getMessage(),
                     failed);
+        }
+        // Never write an edit that recovery would refuse as a damaged MANIFEST.
+        String wrong = current.check(edit);
+        if (wrong != null) {
+            throw new IllegalStateException("refusing to log a MANIFEST edit of " + dir + " that " + wrong);
         }
         edit.setNextFileNumber(nextFileNumber.get());
         Version next = current.apply(edit);

@@ -68,11 +68,14 @@ class VersionBuilderTest {
                                 1, seq));
                     }
                 } else {
-                    // A deletion of a table no longer (or never) live: ignored by both.
+                    // A deletion of a table no longer (or never) live: a damaged MANIFEST, reported.
                     edit.deleteFile(random.nextInt(Version.NUM_LEVELS), number + 1000);
+                    assertEquals("deletes table " + (number + 1000) + ", which is not live", applied.check(edit));
+                    continue;
                 }
+                assertEquals(null, applied.check(edit));
                 applied = applied.apply(edit);
-                assertEquals(-1, builder.apply(edit));
+                assertEquals(null, builder.apply(edit));
                 if (random.nextInt(10) == 0 || e == edits - 1) {
                     Version built = builder.build();
                     for (int level = 0; level < Version.NUM_LEVELS; level++) {
@@ -88,13 +91,26 @@ class VersionBuilderTest {
     void anEditAddingALiveTableIsReported() {
         FileMetaData t5 = new FileMetaData(5, 100, 10, key(1), key(9), 5, 1, 5);
         Version.Builder builder = new Version.Builder();
-        assertEquals(-1, builder.apply(new VersionEdit().addFile(0, t5)));
-        assertEquals(5, builder.apply(new VersionEdit().addFile(1, t5)));
+        assertEquals(null, builder.apply(new VersionEdit().addFile(0, t5)));
+        assertEquals("adds table 5, which is live already", builder.apply(new VersionEdit().addFile(1, t5)));
         Version.Builder moved = new Version.Builder();
         moved.apply(new VersionEdit().addFile(0, t5));
-        assertEquals(-1, moved.apply(new VersionEdit().deleteFile(0, 5).addFile(1, t5)), "a trivial move");
+        assertEquals(null, moved.apply(new VersionEdit().deleteFile(0, 5).addFile(1, t5)), "a trivial move");
         assertEquals(List.of(t5), moved.build().files(1));
         assertTrue(moved.build().files(0).isEmpty());
+    }
+
+    /** As RocksDB's version builder: deleting a table that is not live, or at another level, is a damaged MANIFEST. */
+    @Test
+    void anEditDeletingATableThatIsNotThereIsReported() {
+        FileMetaData t5 = new FileMetaData(5, 100, 10, key(1), key(9), 5, 1, 5);
+        Version.Builder builder = new Version.Builder();
+        assertEquals("deletes table 7, which is not live", builder.apply(new VersionEdit().deleteFile(0, 7)));
+        builder.apply(new VersionEdit().addFile(2, t5));
+        assertEquals("deletes table 5 at level 1, but it lives at level 2",
+                builder.apply(new VersionEdit().deleteFile(1, 5)));
+        assertEquals(null, builder.apply(new VersionEdit().deleteFile(2, 5)));
+        assertTrue(builder.build().allFiles().isEmpty());
     }
 
     @Test
