@@ -7,22 +7,26 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * Repairs a store that refuses to open, as LevelDB's and RocksDB's {@code RepairDB}: keeps every
- * table that verifies (rebuilding a damaged or missing filter sidecar from it) and every WAL record
- * that verifies (a damaged segment's records before the damage), rebuilds the MANIFEST and CURRENT
- * from them, moves every file that does not verify into {@code lost/} inside the store directory,
- * and reports what was kept and lost. The repaired store opens and verifies clean.
+ * Repairs a store that refuses to open, as LevelDB's and RocksDB's {@code RepairDB}: checks every
+ * table in the directory, whatever the MANIFEST says (rebuilding a damaged or missing filter
+ * sidecar from a table that verifies), salvages every WAL record that verifies (a damaged segment's
+ * records before the damage), rebuilds the MANIFEST and CURRENT from them, and reports what was
+ * kept and lost. Repair deletes nothing: files that do not verify, and files the repaired store no
+ * longer needs, are moved into {@code lost/} inside the store directory. The repaired store opens
+ * and verifies clean.
  *
  * <p>Levels: when a MANIFEST reads whole (CURRENT's, or the newest one when CURRENT is damaged or
- * missing), the kept tables stay at the levels it gives them. Otherwise the relative age of
- * overlapping tables is unknown, and no placement of the tables themselves is safe (a lookup takes
- * the first table that holds a key), so repair merges all kept tables and the salvaged WAL records
- * into new tables forming one sorted level, the newest version of each key winning, as a full
- * compaction would.
+ * missing) and its version names exactly the tables that verify, they stay at the levels it gives
+ * them, and the WAL records from its log number on become a level-0 table. Otherwise (no such
+ * MANIFEST, a table it names missing or damaged, or a table it does not name — a store copied while
+ * it ran has a MANIFEST older than its tables) repair merges every table that verifies and every
+ * salvaged WAL record into new tables forming one sorted level, the newest version of each key by
+ * sequence number winning, as a full compaction would; the originals go to {@code lost/}.
  *
  * <p>What repair cannot give back: the keys of a lost table (an older version of such a key, in a
- * deeper table, becomes visible again), and WAL records past a damage. Run it on a closed store;
- * it takes the store's lock.
+ * deeper table, becomes visible again), and WAL records past a damage. A key deleted long ago may
+ * come back when the merge finds an older table holding it whose deleting tombstone was already
+ * compacted away. Run it on a closed store; it takes the store's lock.
  *
  * <p>Thread safety: stateless.
  */

@@ -39,7 +39,7 @@ public final class RepairCommand extends StoreCommand {
                     r.rebuiltTables().size(), String.join(" ", r.rebuiltTables()));
         }
         out.printf("levels: %s%n", r.manifestReused() ? "as the readable MANIFEST had them"
-                : "no MANIFEST read whole, every kept table merged into one sorted level");
+                : "no MANIFEST named exactly the tables that verify, every kept table merged into one sorted level");
         out.printf("WAL: %d entries salvaged, %d bytes dropped past damage%n", r.walEntriesSalvaged(),
                 r.walBytesDropped());
         if (r.lostFiles().isEmpty()) {
@@ -48,6 +48,10 @@ public final class RepairCommand extends StoreCommand {
             out.printf("lost (moved into %s): %s; %d keys%s%n", dataDir().resolve("lost"),
                     String.join(" ", r.lostFiles()), r.keysLost(), r.tablesOfUnknownSize() == 0 ? ""
                             : " and the keys of " + r.tablesOfUnknownSize() + " tables whose size was unreadable");
+        }
+        if (!r.archivedFiles().isEmpty()) {
+            out.printf("set aside (moved into %s, no longer needed): %s%n", dataDir().resolve("lost"),
+                    String.join(" ", r.archivedFiles()));
         }
         out.printf("repaired: %s opens with sequence numbers continuing after %d%n", dataDir(), r.lastSequence());
         out.flush();

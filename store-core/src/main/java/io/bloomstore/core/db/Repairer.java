@@ -24,6 +24,7 @@ import io.bloomstore.core.table.TableReader;
 import io.bloomstore.core.wal.BatchCodec;
 import io.bloomstore.core.wal.LogFormat;
 import io.bloomstore.core.wal.LogReader;
+import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -40,13 +41,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The work of {@link io.bloomstore.core.StoreRepair}, under the store's lock: check every table
- * (its blocks, then its filter sidecar, rebuilding a damaged sidecar by rewriting the table under
- * its own number), salvage the WAL segments' records up to any damage, read the MANIFEST if one
- * reads whole, then write a new MANIFEST and CURRENT — the MANIFEST's levels for the kept tables
- * plus a level-0 table of the WAL records, or, without a MANIFEST, every kept table and the WAL
- * records merged into one sorted level — and only then delete what the new MANIFEST replaced.
- * Damaged files are moved into {@code lost/}; nothing is deleted that was not rewritten first.
+ * The work of {@link io.bloomstore.core.StoreRepair}, under the store's lock: check every table in
+ * the directory (its blocks, then its filter sidecar, rebuilding a damaged sidecar by rewriting the
+ * table under its own number), salvage the WAL segments' records up to any damage, read the MANIFEST
+ * if one reads whole, then write a new MANIFEST and CURRENT — the MANIFEST's levels when its version
+ * names exactly the tables that verify, plus a level-0 table of the WAL records; otherwise every
+ * verified table and the WAL records merged into one sorted level — and only then move what the new
+ * MANIFEST replaced into {@code lost/}. Damaged files go there too; nothing is deleted.
  *
  * <p>Thread safety: one repair per instance, on the calling thread.
  */
@@ -65,7 +66,10 @@ public final class Repairer {
     private final List<String> kept = new ArrayList<>();
     private final List<String> rebuilt = new ArrayList<>();
     private final List<String> lost = new ArrayList<>();
-    /** Files the new MANIFEST makes garbage: deleted once it is durable. */
+    private final List<String> archived = new ArrayList<>();
+    /** Tables that do not verify, with their entry counts (-1 when unreadable). */
+    private final Map<Long, Long> damaged = new TreeMap<>();
+    /** Files the new MANIFEST makes garbage: moved into {@code lost/} once it is durable. */
     private final List<Path> replaced = new ArrayList<>();
     private long keysLost;
     private int tablesOfUnknownSize;
@@ -114,23 +118,8 @@ public final class Repairer {
             }
         }
         Manifest manifest = readManifest(names);
-        if (manifest != null) {
-            // A MANIFEST that reads whole names the store's tables. Any other table is one a
-            // compaction replaced or a cancelled compaction's partial output: none holds data the
-            // named tables lack, so its state is no loss. The next writable open deletes it.
-            Set<Long> named = new HashSet<>();
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (FileMetaData f : manifest.version().files(level)) {
-                    named.add(f.fileNumber());
-                }
-            }
-            int before = tables.size();
-            tables.removeIf(n -> !named.contains(n));
-            if (tables.size() < before) {
-                Log.LOG.info("repair: {} tables in {} are not in its MANIFEST's version (replaced or unfinished);"
-                        + " left for the next open to delete", before - tables.size(), dir);
-            }
-        }
+        // Every table is checked, whatever the MANIFEST says: one it does not name may hold data
+        // it lacks (a flush or compaction after the MANIFEST was copied, a stale MANIFEST).
         Map<Long, FileMetaData> good = new TreeMap<>();
         for (long n : tables) {
             FileMetaData f = checkTable(n);
@@ -138,27 +127,43 @@ public final class Repairer {
                 good.put(n, f);
             }
         }
+        // The MANIFEST's levels are kept only when they describe exactly the tables that verify:
+        // then no table outside its version can hold anything it lacks. Otherwise every table
+        // that verifies and every WAL record are merged, the newest version of each key (by
+        // sequence number) winning, as RepairDB rebuilds whatever the MANIFEST says.
+        boolean keepLevels = manifest != null && describesExactly(manifest, good.keySet());
+        for (Map.Entry<Long, Long> d : damaged.entrySet()) {
+            Path table = FileNames.table(dir, d.getKey());
+            if (keepLevels) {
+                // Not in the version (which names exactly the tables that verify): an unfinished
+                // output of a flush or compaction whose edit was never logged. Nothing it held is
+                // missing from the version.
+                archive(table);
+                archive(FileNames.filter(dir, d.getKey()));
+            } else {
+                tablesOfUnknownSize += d.getValue() < 0 ? 1 : 0;
+                lose(table, Math.max(0, d.getValue()));
+                lose(FileNames.filter(dir, d.getKey()), 0);
+            }
+        }
         MemTable salvaged = new MemTable(0);
         for (long n : wals) {
             if (manifest == null || n >= manifest.logNumber()) {
                 salvageWal(n, salvaged);
+            } else {
+                // Below the log number of a MANIFEST that reads whole: flushed into its tables
+                // (or their compactions' outputs) long ago; replaying it could bring back keys
+                // deleted since.
+                replaced.add(FileNames.wal(dir, n));
             }
         }
         Version version;
-        if (manifest != null) {
+        if (keepLevels) {
             lastSequence = Math.max(lastSequence, manifest.lastSequence());
             VersionEdit edit = new VersionEdit();
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
                 for (FileMetaData f : manifest.version().files(level)) {
-                    FileMetaData g = good.get(f.fileNumber());
-                    if (g != null) {
-                        edit.addFile(level, g);
-                    } else if (!fs.exists(FileNames.table(dir, f.fileNumber()))
-                            && !lost.contains(FileNames.table(dir, f.fileNumber()).getFileName().toString())) {
-                        // Named by the MANIFEST but gone: lost as a damaged one is.
-                        lost.add(FileNames.table(dir, f.fileNumber()).getFileName() + " (missing)");
-                        keysLost += f.entries();
-                    }
+                    edit.addFile(level, good.get(f.fileNumber()));
                 }
             }
             if (!salvaged.isEmpty()) {
@@ -168,19 +173,26 @@ public final class Repairer {
             }
             version = Version.empty().apply(edit);
         } else {
+            if (manifest != null) {
+                lastSequence = Math.max(lastSequence, manifest.lastSequence());
+                noteMissing(manifest);
+            }
             version = mergeEverything(good, salvaged);
         }
+        // The repaired MANIFEST's log number names a real, empty segment: should the first edit
+        // after the repair be torn, recovery falls back to this MANIFEST and finds its segment.
         long logNumber = nextNumber++;
+        writeEmptyWal(logNumber);
         long manifestNumber = VersionSet.writeRepaired(fs, dir, version, logNumber, lastSequence, nextNumber);
-        // The new MANIFEST is durable: what it replaced can go.
+        // The new MANIFEST is durable: what it replaced is set aside, never deleted.
         for (Path p : replaced) {
-            fs.delete(p);
+            archive(p);
         }
         for (String name : fs.list(dir)) {
             FileNames.Parsed p = FileNames.parse(name);
             if (p != null && (p.kind() == FileNames.Kind.MANIFEST && p.number() != manifestNumber
                     || p.kind() == FileNames.Kind.TEMP)) {
-                fs.delete(dir.resolve(name));
+                archive(dir.resolve(name));
             }
         }
         checkCounters();
@@ -189,10 +201,45 @@ public final class Repairer {
         }
         fs.syncDirectory(dir);
         RepairReport report = new RepairReport(dir, kept, rebuilt, lost, keysLost, tablesOfUnknownSize, walEntries,
-                walBytesDropped, manifest != null, lastSequence);
-        Log.LOG.info("Repaired {}: kept {} tables, rebuilt {}, lost {} files ({} keys), salvaged {} WAL entries", dir,
-                kept.size(), rebuilt.size(), lost.size(), keysLost, walEntries);
+                walBytesDropped, keepLevels, lastSequence, archived);
+        Log.LOG.info("Repaired {}: kept {} tables, rebuilt {}, lost {} files ({} keys), salvaged {} WAL entries,"
+                        + " set aside {} files it no longer needs", dir, kept.size(), rebuilt.size(), lost.size(),
+                keysLost, walEntries, archived.size());
         return report;
+    }
+
+    /** Whether the MANIFEST's version holds exactly the tables in {@code verified}. */
+    private static boolean describesExactly(Manifest manifest, Set<Long> verified) {
+        Set<Long> named = new HashSet<>();
+        for (int level = 0; level < Version.NUM_LEVELS; level++) {
+            for (FileMetaData f : manifest.version().files(level)) {
+                named.add(f.fileNumber());
+            }
+        }
+        return named.equals(verified);
+    }
+
+    /**
+     * Reports the tables the MANIFEST names that are not in the directory. Their keys may live on
+     * in tables it does not name (a compaction's outputs, when the MANIFEST is older than the
+     * tables): the merge keeps whatever verifies, so no key count can be given.
+     */
+    private void noteMissing(Manifest manifest) {
+        for (int level = 0; level < Version.NUM_LEVELS; level++) {
+            for (FileMetaData f : manifest.version().files(level)) {
+                String name = FileNames.table(dir, f.fileNumber()).getFileName().toString();
+                if (!fs.exists(FileNames.table(dir, f.fileNumber())) && !lost.contains(name)) {
+                    lost.add(name + " (missing)");
+                }
+            }
+        }
+    }
+
+    /** Writes WAL segment {@code n} with its header only, durably. */
+    private void writeEmptyWal(long n) throws IOException {
+        try (LogWriter w = new LogWriter(fs.create(FileNames.wal(dir, n)), LogFormat.WAL_MAGIC)) {
+            w.sync();
+        }
     }
 
     /** The MANIFEST name CURRENT holds, or null when CURRENT is missing or unreadable. */
@@ -247,13 +294,16 @@ public final class Repairer {
         Path path = dir.resolve(name);
         try (RandomReadFile f = fs.openRead(path)) {
             LogReader reader = new LogReader(f, path, LogFormat.MANIFEST_MAGIC);
-            Version v = Version.empty();
+            Version.Builder v = new Version.Builder();
             long logNumber = 0;
             long sequence = 0;
             int edits = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 VersionEdit edit = VersionEdit.decode(record, path, reader.lastRecordOffset());
-                v = v.apply(edit);
+                String wrong = v.apply(edit);
+                if (wrong != null) {
+                    throw new CorruptionException(path, reader.lastRecordOffset(), "edit " + (edits + 1) + " " + wrong);
+                }
                 logNumber = edit.logNumber().orElse(logNumber);
                 sequence = edit.lastSequence().orElse(sequence);
                 edits++;
@@ -262,7 +312,7 @@ public final class Repairer {
                 throw new CorruptionException(path, f.size() - reader.droppedTailBytes(),
                         edits == 0 ? "no complete edit" : "damaged or torn last edit");
             }
-            return new Manifest(path, v, logNumber, sequence);
+            return new Manifest(path, v.build(), logNumber, sequence);
         } catch (IOException | RuntimeException e) {
             Log.LOG.warn("repair: {} does not read whole ({}); every kept table is merged instead", path, e.toString());
             lose(path, 0);
@@ -282,9 +332,7 @@ public final class Repairer {
             r = TableReader.openWithoutFilter(fs, dir, n, TableOptions.of(options), counters);
         } catch (IOException | RuntimeException e) {
             Log.LOG.warn("repair: table {} does not open: {}", table, e.toString());
-            tablesOfUnknownSize++;
-            lose(table, 0);
-            lose(filter, 0);
+            damaged.put(n, -1L);
             return null;
         }
         TableMetadata t;
@@ -300,8 +348,7 @@ public final class Repairer {
             }
             if (!verified) {
                 r.close();
-                lose(table, props.entries());
-                lose(filter, 0);
+                damaged.put(n, props.entries());
                 return null;
             }
             lastSequence = Math.max(lastSequence, props.largestSeq());
@@ -486,8 +533,26 @@ public final class Repairer {
 
     /** Moves a file that does not verify into {@code lost/}, counting the keys it held. */
     private void lose(Path file, long keys) throws IOException {
+        if (moveToLost(file)) {
+            lost.add(file.getFileName().toString());
+            keysLost += keys;
+        }
+    }
+
+    /**
+     * Moves a file the repaired store no longer needs (a table merged into new ones, a WAL segment
+     * written into a table, an old MANIFEST, a table outside the version) into {@code lost/}:
+     * repair deletes nothing.
+     */
+    private void archive(Path file) throws IOException {
+        if (moveToLost(file)) {
+            archived.add(file.getFileName().toString());
+        }
+    }
+
+    private boolean moveToLost(Path file) throws IOException {
         if (!fs.exists(file)) {
-            return;
+            return false;
         }
         Path lostDir = dir.resolve(LOST);
         fs.createDirectories(lostDir);
@@ -496,7 +561,6 @@ public final class Repairer {
             target = lostDir.resolve(file.getFileName() + "." + i);
         }
         fs.rename(file, target);
-        lost.add(file.getFileName().toString());
-        keysLost += keys;
+        return true;
     }
 }

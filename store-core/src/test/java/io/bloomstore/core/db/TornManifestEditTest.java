@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.StoreRepair;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
@@ -36,6 +37,20 @@ class TornManifestEditTest {
     @Test
     void tornFlushEditAfterAReopenFallsBackToTheEditBeforeIt() throws IOException {
         for (int seed = 0; seed < 40; seed++) {
+            tearTheFirstFlushEdit(seed, false);
+        }
+    }
+
+    /** The same after a repair: the MANIFEST repair writes names a WAL segment that exists. */
+    @Test
+    void tornFlushEditAfterARepairFallsBackToTheRepairedManifest() throws IOException {
+        for (int seed = 0; seed < 20; seed++) {
+            tearTheFirstFlushEdit(seed, true);
+        }
+    }
+
+    private static void tearTheFirstFlushEdit(int seed, boolean repair) throws IOException {
+        {
             MemoryFileSystem mem = new MemoryFileSystem();
             FaultInjectionFileSystem fs = new FaultInjectionFileSystem(mem, seed);
             try (Store store = Store.open(fs, DIR, OPTIONS)) {
@@ -43,6 +58,9 @@ class TornManifestEditTest {
                     store.put(b("first" + i), b("v" + i));
                 }
                 store.flush();
+            }
+            if (repair) {
+                StoreRepair.repair(fs, DIR, OPTIONS);
             }
             AtomicReference<FaultInjectionFileSystem> after = new AtomicReference<>();
             Store store = Store.open(fs, DIR, OPTIONS);

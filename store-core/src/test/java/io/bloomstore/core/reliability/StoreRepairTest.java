@@ -11,6 +11,7 @@ import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.core.RepairReport;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreRepair;
 import io.bloomstore.core.StoreVerifier;
 import io.bloomstore.core.VerifyReport;
@@ -194,9 +195,15 @@ class StoreRepairTest {
         Path table = someTable(dir);
         flip(table, -1);
         // Tables are opened on first use: the store opens, and the first use of the damaged table
-        // (statistics open every table) reports it as corruption naming the file.
+        // (a scan of everything opens every table) reports it as corruption naming the file.
         try (Store s = Store.openReadOnly(dir, OPTIONS)) {
-            UncheckedIOException e = assertThrows(UncheckedIOException.class, s::stats);
+            UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> {
+                try (StoreIterator it = s.iterator(null, null)) {
+                    while (it.hasNext()) {
+                        it.next();
+                    }
+                }
+            });
             assertInstanceOf(CorruptionException.class, e.getCause());
             assertTrue(e.getCause().getMessage().contains(table.getFileName().toString()), e.getCause().getMessage());
         }
@@ -207,8 +214,7 @@ class StoreRepairTest {
 
     /**
      * A cancelled compaction's partial output (a table file with no footer, not in the MANIFEST)
-     * holds nothing the store lacks: repair leaves it for the next open to delete and reports
-     * nothing lost.
+     * holds nothing the store lacks: repair sets it aside in {@code lost/} and reports nothing lost.
      */
     @Test
     void unfinishedCompactionOutputIsNoLoss() throws IOException {
@@ -225,7 +231,8 @@ class StoreRepairTest {
         assertTrue(r.nothingLost(), r.toString());
         assertTrue(r.manifestReused());
         assertFalse(r.keptTables().contains(partial.getFileName().toString()), r.toString());
-        assertFalse(Files.exists(dir.resolve("lost").resolve(partial.getFileName())));
+        assertTrue(r.archivedFiles().contains(partial.getFileName().toString()), r.toString());
+        assertTrue(Files.exists(dir.resolve("lost").resolve(partial.getFileName())), "set aside, not deleted");
     }
 
     @Test
