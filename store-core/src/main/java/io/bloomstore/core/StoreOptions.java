@@ -59,19 +59,17 @@ import io.bloomstore.core.table.TableOptions;
  *       unpaced writer ran at 0.74× RocksDB's with two compactions whenever due, 1.64× with this,
  *       and 10 M random puts at 2.24× instead of the 1.00× of one compaction only:
  *       docs/benchmarks.md), and 0 (no wait) elsewhere;
- *   <li>{@code backgroundNiceness} 10: on Linux, the flush and compaction threads run this many
- *       nice levels below the process's main thread, so that on a machine whose cores are
- *       all busy the application's threads get a core first and background work the rest
- *       (readers beside an unpaced writer on 2 processors: p99.9 0.31–0.69 of RocksDB's with it,
- *       1.03–1.23 without: docs/benchmarks.md); writers that outrun the background meet level 0's and the
- *       memtables' limits as ever. 0 leaves the threads' priority alone; the system property
- *       {@code bloomstore.backgroundNiceness} sets the default for the whole JVM. The change is made by
- *       running {@code renice} once per thread; where that fails (no {@code renice}, another
- *       system) the threads keep their priority. The flush thread (which writers wait for) is
- *       lowered only once the JVM's JIT compilers have been quiet for a second: in a fresh JVM
- *       they hold a processor at the application's priority, and a lowered flush then held the
- *       writers (docs/benchmarks.md). RocksDB offers the same
- *       ({@code Env::LowerThreadPoolCPUPriority}), off by default;
+ *   <li>{@code backgroundNiceness} 0: the flush, compaction and reclaim threads keep the
+ *       application's priority. Above 0 (opt-in), on Linux with Java 22 or later, each lowers
+ *       itself this many nice levels below the process's main thread once, on its first task, by
+ *       calling the C library's {@code setpriority} through the foreign-function API (no process
+ *       is started), so that on a machine whose cores are all busy the application's threads get a
+ *       core first and background work the rest (docs/benchmarks.md). It is off by default because
+ *       the JDK prints a warning at a library's first native call unless the application runs with
+ *       {@code --enable-native-access=ALL-UNNAMED}. On Java 17-21, or where the call fails, the
+ *       threads keep their priority. The threads writers wait on (the WAL's syncs) are never
+ *       lowered. The system property {@code bloomstore.backgroundNiceness} sets the default for the
+ *       whole JVM. RocksDB offers the same ({@code Env::LowerThreadPoolCPUPriority}), off by default;
  *   <li>{@code bytesPerSync} 1 MiB: the WAL and table files are synced in the background every
  *       megabyte written, so a memtable switch or a finished table waits for little (0: off);
  *   <li>{@code walRecovery} {@link WalRecovery#TOLERATE_TORN_TAIL}: only a torn final WAL record
@@ -265,12 +263,12 @@ public final class StoreOptions {
     /**
      * {@code backgroundNiceness}'s default: the system property {@value #BACKGROUND_NICENESS_PROPERTY}
      * when set (for an application that cannot reach its stores' options, and for measuring both
-     * ways), else 10. A value that is not a whole number is refused when options are built.
+     * ways), else 0. A value that is not a whole number is refused when options are built.
      */
     static int defaultBackgroundNiceness() {
         String v = System.getProperty(BACKGROUND_NICENESS_PROPERTY);
         if (v == null) {
-            return 10;
+            return 0;
         }
         try {
             return Integer.parseInt(v.trim());

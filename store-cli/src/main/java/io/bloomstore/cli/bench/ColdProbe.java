@@ -8,7 +8,6 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import io.bloomstore.core.internal.CompilerThreads;
 import java.util.SplittableRandom;
 import org.slf4j.LoggerFactory;
 

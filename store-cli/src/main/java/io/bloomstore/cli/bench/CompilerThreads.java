@@ -1,4 +1,4 @@
-package io.bloomstore.core.internal;
+package io.bloomstore.cli.bench;
 
 import java.io.File;
 import java.io.IOException;
@@ -10,9 +10,8 @@ import java.util.List;
 
 /**
  * The processor time HotSpot's JIT compiler threads have used, read on Linux from
- * {@code /proc/self/task}: the flush thread waits for them to settle before it lowers its priority,
- * and the benchmark's cold probe reports them beside the work it measures. Internal: not part of
- * the API.
+ * {@code /proc/self/task}: the benchmark's cold probe reports them beside the work it measures
+ * (the library itself never watches the host JVM).
  *
  * <p>Thread safety: safe for concurrent use (the threads last found are kept under a lock).
  */

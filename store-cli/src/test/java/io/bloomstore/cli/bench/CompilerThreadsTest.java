@@ -1,4 +1,4 @@
-package io.bloomstore.core.internal;
+package io.bloomstore.cli.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -21,10 +21,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>A job is cancelled (a {@link CompactionCancelledException}) when its cancel condition turns
  * true, checked before each entry, so that closing a store need not wait for a long compaction.
- * On failure the unfinished table is abandoned (its files deleted); on cancellation its files are
- * left for the next open to delete, as a crash leaves them, so that a closing store waits for no
- * unlink. Either way the finished ones are left in {@link #outputs()} for the caller: nothing is
- * in the MANIFEST yet.
+ * On failure or cancellation the unfinished table is abandoned (its files deleted: a closed store
+ * leaves no file its version does not name). Either way the finished ones are left in
+ * {@link #outputs()} for the caller: nothing is in the MANIFEST yet.
  *
  * <p>Thread safety: not thread-safe; one thread runs a job.
  */
@@ -68,7 +67,6 @@ public final class CompactionJob {
     private final BooleanSupplier cancelled;
     private final List<FileMetaData> outputs = new ArrayList<>();
     /** Inside an output table's {@link TableBuilder#finish()} (its index, filter and syncs). */
-    private volatile boolean finishing;
     /** {@link #run} has returned or thrown. */
     private volatile boolean done;
     private long bytesWritten;
@@ -124,15 +122,10 @@ public final class CompactionJob {
             }
         } catch (IOException | RuntimeException e) {
             if (builder != null && !builder.isFinished()) {
-                if (e instanceof CompactionCancelledException) {
-                    // The store is closing: the next open deletes the partial table.
-                    builder.abandonLeavingFiles();
-                } else {
-                    try {
-                        builder.abandon();
-                    } catch (IOException | RuntimeException suppressed) {
-                        e.addSuppressed(suppressed);
-                    }
+                try {
+                    builder.abandon();
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
                 }
             }
             throw e;
@@ -213,15 +206,6 @@ public final class CompactionJob {
         }
     }
 
-    /**
-     * Whether the job is inside an output table's finish, mostly waiting for its sync. A closing
-     * store does not wait for such a job: once the finish returns, the job sees it was cancelled,
-     * touches neither the store's tables nor its MANIFEST, and leaves the table to the next open.
-     */
-    public boolean finishing() {
-        return finishing;
-    }
-
     /** Whether {@link #run} has returned or thrown. */
     public boolean done() {
         return done;
@@ -233,18 +217,11 @@ public final class CompactionJob {
     }
 
     private void finish(TableBuilder builder, Output output) throws IOException {
-        // Finishing writes the index and filter and syncs the file: not for a closing store.
+        // Finishing writes the index and filter and syncs the file: not for a closing store. Once
+        // finished, the table is handed over even if a close came meanwhile: the caller then
+        // deletes it with the compaction's other outputs.
         checkCancelled();
-        TableMetadata t;
-        finishing = true;
-        try {
-            t = builder.finish();
-        } finally {
-            finishing = false;
-        }
-        // A close that came meanwhile did not wait for this table's sync: it is left for the next
-        // open to delete, with nothing more done here.
-        checkCancelled();
+        TableMetadata t = builder.finish();
         FileMetaData meta = new FileMetaData(t.fileNumber(), t.fileSize(), t.filterFileSize(), t.smallestUserKey(),
                 t.largestUserKey(), t.entries(), t.smallestSeq(), t.largestSeq());
         outputs.add(meta);

@@ -53,56 +53,34 @@ final class DbBackground {
     private long intraLevel0Started;
     /** Background compaction tasks running now (not queued). */
     private final AtomicInteger activeCompactions = new AtomicInteger();
-    /** Compaction tasks in their first step ({@link FirstStep}). */
+    /** Compaction tasks' first step ({@link FirstStep}). */
     private final FirstStep preparingCompactions;
 
     /** Every compaction's and flush's first step ({@link StartUp}); a test may hold tasks there. */
     static volatile Runnable taskStartUp = new StartUp();
 
     /**
-     * Runs background tasks' first step — the thread's priority lowered, once per thread
-     * ({@link BackgroundPriority}; the flush's once the JIT has settled), then {@link #taskStartUp} — and counts the tasks inside it. The
-     * step touches no file of the store and cannot be cut short, so a closing store does not wait
-     * for a task in it ({@link #inside()}): the task then sees the store closing and does nothing
-     * more. A failure in the step is left to the task's own work, which meets it again and reports
-     * it as ever. One per kind of task (compactions, the flush).
+     * Runs background tasks' first step — the thread's priority lowered, once per thread, when the
+     * application asked for it ({@link BackgroundPriority}), then {@link #taskStartUp}. A failure in the step is left to the task's own work, which meets it
+     * again and reports it as ever. One per kind of task (compactions, the flush).
      *
      * <p>Thread safety: safe for concurrent use.
      */
     static final class FirstStep {
-        private final AtomicInteger inside = new AtomicInteger();
         private final int niceness;
-        private final boolean afterWarmUp;
 
-        /**
-         * {@code niceness}: {@code StoreOptions.backgroundNiceness}; {@code afterWarmUp}: the
-         * thread is lowered only once the JIT has settled (the flush, which writers wait for:
-         * {@link BackgroundPriority#lowerCurrentThreadAfterWarmUp}), else at its first task.
-         */
-        FirstStep(int niceness, boolean afterWarmUp) {
+        /** {@code niceness}: {@code StoreOptions.backgroundNiceness}. */
+        FirstStep(int niceness) {
             this.niceness = niceness;
-            this.afterWarmUp = afterWarmUp;
         }
 
         void run() {
-            inside.incrementAndGet();
             try {
-                if (afterWarmUp) {
-                    BackgroundPriority.lowerCurrentThreadAfterWarmUp(niceness);
-                } else {
-                    BackgroundPriority.lowerCurrentThread(niceness);
-                }
+                BackgroundPriority.lowerCurrentThread(niceness);
                 taskStartUp.run();
             } catch (RuntimeException | LinkageError e) {
                 // Left to the task's own work (see above).
-            } finally {
-                inside.decrementAndGet();
             }
-        }
-
-        /** Tasks in their first step now. */
-        int inside() {
-            return inside.get();
         }
     }
 
@@ -127,7 +105,7 @@ final class DbBackground {
         this.db = db;
         this.options = db.options;
         this.picker = new CompactionPicker(options);
-        this.preparingCompactions = new FirstStep(options.backgroundNiceness(), false);
+        this.preparingCompactions = new FirstStep(options.backgroundNiceness());
         this.mutex = db.mutex();
         this.flush = new DbFlush(db, this);
         this.compaction = new DbCompaction(db);
@@ -402,17 +380,18 @@ final class DbBackground {
 
     /**
      * At close, after writers (and any {@code flush()} call) are drained: cancels running
-     * compactions (each stops at its next entry and leaves its outputs to the next open; its
-     * inputs stay live; one inside an output table's final sync is not waited for),
-     * stops a running flush that has not reached its MANIFEST edit (within 64 entries) and
-     * skips queued ones, whose memtables' WAL segments are sealed (synced) before close returns and
-     * are replayed by the next open (as RocksDB leaves them to its WAL), so close waits for no
-     * flush's table to be written.
+     * compactions (each stops at its next entry, deletes its partial and finished outputs; its
+     * inputs stay live), stops a running flush that has not reached its MANIFEST edit (within 64
+     * entries) and skips queued ones, whose memtables' WAL segments are sealed (synced) before close
+     * returns and are replayed by the next open (as RocksDB leaves them to its WAL); then waits
+     * until every one of them has stopped, as LevelDB, RocksDB ({@code CancelAllBackgroundWork}
+     * with wait) and Pebble do: once close returns, no thread of the store touches its directory.
      */
     void shutdown() {
         requestShutdown();
         flush.awaitStopped();
-        awaitCompactionsStoppedOrSyncing();
+        compaction.awaitStopped();
+        awaitTermination(compactor);
         mutex.lock();
         try {
             while (manual) {
@@ -431,33 +410,6 @@ final class DbBackground {
     void requestShutdown() {
         compaction.cancel();
         flush.requestStop();
-    }
-
-    /**
-     * Waits until every background compaction has stopped, or until those still running are all
-     * inside an output table's finish, mostly its sync, which cannot be cut short: such a job,
-     * once the finish returns, sees it was cancelled and leaves the table to the next open without
-     * touching the store's tables or MANIFEST, so close need not wait for the file system (tens to
-     * hundreds of milliseconds on a busy machine). Nor does it wait for a task still in its first
-     * step ({@link #preparingCompactions}: in a fresh JVM, LZ4's start-up, which held a close right
-     * after a first open for 140–160 ms), which then finds the store closing and touches nothing.
-     * Queued compactions never start.
-     */
-    private void awaitCompactionsStoppedOrSyncing() {
-        compactor.shutdown();
-        try {
-            while (!compactor.awaitTermination(1, TimeUnit.MILLISECONDS)) {
-                int preparing = preparingCompactions.inside();
-                int active = activeCompactions.get();
-                long syncing = compaction.finishingTables();
-                if (preparing + active > 0 && syncing == active && activeCompactions.get() == active
-                        && preparingCompactions.inside() == preparing) {
-                    return;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     static void awaitTermination(ExecutorService executor) {

@@ -108,26 +108,9 @@ final class DbCompaction {
         return cancelled;
     }
 
-    /**
-     * How many background compactions close need not wait for now: each of their ranges is inside
-     * an output table's finish (mostly its sync) or done, and at least one is finishing, so that
-     * one sees the cancel once its finish returns and the compaction installs nothing.
-     */
-    long finishingTables() {
-        // Loops, not a stream: close calls this, and a one-shot command's first stream costs it some 8 ms.
-        long count = 0;
-        for (List<CompactionJob> jobs : backgroundJobs.values()) {
-            boolean anyFinishing = false;
-            boolean allFinishingOrDone = true;
-            for (CompactionJob j : jobs) {
-                anyFinishing |= j.finishing();
-                allFinishingOrDone &= j.finishing() || j.done();
-            }
-            if (anyFinishing && allFinishingOrDone) {
-                count++;
-            }
-        }
-        return count;
+    /** After {@link #cancel()}: waits until no subcompaction runs. */
+    void awaitStopped() {
+        DbBackground.awaitTermination(subcompactor);
     }
 
     /**
@@ -253,12 +236,11 @@ final class DbCompaction {
                 }
             }
             if (failure != null) {
-                // Every range's finished outputs leave the live set (a cancelled store leaves them
-                // on disk for the next open to delete).
-                boolean delete = !cancelled;
+                // Every range's finished outputs leave the live set and are deleted, a cancelled
+                // compaction's too: a closed store leaves no file its version does not name.
                 for (CompactionJob j : jobs) {
                     for (FileMetaData f : j.outputs()) {
-                        db.tables.drop(f.fileNumber(), delete);
+                        db.tables.drop(f.fileNumber(), true);
                     }
                 }
                 throwUnchecked(failure);
@@ -309,7 +291,7 @@ final class DbCompaction {
             job.run(to == null ? merged : new BoundedMerger(merged, to), new CompactionJob.Output() {
                 @Override
                 public TableBuilder newTable() throws IOException {
-                    return new TableBuilder(db.fs, db.dir, db.versions.newFileNumber(), tableOptions, db.syncer,
+                    return new TableBuilder(db.fs, db.dir, db.versions.newFileNumber(), tableOptions, db.tableSyncer,
                             options.bytesPerSync());
                 }
 

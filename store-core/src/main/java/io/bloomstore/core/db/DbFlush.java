@@ -61,7 +61,7 @@ final class DbFlush {
         this.mutex = db.mutex();
         this.background = background;
         this.flusher = DbBackground.daemon("bloomstore-flush-" + db.dir.getFileName());
-        this.startingUp = new DbBackground.FirstStep(options.backgroundNiceness(), true);
+        this.startingUp = new DbBackground.FirstStep(options.backgroundNiceness());
     }
 
     /** With the mutex held: queues the flush of the oldest immutable memtable. */
@@ -80,10 +80,7 @@ final class DbFlush {
         }
     };
 
-    /**
-     * The flush task's first step ({@link DbBackground.FirstStep}: in a fresh JVM, LZ4's start-up,
-     * which nothing can cut short); a closing store does not wait for the flush thread in it.
-     */
+    /** The flush task's first step ({@link DbBackground.FirstStep}: in a fresh JVM, LZ4's start-up). */
     private final DbBackground.FirstStep startingUp;
 
     /**
@@ -224,7 +221,7 @@ final class DbFlush {
         long number = db.versions.newFileNumber();
         FilterChoice filter = options.filterPolicy().choose(0, db.levelShape(db.versions.current()).plus(0, m.entries()));
         TableBuilder builder = new TableBuilder(db.fs, db.dir, number, TableOptions.of(options).withFilter(filter),
-                db.syncer, options.bytesPerSync());
+                db.tableSyncer, options.bytesPerSync());
         TableMetadata t;
         int sinceCheck = 0;
         try (InternalIterator it = m.iterator()) {
@@ -341,21 +338,9 @@ final class DbFlush {
         skipQueuedFlushes = true;
     }
 
-    /**
-     * Waits for the flush thread to stop after {@link #requestStop()}, or until it is in its task's
-     * first step ({@link #startingUp}), after which it flushes nothing.
-     */
+    /** Waits for the flush thread to stop after {@link #requestStop()}. */
     void awaitStopped() {
-        flusher.shutdown();
-        try {
-            while (!flusher.awaitTermination(1, TimeUnit.MILLISECONDS)) {
-                if (startingUp.inside() > 0) {
-                    return;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        DbBackground.awaitTermination(flusher);
     }
 
     private static long millisSince(long nanos) {

@@ -52,22 +52,37 @@ final class DbState {
     final WriteQueue queue;
     final Set<SnapshotImpl> snapshots = ConcurrentHashMap.newKeySet();
     /**
-     * Background syncs: the WAL's writeback and the table files' as they are written. One pool for
-     * every store of the JVM (a service with a store per partition must not get threads per store):
-     * daemon threads made on demand, one per sync running at once, ended after a minute idle. Every
-     * writer waits for its own syncs before it closes a file, so a closed store has no sync running.
+     * The WAL's background syncs (writeback, seals, the final sync), which writers wait for. One pool
+     * for every store of the JVM (a service with a store per partition must not get threads per
+     * store): daemon threads made on demand, one per sync running at once, ended after a minute
+     * idle. Only the application's threads (writers, close) submit here, so its threads are made by
+     * them and run at the application's priority, never at a lowered background thread's
+     * ({@code StoreOptions.backgroundNiceness}: Linux threads inherit their maker's nice value).
+     * Every writer waits for its own syncs before it closes a file, so a closed store has no sync
+     * running.
      */
-    static final ExecutorService SYNCER = Executors.newCachedThreadPool(new ThreadFactory() {
+    static final ExecutorService SYNCER = Executors.newCachedThreadPool(new SyncThreads("bloomstore-sync-"));
+    /** The table files' background syncs as flushes and compactions write them: submitted by those threads. */
+    static final ExecutorService TABLE_SYNCER = Executors.newCachedThreadPool(new SyncThreads("bloomstore-tsync-"));
+    final ExecutorService syncer = SYNCER;
+    final ExecutorService tableSyncer = TABLE_SYNCER;
+
+    /** Names the sync pools' daemon threads. */
+    private static final class SyncThreads implements ThreadFactory {
+        private final String prefix;
         private final AtomicInteger count = new AtomicInteger();
+
+        SyncThreads(String prefix) {
+            this.prefix = prefix;
+        }
 
         @Override
         public Thread newThread(Runnable r) {
-            Thread t = new Thread(r, "bloomstore-sync-" + count.incrementAndGet());
+            Thread t = new Thread(r, prefix + count.incrementAndGet());
             t.setDaemon(true);
             return t;
         }
-    });
-    final ExecutorService syncer = SYNCER;
+    }
 
     /** Opened by {@code Store.openReadOnly}: no WAL, no flush or compaction, writes refused. */
     final boolean readOnly;

@@ -276,10 +276,9 @@ final class TableRegistry {
                 r.close();
             }
             cache.invalidateFile(h.fileNumber());
-            // Once the store is closing, unlinking a replaced table (milliseconds each, for the
-            // tens of megabytes a compaction just replaced) would make close wait: the table is
-            // in no MANIFEST any more, and the next open deletes it with the other orphans.
-            if (h.obsolete() && !closing) {
+            // At close too: a closed store leaves no file its version does not name (RocksDB
+            // purges obsolete files before its close returns), whatever the unlinks cost.
+            if (h.obsolete()) {
                 fs.delete(FileNames.table(dir, h.fileNumber()));
                 fs.delete(FileNames.filter(dir, h.fileNumber()));
             }
@@ -355,8 +354,8 @@ final class TableRegistry {
      * Deletes, on the background thread, table and filter files the open found in no version (a
      * compaction's inputs a close left on disk, an interrupted flush's or compaction's outputs):
      * gigabytes after a large compaction, whose unlinks would otherwise hold the open for seconds.
-     * Their numbers are marked used, so no new file takes one. Stops at close; what is left, the
-     * next open deletes. {@link #awaitReclaimed()} waits for it.
+     * Their numbers are marked used, so no new file takes one. Close waits for it to finish.
+     * {@link #awaitReclaimed()} waits for it.
      */
     void deleteOrphans(List<Path> files) {
         if (files.isEmpty()) {
@@ -381,9 +380,6 @@ final class TableRegistry {
         public void run() {
             BackgroundPriority.lowerCurrentThread(backgroundNiceness);
             for (Path f : files) {
-                if (closing) {
-                    return;
-                }
                 try {
                     fs.delete(f);
                 } catch (IOException | RuntimeException e) {
@@ -408,8 +404,8 @@ final class TableRegistry {
 
     /**
      * At close: drops every live table, closes on the calling thread those no iterator holds, and
-     * waits (up to 10 s) for what the background thread had queued or is running; replaced tables
-     * not deleted yet stay for the next open.
+     * waits for what the background thread had queued or is running, obsolete tables' and orphans'
+     * deletions included (logging every 10 s it waits).
      */
     void closeAll() {
         closing = true;
@@ -423,8 +419,8 @@ final class TableRegistry {
             drop(n, false);
         }
         try {
-            if (!reclaimer.awaitTermination(10, TimeUnit.SECONDS)) {
-                Log.LOG.warn("tables of {} still being closed after 10 s", dir);
+            while (!reclaimer.awaitTermination(10, TimeUnit.SECONDS)) {
+                Log.LOG.warn("tables of {} still being closed or deleted after 10 s; close waits for them", dir);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
