@@ -87,15 +87,18 @@ abstract class GuardedIterator<K> implements KeyValueIterator<K, byte[]> {
         }
         closed = true;
         next = null;
-        gate.unregister(this);
+        // Unregistered only inside the gate: a store close in between would otherwise no longer
+        // see this iterator, and this close, finding the store closed, would release nothing.
         if (gate.tryEnter()) {
             try {
+                gate.unregister(this);
                 release();
             } finally {
                 gate.exit();
             }
         }
-        // Else the store is closed, and its close released this iterator under the write lock.
+        // Else the store is closed, and its close released this iterator (still registered) under
+        // the write lock.
     }
 
     /** The store's close: under the gate's write lock, so no step of this iterator is running. */
