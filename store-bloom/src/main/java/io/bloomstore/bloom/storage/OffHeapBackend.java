@@ -139,7 +139,9 @@ public enum OffHeapBackend {
      * and a failed open call it (a flush may have started it), so that a process exiting right
      * after them does not exit inside Chronicle's start-up (Chronicle's resource-releasing thread
      * then dies printing "Shutdown in progress"). Returns at once when no choice was started or it
-     * is done; an interrupt ends the wait and stays set.
+     * is done; an interrupt ends the wait and stays set. The thread is the JVM's, not one store's
+     * (another store may have started it): the wait is bounded ({@link #CHOICE_WAIT_MILLIS}), so a
+     * start-up that hangs cannot hang every store's close with it.
      */
     public static void awaitChoiceAhead() {
         Thread t;
@@ -150,11 +152,14 @@ public enum OffHeapBackend {
             return;
         }
         try {
-            t.join();
+            t.join(CHOICE_WAIT_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
+
+    /** The longest {@link #awaitChoiceAhead()} waits: the choice takes some 150 ms in a fresh JVM. */
+    static final long CHOICE_WAIT_MILLIS = 10_000;
 
     /** Whether {@code chooseAhead} started a choice in this JVM and it has finished: for tests. */
     public static boolean choiceAheadFinished() {

@@ -519,14 +519,34 @@ final class DbWrite {
         @Override
         public Void call() throws IOException {
             Throwable sealFailure = Futures.await(seals);
-            Futures.await(running);
-            if (db.backgroundError == null && sealFailure == null) {
-                if (needsSeal) {
-                    // No writer is left: this thread is the segment's only user now.
-                    recordSeal(log, sequence, new RecordBuffer(16));
-                }
-                log.sync();
+            Throwable writebackFailure = Futures.await(running);
+            IOException bg = db.backgroundError;
+            // After a failure the WAL's state on disk is unknown: it is not synced or sealed now,
+            // and close reports the first failure instead of returning as if all were durable.
+            if (bg != null) {
+                throw new IOException("the store of " + db.dir + " failed before close, so its last writes may not be"
+                        + " durable: " + bg.getMessage(), bg);
             }
+            if (sealFailure != null || writebackFailure != null) {
+                Throwable first = sealFailure != null ? sealFailure : writebackFailure;
+                throw new IOException("a WAL sync failed before close, so the last writes may not be durable: "
+                        + first.getMessage(), first);
+            }
+            RecordBuffer rec = new RecordBuffer(16);
+            if (needsSeal) {
+                // No writer is left: this thread is the segment's only user now.
+                recordSeal(log, sequence, rec);
+            }
+            log.sync();
+            // The clean-close mark (WalReplay): two seal records, appended only once everything
+            // before them is durable, and synced so that a power loss cannot tear them. A segment
+            // holds at most one seal otherwise. The next open keeps this process's segments as they
+            // are only when it finds the mark.
+            rec.clear();
+            BatchCodec.encodeSeal(sequence, rec);
+            log.append(rec.array(), 0, rec.size());
+            log.append(rec.array(), 0, rec.size());
+            log.sync();
             return null;
         }
     }

@@ -50,23 +50,6 @@ final class StoreOpener {
     private StoreOpener() {
     }
 
-    /**
-     * Syncs the WAL segments a writable open is about to keep: a process killed before its WAL's
-     * sync leaves records the operating system holds but no disk does, and the writes this open
-     * syncs into its new segment must not outlive them in a power loss (recovery would find the
-     * older segment torn before a sealed one: damage). After a clean close they are synced
-     * already, and the sync finds nothing to write. False where the file system cannot sync an
-     * existing file: then the replayed writes go to a level-0 table instead.
-     */
-    private static boolean syncKept(FileSystem fs, Path dir, List<Long> wals) throws IOException {
-        for (long n : wals) {
-            if (!fs.syncFile(FileNames.wal(dir, n))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     static Store open(FileSystem fs, Path dir, StoreOptions options) throws IOException {
         if (fs == null || dir == null || options == null) {
             throw new IllegalArgumentException("file system, directory and options must not be null");
@@ -124,10 +107,11 @@ final class StoreOpener {
             // are not kept: a fresh memtable on the new segment makes them obsolete, so a series of
             // reading or no-op opens does not pile up segments that every later open replays.
             boolean nothingToKeep = whole && replayed.memtable().isEmpty();
-            boolean keepInWal = nothingToKeep || whole
+            // Segments are kept only from a clean close whose final sync succeeded (the mark at the
+            // end of the newest): a process that died may have left bytes no disk holds.
+            boolean keepInWal = nothingToKeep || whole && replayed.closedCleanly()
                     && wals.size() < MAX_KEPT_WAL_SEGMENTS
-                    && replayed.memtable().approximateBytes() <= options.memtableBytes() / 4
-                    && syncKept(fs, dir, wals);
+                    && replayed.memtable().approximateBytes() <= options.memtableBytes() / 4;
             walFile = fs.create(FileNames.wal(dir, walNumber));
             LogWriter wal = new LogWriter(walFile, LogFormat.WAL_MAGIC);
             // The new segment's name is durable before any write relies on it, and before recovery

@@ -45,9 +45,15 @@ final class WalReplay {
     /**
      * The replayed entries, the largest sequence number seen (or the manifest's), what point-in-time
      * recovery dropped (null when nothing was), whether a torn final record was dropped, and the
-     * last sequence number the replayed records account for (-1 when no segment holds a record).
+     * last sequence number the replayed records account for (-1 when no segment holds a record),
+     * and whether the newest segment ends with the clean-close mark: two seal records, the second
+     * appended by a close only after its final sync succeeded (one segment holds at most one seal
+     * otherwise). Only then were the segments' bytes durable when their writer let go of them: a
+     * process that died may have left bytes in the page cache whose writeback failed, which Linux
+     * reports only to descriptors open at the time, so a sync by the next process proves nothing.
      */
-    record Result(MemTable memtable, long lastSequence, String dropped, boolean tornTail, long walEnd) {
+    record Result(MemTable memtable, long lastSequence, String dropped, boolean tornTail, long walEnd,
+                  boolean closedCleanly) {
         /** Every segment read to its end, nothing dropped: the segments may be replayed again as they are. */
         boolean clean() {
             return dropped == null && !tornTail;
@@ -84,6 +90,8 @@ final class WalReplay {
         // The next sequence number a record must start at; before the first record, at most this.
         long expected = lastSequence + 1;
         boolean first = true;
+        // Seal records ending the segment read last: two mean a clean close (see Result).
+        int sealsAtEnd = 0;
         // Segments read since the last record that held none: named when a gap follows them.
         List<String> empty = new ArrayList<>();
         for (int i = 0; i < walNumbers.size(); i++) {
@@ -92,7 +100,9 @@ final class WalReplay {
             try (RandomReadFile file = fs.openRead(path)) {
                 LogReader reader = new LogReader(file, path, LogFormat.WAL_MAGIC);
                 boolean segmentStart = true;
+                sealsAtEnd = 0;
                 for (byte[] record = reader.next(); record != null; record = reader.next()) {
+                    sealsAtEnd = BatchCodec.isSeal(record) ? sealsAtEnd + 1 : 0;
                     long offset = reader.lastRecordOffset();
                     Collected entries = new Collected();
                     long end = BatchCodec.decode(record, path, offset, entries);
@@ -105,7 +115,7 @@ final class WalReplay {
                         Log.LOG.warn("{}: sequence gap (starts at {}, the previous segment ended at {}) in segments never "
                                 + "synced: dropped it and every later segment (a crash while the older one was synced "
                                 + "after a memtable switch)", path, start, expected - 1);
-                        return new Result(mem, last, null, true, walEnd);
+                        return new Result(mem, last, null, true, walEnd, false);
                     }
                     if (first ? start > expected : start != expected) {
                         throw new CorruptionException(path, offset, "sequence gap: the batch starts at sequence "
@@ -140,7 +150,7 @@ final class WalReplay {
                         Log.LOG.warn("{}: dropped a torn final record ({} bytes at offset {}) and every later segment "
                                 + "(from {} on, never synced): a crash while this segment was being synced after "
                                 + "a memtable switch", path, reader.droppedTailBytes(), tail, later.getFileName());
-                        return new Result(mem, last, null, true, walEnd);
+                        return new Result(mem, last, null, true, walEnd, false);
                     }
                     Log.LOG.warn("{}: dropped a torn final record ({} bytes at offset {}), left by a crash during a write",
                             path, reader.droppedTailBytes(), tail);
@@ -152,10 +162,10 @@ final class WalReplay {
                 }
                 String dropped = describeDropped(fs, dir, walNumbers, i, e, expected);
                 Log.LOG.warn("point-in-time WAL recovery: {}", dropped);
-                return new Result(mem, last, dropped, torn, walEnd);
+                return new Result(mem, last, dropped, torn, walEnd, false);
             }
         }
-        return new Result(mem, last, null, torn, walEnd);
+        return new Result(mem, last, null, torn, walEnd, !torn && sealsAtEnd >= 2);
     }
 
     /**

@@ -109,7 +109,8 @@ class BackgroundErrorTest {
         IOException refused = assertThrows(IOException.class, () -> store.put(bytes("x"), bytes("y")));
         assertTrue(refused.getMessage().contains("injected"), refused.getMessage());
         assertArrayEquals(bytes("kept"), store.get(bytes("before")), "reads go on");
-        store.close();
+        IOException closeFailure = assertThrows(IOException.class, store::close);
+        assertTrue(closeFailure.getMessage().contains("failed before close"), closeFailure.getMessage());
 
         List<ILoggingEvent> errors = log.list.stream().filter(e -> e.getLevel() == Level.ERROR).toList();
         assertEquals(1, errors.size(), "logged once: " + errors);

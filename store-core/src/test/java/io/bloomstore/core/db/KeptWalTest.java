@@ -98,6 +98,35 @@ class KeptWalTest {
         }
     }
 
+    /**
+     * Segments a process left without closing the store (it died) are written to a table, never
+     * kept: their bytes may sit in the page cache after a failed writeback, which Linux reports only
+     * to the descriptors open at the time, so a sync by the next process proves nothing. Only a
+     * clean close's mark (two seal records, the second after a successful final sync) lets the next
+     * open keep them.
+     */
+    @Test
+    void segmentsOfAProcessThatDiedAreFlushedNotKept() throws IOException {
+        MemoryFileSystem mem = new MemoryFileSystem();
+        Path store = Path.of("/died/store");
+        Store first = Store.open(mem, store, OPTIONS);
+        first.put(key(0), value(0));
+        // No close: the process is gone; its WAL is as it wrote it, without the clean-close mark.
+        mem.crashProcess();
+        try (Store reopened = Store.open(mem, store, OPTIONS)) {
+            assertEquals(1, mem.list(store).stream().filter(n -> n.endsWith(".sst")).count(),
+                    "the dead process's writes went to a level-0 table: " + mem.list(store));
+            assertArrayEquals(value(0), reopened.get(key(0)));
+            reopened.put(key(1), value(1));
+        }
+        // Closed cleanly this time: the next open keeps the segment.
+        try (Store reopened = Store.open(mem, store, OPTIONS)) {
+            assertEquals(1, mem.list(store).stream().filter(n -> n.endsWith(".sst")).count(),
+                    "a clean close's segment is kept, not flushed: " + mem.list(store));
+            assertArrayEquals(value(1), reopened.get(key(1)));
+        }
+    }
+
     @Test
     void aSegmentWithATornTailIsFlushedNotKept() throws IOException {
         try (Store store = Store.open(dir, OPTIONS)) {

@@ -54,10 +54,10 @@ class RecoveryTest {
     }
 
     /**
-     * A killed process leaves WAL records the operating system holds but no disk does. The next
-     * open keeps that segment (few, small writes) and syncs it: a write it syncs afterwards, and
-     * everything before it, survives a power loss. Without the sync the old segment came back
-     * empty after the power loss while the newer, synced one did not.
+     * A killed process leaves WAL records the operating system holds but no disk does (or whose
+     * writeback failed, which only the dead process's descriptors were told). The next open does
+     * not keep that segment, however few and small its writes: it writes them to a level-0 table,
+     * synced, so a write synced afterwards, and everything before it, survives a power loss.
      */
     @Test
     void keptSegmentOfAKilledProcessSurvivesALaterPowerLoss() throws IOException {
@@ -68,7 +68,7 @@ class RecoveryTest {
         }
         fs.crashProcess();
         Store reopened = Store.open(fs, DIR, OPTIONS);
-        assertEquals(0, reopened.stats().levels().get(0).files(), "the replayed segment kept, not written as a table");
+        assertEquals(1, reopened.stats().levels().get(0).files(), "the dead process's segment written as a table, not kept");
         reopened.put(b("new"), b("synced"), WriteOptions.SYNC);
         fs.dropUnsyncedData();
         try (Store store = Store.open(fs, DIR, OPTIONS)) {

@@ -63,7 +63,9 @@ class FaultInjectionTest {
         assertThrows(IOException.class, store::flush);
         assertArrayEquals(b("1"), store.get(b("a")));
         assertNull(store.get(b("b")), "the failed write is not visible");
-        store.close();
+        // Close releases everything, then reports that the store failed before it: the WAL was not synced.
+        IOException closeFailure = assertThrows(IOException.class, store::close);
+        assertTrue(closeFailure.getMessage().contains("failed before close"), closeFailure.getMessage());
         try (Store reopened = Store.open(fs.crashTearing(), DIR, OPTIONS)) {
             assertArrayEquals(b("1"), reopened.get(b("a")));
             assertNull(reopened.get(b("b")), "a torn record is dropped");
@@ -103,7 +105,9 @@ class FaultInjectionTest {
         for (int i = 0; i < 50; i++) {
             assertArrayEquals(b("v" + i), store.get(b("k" + i)), "still readable from the memtable");
         }
-        store.close();
+        // Close releases everything, then reports that the store failed before it: the WAL was not synced.
+        IOException closeFailure = assertThrows(IOException.class, store::close);
+        assertTrue(closeFailure.getMessage().contains("failed before close"), closeFailure.getMessage());
         fs.heal();
         try (Store reopened = Store.open(fs.crash(), DIR, OPTIONS)) {
             for (int i = 0; i < 50; i++) {
@@ -188,7 +192,9 @@ class FaultInjectionTest {
         IOException later = assertThrows(IOException.class, () -> store.put(b("late"), b("write")),
                 "read-only: nothing may follow a possibly torn MANIFEST edit");
         assertTrue(later.getMessage().contains(FaultInjectionFileSystem.IO_ERROR), later.getMessage());
-        store.close();
+        // Close releases everything, then reports that the store failed before it: the WAL was not synced.
+        IOException closeFailure = assertThrows(IOException.class, store::close);
+        assertTrue(closeFailure.getMessage().contains("failed before close"), closeFailure.getMessage());
         // The process ends after the failed fsync, but the edit had reached the file: it names the
         // compaction's outputs, which must still be there.
         fs.heal();
