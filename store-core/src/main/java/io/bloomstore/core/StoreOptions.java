@@ -18,7 +18,8 @@ import io.bloomstore.core.table.TableOptions;
  *       without it; a fresh JVM's first lookups 0.98× RocksDB's against 0.74×: docs/benchmarks.md);
  *       the system property {@code bloomstore.memtableFilterRatio} sets the default for the whole JVM;
  *   <li>{@code blockSize} 4 KiB of uncompressed data per block;
- *   <li>{@code blockCacheBytes} 32 MiB (0 disables the cache);
+ *   <li>{@code blockCacheBytes} unset: the store uses its {@link StoreResources}' shared block
+ *       cache; set (0 disables caching), the store has a cache of its own of that size;
  *   <li>{@code compression} LZ4;
  *   <li>{@code filterKind} {@link FilterKind#RIBBON} at {@code bitsPerKey} 10: a table's key set
  *       never changes, so it gets a static ribbon filter that spends the whole budget on 9- and
@@ -132,6 +133,10 @@ public final class StoreOptions {
     private final long memtableBytes;
     private final double memtableFilterRatio;
     private final long blockCacheBytes;
+    /** Whether {@code blockCacheBytes} was set: else the store uses its resources' shared cache. */
+    private final boolean ownBlockCache;
+    /** Null: {@link StoreResources#shared()}. */
+    private final StoreResources resources;
     private final int maxKeyBytes;
     private final int maxValueBytes;
     private final TableOptions tableOptions;
@@ -247,6 +252,8 @@ public final class StoreOptions {
         this.memtableBytes = b.memtableBytes;
         this.memtableFilterRatio = b.memtableFilterRatio;
         this.blockCacheBytes = b.blockCacheBytes;
+        this.ownBlockCache = b.ownBlockCache;
+        this.resources = b.resources;
         this.maxKeyBytes = b.maxKeyBytes;
         this.maxValueBytes = b.maxValueBytes;
         TableOptions t = TableOptions.defaults().withBlockSize(b.blockSize).withCompression(b.compression);
@@ -313,6 +320,8 @@ public final class StoreOptions {
         b.memtableFilterRatio = memtableFilterRatio;
         b.blockSize = tableOptions.blockSize();
         b.blockCacheBytes = blockCacheBytes;
+        b.ownBlockCache = ownBlockCache;
+        b.resources = resources;
         b.compression = tableOptions.compression();
         b.filterKind = tableOptions.filterKind();
         b.bitsPerKey = tableOptions.bitsPerKey();
@@ -358,8 +367,22 @@ public final class StoreOptions {
         return tableOptions.blockSize();
     }
 
+    /**
+     * The store's own block cache size, when it has one ({@link #ownBlockCache()}); otherwise the
+     * store uses its {@link #resources()}' shared cache and this is the default it would have had.
+     */
     public long blockCacheBytes() {
         return blockCacheBytes;
+    }
+
+    /** Whether {@code blockCacheBytes} was set, giving the store a cache of its own instead of its resources' shared one. */
+    public boolean ownBlockCache() {
+        return ownBlockCache;
+    }
+
+    /** What the store shares with others: threads, memtable budget, block cache ({@link StoreResources}). */
+    public StoreResources resources() {
+        return resources == null ? StoreResources.shared() : resources;
     }
 
     public Compression compression() {
@@ -533,6 +556,8 @@ public final class StoreOptions {
         private double memtableFilterRatio = defaultMemtableFilterRatio();
         private int blockSize = TableOptions.DEFAULT_BLOCK_SIZE;
         private long blockCacheBytes = 32L << 20;
+        private boolean ownBlockCache;
+        private StoreResources resources;
         private Compression compression = Compression.LZ4;
         private FilterKind filterKind = FilterKind.RIBBON;
         private double bitsPerKey = TableOptions.DEFAULT_BITS_PER_KEY;
@@ -560,6 +585,18 @@ public final class StoreOptions {
         private String jmxName;
 
         private Builder() {
+        }
+
+        /**
+         * What the store shares with others (threads, memtable budget, block cache); without it,
+         * {@link StoreResources#shared()}. The resources must outlive the store.
+         */
+        public Builder resources(StoreResources r) {
+            if (r == null) {
+                throw new IllegalArgumentException("resources must not be null (leave them unset for StoreResources.shared())");
+            }
+            resources = r;
+            return this;
         }
 
         /** The MANIFEST size past which it is rolled while the store runs (at least 1024). */
@@ -721,6 +758,7 @@ public final class StoreOptions {
 
         public Builder blockCacheBytes(long v) {
             blockCacheBytes = v;
+            ownBlockCache = true;
             return this;
         }
 

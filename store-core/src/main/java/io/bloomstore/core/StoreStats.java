@@ -65,6 +65,8 @@ import io.bloomstore.bloom.storage.OffHeapBackend;
  * @param tables                 per live table, level 0 first: its filter memory by section
  * @param cumulative             the same counters summed over every open since the store was
  *                               created (saved at each flush and at close)
+ * @param blockCacheBytes        bytes of this store's blocks in its block cache now (its own cache,
+ *                               or its share of its resources' shared one)
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
@@ -74,7 +76,7 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                          String filterPolicy, long tableLookups, long filterFileReads,
                          long filterFileBytesRead, long indexHeapBytes, long indexOffHeapBytes, long trivialMoves, Health health, long prefixScans,
                          long prefixChecked, long prefixUseful, long rangeScans, long rangeChecked, long rangeUseful,
-                         List<TableFilterStats> tables, CumulativeStats cumulative) {
+                         List<TableFilterStats> tables, CumulativeStats cumulative, long blockCacheBytes) {
 
     /**
      * One table's filter memory: the sidecar's sections, mapped (or loaded) while the table is live.

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The block cache: decoded (checksum-verified, decompressed and parsed) data blocks, keyed by
@@ -22,8 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * cache library's read path, with its buffers and maintenance, took a third of the compiler's
  * time on the lookup path in a cold process; see {@code docs/benchmarks.md}).
  *
- * <p>One cache serves one store: file numbers are unique within a store, not across stores.
- * When a table is dropped its blocks can no longer be looked up (its number is never reused),
+ * <p>Stores share a cache through views ({@link #view()}): file numbers are unique within a
+ * store, not across stores, so each view adds its own base above every file number to the keys it
+ * uses, and counts the bytes its store's blocks hold ({@link #sizeBytes()} of a view). When a table is dropped its blocks can no longer be looked up (its number is never reused),
  * so they would age out anyway; {@link #invalidateFile} frees them at once, at the cost of that
  * file's own entries: the cache keeps the offsets it holds per file (an entry leaves the index
  * when it is evicted), so dropping a table never scans the whole cache.
@@ -46,11 +48,19 @@ public final class BlockCache {
     private static final long MIN_SHARD_BYTES = 512 * 1024;
     private static final int MAX_SHARD_BITS = 6;
 
+    /** Views' key bases are multiples of this: file numbers stay below it. */
+    private static final long VIEW_STRIDE = 1L << 40;
+
     private final long capacityBytes;
     private final Shard[] shards;
     private final int shardMask;
     /** The offsets cached per file: what {@link #invalidateFile} removes. */
-    private final Map<Long, Set<Long>> offsetsByFile = new ConcurrentHashMap<>();
+    private final Map<Long, Set<Long>> offsetsByFile;
+    /** Added to every file number this view is given: 0 for the cache itself. */
+    private final long keyBase;
+    /** Bytes held per view, by key base; shared by the cache and its views. */
+    private final Map<Long, AtomicLong> bytesByBase;
+    private final AtomicLong viewBases;
     /**
      * The doorkeeper: a Bloom filter (two probes) of the blocks that missed since it was last
      * cleared, sized at 16 bits for each of the {@link #doorkeeperWindow} sightings it holds before
@@ -60,7 +70,8 @@ public final class BlockCache {
     private final long[] doorkeeper;
     private final int doorkeeperMask;
     private final int doorkeeperWindow;
-    private int doorkeeperSightings;
+    /** Shared by the cache and its views; updated racily (a lost count clears the doorkeeper a little later). */
+    private final int[] doorkeeperSightings;
 
     /**
      * A block's identity. A plain class: a record's equals and hashCode are bootstrapped method
@@ -127,6 +138,41 @@ public final class BlockCache {
             shards[i] = new Shard(capacityBytes >> shardBits);
         }
         this.shardMask = (1 << shardBits) - 1;
+        this.offsetsByFile = new ConcurrentHashMap<>();
+        this.keyBase = 0;
+        this.bytesByBase = new ConcurrentHashMap<>();
+        this.viewBases = new AtomicLong();
+        this.doorkeeperSightings = new int[1];
+    }
+
+    private BlockCache(BlockCache shared, long keyBase) {
+        this.capacityBytes = shared.capacityBytes;
+        this.shards = shared.shards;
+        this.shardMask = shared.shardMask;
+        this.offsetsByFile = shared.offsetsByFile;
+        this.doorkeeper = shared.doorkeeper;
+        this.doorkeeperMask = shared.doorkeeperMask;
+        this.doorkeeperWindow = shared.doorkeeperWindow;
+        this.doorkeeperSightings = shared.doorkeeperSightings;
+        this.bytesByBase = shared.bytesByBase;
+        this.viewBases = shared.viewBases;
+        this.keyBase = keyBase;
+        bytesByBase.put(keyBase, new AtomicLong());
+    }
+
+    /**
+     * A view of this cache for one store: the same blocks and capacity, keys of its own. Close it
+     * ({@link #closeView()}) when the store closes.
+     */
+    public BlockCache view() {
+        return new BlockCache(this, viewBases.incrementAndGet() * VIEW_STRIDE);
+    }
+
+    /** A store closed: drops its remaining blocks' count (its tables dropped their blocks already). */
+    public void closeView() {
+        if (keyBase != 0) {
+            bytesByBase.remove(keyBase);
+        }
     }
 
     /** A cache that holds nothing. */
@@ -156,6 +202,7 @@ public final class BlockCache {
         if (capacityBytes == 0) {
             return null;
         }
+        fileNumber += keyBase;
         Shard s = shard(fileNumber, offset);
         synchronized (s) {
             s.probe.fileNumber = fileNumber;
@@ -174,6 +221,7 @@ public final class BlockCache {
         if (capacityBytes == 0) {
             return false;
         }
+        fileNumber += keyBase;
         long h = mix(fileNumber, offset);
         int a = (int) h & doorkeeperMask;
         int b = (int) (h >>> 32) & doorkeeperMask;
@@ -185,8 +233,8 @@ public final class BlockCache {
         }
         bits[a >>> 6] |= maskA;
         bits[b >>> 6] |= maskB;
-        if (++doorkeeperSightings >= doorkeeperWindow) {
-            doorkeeperSightings = 0;
+        if (++doorkeeperSightings[0] >= doorkeeperWindow) {
+            doorkeeperSightings[0] = 0;
             Arrays.fill(bits, 0L);
         }
         return false;
@@ -197,18 +245,29 @@ public final class BlockCache {
         if (capacityBytes == 0) {
             return;
         }
+        fileNumber += keyBase;
         offsetsByFile.computeIfAbsent(fileNumber, f -> ConcurrentHashMap.newKeySet()).add(offset);
         Shard s = shard(fileNumber, offset);
         synchronized (s) {
             Entry old = s.blocks.put(new Key(fileNumber, offset), block);
             s.bytes += block.sizeBytes() - (old == null ? 0 : old.sizeBytes());
+            count(fileNumber, block.sizeBytes() - (old == null ? 0 : old.sizeBytes()));
             Iterator<Map.Entry<Key, Entry>> eldest = s.blocks.entrySet().iterator();
             while (s.bytes > s.capacityBytes && eldest.hasNext()) {
                 Map.Entry<Key, Entry> e = eldest.next();
                 s.bytes -= e.getValue().sizeBytes();
+                count(e.getKey().fileNumber, -e.getValue().sizeBytes());
                 eldest.remove();
                 forget(e.getKey());
             }
+        }
+    }
+
+    /** Counts {@code delta} bytes to the view whose keys {@code key} (a file number with its base) belongs to. */
+    private void count(long key, long delta) {
+        AtomicLong bytes = bytesByBase.get(key - key % VIEW_STRIDE);
+        if (bytes != null) {
+            bytes.addAndGet(delta);
         }
     }
 
@@ -221,6 +280,7 @@ public final class BlockCache {
 
     /** Drops every block of table {@code fileNumber} (when the table is closed): costs that file's blocks only. */
     public void invalidateFile(long fileNumber) {
+        fileNumber += keyBase;
         Set<Long> offsets = offsetsByFile.remove(fileNumber);
         if (offsets == null) {
             return;
@@ -231,13 +291,18 @@ public final class BlockCache {
                 Entry old = s.blocks.remove(new Key(fileNumber, offset));
                 if (old != null) {
                     s.bytes -= old.sizeBytes();
+                    count(fileNumber, -old.sizeBytes());
                 }
             }
         }
     }
 
-    /** Bytes of blocks currently held. */
+    /** Bytes of blocks currently held: all of them for the cache, its store's for a view. */
     public long sizeBytes() {
+        if (keyBase != 0) {
+            AtomicLong bytes = bytesByBase.get(keyBase);
+            return bytes == null ? 0 : Math.max(0, bytes.get());
+        }
         long total = 0;
         for (Shard s : shards) {
             synchronized (s) {
@@ -264,6 +329,7 @@ public final class BlockCache {
             }
         }
         offsetsByFile.clear();
+        bytesByBase.values().forEach(b -> b.set(0));
         Arrays.fill(doorkeeper, 0L);
     }
 }

@@ -14,7 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -109,15 +108,7 @@ final class DbBackground {
         this.mutex = db.mutex();
         this.flush = new DbFlush(db, this);
         this.compaction = new DbCompaction(db);
-        this.compactor = daemons(options.maxBackgroundJobs(), "bloomstore-compact-" + db.dir.getFileName());
-    }
-
-    static ExecutorService daemon(String name) {
-        return Executors.newSingleThreadExecutor(new DaemonThreads(name, false));
-    }
-
-    static ExecutorService daemons(int threads, String name) {
-        return Executors.newFixedThreadPool(threads, new DaemonThreads(name, true));
+        this.compactor = new LimitedExecutor(db.resources.compactionPool(), options.maxBackgroundJobs());
     }
 
     /** With the mutex held: queues the flush of the oldest immutable memtable. */

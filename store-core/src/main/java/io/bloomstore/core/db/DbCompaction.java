@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -80,8 +81,7 @@ final class DbCompaction {
         this.db = db;
         this.options = db.options;
         this.mutex = db.mutex();
-        this.subcompactor = DbBackground.daemons(Math.max(1, options.maxBackgroundJobs() - 1),
-                "bloomstore-subcompact-" + db.dir.getFileName());
+        this.subcompactor = new LimitedExecutor(db.resources.compactionPool(), Math.max(1, options.maxBackgroundJobs() - 1));
     }
 
     /** A background compaction: a trivial move when it can be one, else a merge. */
@@ -229,6 +229,12 @@ final class DbCompaction {
                 failure = e;
             }
             for (Future<?> h : helpers) {
+                // A range no pool thread took yet runs here: the pool is shared, and its threads
+                // may all be compactions waiting for their own ranges (a deadlock otherwise).
+                // A task started elsewhere or done returns from run() at once.
+                if (h instanceof RunnableFuture<?> r) {
+                    r.run();
+                }
                 Throwable t = Futures.await(h);
                 if (failure == null || failure instanceof CompactionCancelledException && t != null
                         && !(t instanceof CompactionCancelledException)) {

@@ -60,7 +60,7 @@ final class DbFlush {
         this.options = db.options;
         this.mutex = db.mutex();
         this.background = background;
-        this.flusher = DbBackground.daemon("bloomstore-flush-" + db.dir.getFileName());
+        this.flusher = new LimitedExecutor(db.resources.flushPool(), 1);
         this.startingUp = new DbBackground.FirstStep(options.backgroundNiceness());
     }
 

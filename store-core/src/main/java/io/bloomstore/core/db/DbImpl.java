@@ -66,6 +66,23 @@ public final class DbImpl implements Store {
         return StoreOpener.openReadOnly(fs, dir, options);
     }
 
+    /**
+     * The open's last step: the store joins its resources (and, when writable, their memtable
+     * budget, charged with what recovery left in its memtable).
+     */
+    void joinResources() {
+        db.resources.register(this);
+        if (!db.readOnly) {
+            db.mutex().lock();
+            try {
+                db.memtableAccount = db.resources.memtableBudget().open(writes::switchForBudget);
+                db.chargeMemtables();
+            } finally {
+                db.mutex().unlock();
+            }
+        }
+    }
+
     /** Registers the statistics in JMX when the options name the store there. */
     void registerJmx() {
         if (db.options.jmxName() != null) {
@@ -303,6 +320,11 @@ public final class DbImpl implements Store {
                 walFailure = e;
             }
             lock.close();
+            MemtableBudget.Account account = db.memtableAccount;
+            if (account != null) {
+                account.close();
+            }
+            db.resources.unregister(this);
         }
         // A process may exit right after a close: not inside the filter memory's start-up that a
         // flush began (a wait only for a close soon after the process's first flush).

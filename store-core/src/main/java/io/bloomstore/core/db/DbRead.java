@@ -269,7 +269,7 @@ final class DbRead {
                     c.tableLookups().sum(), c.filterFileReads().sum(), c.filterFileBytesRead().sum(),
                     db.tables.indexHeapBytes(), db.tables.indexOffHeapBytes(), c.trivialMoves().sum(), health(), c.prefixScans().sum(), c.prefixChecked().sum(),
                     c.prefixUseful().sum(), c.rangeScans().sum(), c.rangeChecked().sum(), c.rangeUseful().sum(),
-                    List.copyOf(tables), db.cumulative.snapshot());
+                    List.copyOf(tables), db.cumulative.snapshot(), db.tables.blockCacheBytes());
         } finally {
             v.tables().release();
         }

@@ -65,6 +65,10 @@ final class DbState {
     /** The table files' background syncs as flushes and compactions write them: submitted by those threads. */
     static final ExecutorService TABLE_SYNCER = Executors.newCachedThreadPool(new SyncThreads("bloomstore-tsync-"));
     final ExecutorService syncer = SYNCER;
+    /** What this store shares with others: pools, memtable budget, block cache. */
+    final SharedResources resources;
+    /** This store's share of the memtable budget; null for a store opened read-only. */
+    volatile MemtableBudget.Account memtableAccount;
     final ExecutorService tableSyncer = TABLE_SYNCER;
 
     /** Names the sync pools' daemon threads. */
@@ -116,6 +120,25 @@ final class DbState {
         this.view = new ReadView(new MemTable(walNumber, options.memtableBytes(), options.memtableFilterRatio()), List.of(),
                 new VersionRef(versions.current(), tables));
         this.readers = new ViewCache(this);
+        this.resources = SharedResources.of(options.resources());
+    }
+
+    /**
+     * With the mutex held: charges what the memtables hold now (the active one and those waiting
+     * for their flush) to the memtable budget.
+     */
+    void chargeMemtables() {
+        MemtableBudget.Account a = memtableAccount;
+        if (a == null) {
+            return;
+        }
+        ReadView v = view;
+        long active = v.mem().approximateBytes();
+        long total = active;
+        for (MemTable m : v.immutables()) {
+            total += m.approximateBytes();
+        }
+        a.update(total, active);
     }
 
     ReentrantLock mutex() {
@@ -131,6 +154,7 @@ final class DbState {
         view = new ReadView(mem, immutables, new VersionRef(next, tables));
         old.tables().release();
         readers.scrape();
+        chargeMemtables();
     }
 
     /** The current view with its tables retained; the caller releases {@code tables()}. */

@@ -109,6 +109,7 @@ final class DbWrite {
         if (value != null) {
             checkValue(value);
         }
+        awaitMemtableRoom();
         db.queue.submit(key, value, writeOptions.sync(), committer);
         db.counters.userBytesWritten().add(key.length + (value == null ? 0 : value.length));
     }
@@ -137,6 +138,7 @@ final class DbWrite {
         if (batch.count() == 0) {
             return;
         }
+        awaitMemtableRoom();
         db.queue.submit(batch, writeOptions.sync(), committer);
         db.counters.userBytesWritten().add(userBytes[0]);
     }
@@ -246,6 +248,7 @@ final class DbWrite {
             db.queue.mutex().lock();
         }
         db.lastSequence = seq - 1;
+        db.chargeMemtables();
     }
 
     /** Inserts a committed batch into the memtable, its operation {@code j} at {@code first + j}. */
@@ -380,7 +383,45 @@ final class DbWrite {
         imm.add(v.mem());
         MemTable fresh = new MemTable(walNumber, db.options.memtableBytes(), db.options.memtableFilterRatio());
         db.view = new ReadView(fresh, List.copyOf(imm), v.tables());
+        db.chargeMemtables();
         background.scheduleFlush();
+    }
+
+    /**
+     * On the memtable budget's thread: switches the active memtable (queueing its flush) when it
+     * holds anything and no wait is needed, between write groups; answers whether it did.
+     */
+    boolean switchForBudget() {
+        if (db.closed || db.readOnly || db.backgroundError != null) {
+            return false;
+        }
+        boolean[] switched = {false};
+        try {
+            db.queue.submitBarrier(group -> {
+                ReadView v = db.view;
+                if (!v.mem().isEmpty() && v.immutables().size() < MAX_IMMUTABLES && db.backgroundError == null) {
+                    switchMemTable(v);
+                    switched[0] = true;
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            // Closed or failed meanwhile: nothing to switch.
+            return false;
+        }
+        return switched[0];
+    }
+
+    /** Before a write enters the queue: waits while the stores' memtables hold the whole budget. */
+    private void awaitMemtableRoom() throws IOException {
+        if (db.memtableAccount == null) {
+            return;
+        }
+        try {
+            db.resources.memtableBudget().awaitRoom();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while waiting for the memtable budget");
+        }
     }
 
     /**

@@ -127,6 +127,7 @@ final class StoreOpener {
             throw e;
         }
         try {
+            db.joinResources();
             db.registerJmx();
         } catch (RuntimeException e) {
             // The store is fully open by now: close it the ordinary way.
@@ -232,6 +233,7 @@ final class StoreOpener {
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, versions.logNumber(), null,
                     replayed.lastSequence());
             db.finishRecovery(replayed.memtable(), replayed.dropped(), true, listing);
+            db.joinResources();
             db.registerJmx();
             return db;
         } catch (IOException | RuntimeException | Error e) {
@@ -264,11 +266,14 @@ final class StoreOpener {
     private static TableRegistry openTables(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters,
                                             VersionSet versions, boolean checkFiltersAhead, List<String> listing)
             throws IOException {
-        BlockCache cache = options.blockCacheBytes() == 0 ? BlockCache.disabled()
-                : new BlockCache(options.blockCacheBytes());
+        SharedResources shared = SharedResources.of(options.resources());
+        shared.checkOpen();
+        // A cache of its own when the options size one, else a view of the resources' shared cache.
+        BlockCache cache = !options.ownBlockCache() ? shared.blockCache().view()
+                : options.blockCacheBytes() == 0 ? BlockCache.disabled() : new BlockCache(options.blockCacheBytes());
         TableRegistry tables = new TableRegistry(fs, dir, TableOptions.of(options), cache, counters,
                 new TableFileCache(fs, options.tableFileCacheCapacity(), options.directReads()), checkFiltersAhead,
-                options.backgroundNiceness());
+                options.backgroundNiceness(), shared.reclaimPool());
         try {
             Set<String> present = new HashSet<>(listing);
             for (int level = 0; level < Version.NUM_LEVELS; level++) {

@@ -12,9 +12,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,36 +51,32 @@ final class TableRegistry {
     private final Map<Long, TableHandle> open = new ConcurrentHashMap<>();
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
-    private final ThreadPoolExecutor reclaimer;
+    private final LimitedExecutor reclaimer;
     /** The reclaimer's thread, once it has run a task. */
     private volatile Thread reclaimThread;
     /** Opens a registered table on first use; reclaims a handle whose last reference went. */
     private final Hooks hooks = new Hooks();
     /** Whether {@link #open} queues the sidecar check; a read-only open leaves it to the lookups. */
     private final boolean checkFiltersAhead;
-    /**
-     * {@code StoreOptions.backgroundNiceness}: the reclaimer's thread lowers itself by it on its
-     * first task, as a compaction thread does. It used to inherit the priority of the thread that
-     * started it, usually the flush thread's, which now keeps the application's priority until
-     * the JIT has settled ({@link BackgroundPriority#lowerCurrentThreadAfterWarmUp}); its sidecar
-     * checks would then compete with the first lookups.
-     */
+    /** {@code StoreOptions.backgroundNiceness}: the reclaimer's thread lowers itself by it on its first task. */
     private final int backgroundNiceness;
     private volatile boolean closing;
 
     TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters,
                   TableFileCache files) {
-        this(fs, dir, options, cache, counters, files, true, 0);
+        this(fs, dir, options, cache, counters, files, true, 0,
+                SharedResources.of(io.bloomstore.core.StoreResources.shared()).reclaimPool());
     }
 
     /**
      * {@code checkFiltersAhead} false: no background check of new tables' sidecars. A store opened
      * read-only, typically for a few lookups, would otherwise read every sidecar whole on a thread
      * of its own while it needs two or three of them. {@code backgroundNiceness}: how far the
-     * reclaimer's thread lowers itself on its first task (0: not at all).
+     * reclaimer's thread lowers itself on its first task (0: not at all). {@code reclaimPool}: the
+     * shared pool this store's reclaiming runs on, one task at a time.
      */
     TableRegistry(FileSystem fs, Path dir, TableOptions options, BlockCache cache, StoreCounters counters,
-                  TableFileCache files, boolean checkFiltersAhead, int backgroundNiceness) {
+                  TableFileCache files, boolean checkFiltersAhead, int backgroundNiceness, Executor reclaimPool) {
         this.checkFiltersAhead = checkFiltersAhead;
         this.backgroundNiceness = backgroundNiceness;
         this.fs = fs;
@@ -90,8 +85,7 @@ final class TableRegistry {
         this.options = options;
         this.cache = cache;
         this.counters = counters;
-        this.reclaimer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                new DaemonThreads("bloomstore-reclaim-" + dir.getFileName(), false));
+        this.reclaimer = new LimitedExecutor(reclaimPool, 1);
     }
 
     /**
@@ -340,6 +334,16 @@ final class TableRegistry {
         return n;
     }
 
+    /** Bytes of this store's blocks in its block cache (or its share of a shared one). */
+    long blockCacheBytes() {
+        return cache.sizeBytes();
+    }
+
+    /** Table files held open now (the descriptors of the store's file cache). */
+    int openFiles() {
+        return files.openFiles();
+    }
+
     /** Live tables plus dropped ones still held by readers. */
     int openTables() {
         return open.size() + draining.size();
@@ -425,5 +429,6 @@ final class TableRegistry {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        cache.closeView();
     }
 }

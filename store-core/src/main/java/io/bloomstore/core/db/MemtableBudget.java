@@ -1,0 +1,178 @@
+package io.bloomstore.core.db;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One memtable budget over many stores, as RocksDB's {@code WriteBufferManager}: each store
+ * charges what its memtables hold (the active one and the immutable ones waiting for their flush)
+ * to its {@link Account}; when the sum reaches seven eighths of the budget the largest active
+ * memtable is switched, which queues its flush, whatever that store's write rate; at the budget,
+ * writers wait ({@link #awaitRoom}) until flushes bring the sum below it. The switch runs on this
+ * budget's one thread, never on a writer's, so no store's lock is taken while another's is held.
+ *
+ * <p>Thread safety: safe for concurrent use; an account is updated under its store's mutex.
+ */
+public final class MemtableBudget {
+    private final long budgetBytes;
+    private final long flushAtBytes;
+    private final AtomicLong used = new AtomicLong();
+    private final Set<Account> accounts = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean switching = new AtomicBoolean();
+    private final ExecutorService switcher;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition room = lock.newCondition();
+
+    MemtableBudget(long budgetBytes, String threadName) {
+        this.budgetBytes = budgetBytes;
+        this.flushAtBytes = budgetBytes - budgetBytes / 8;
+        ThreadPoolExecutor t = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                new DaemonThreads(threadName, false));
+        t.allowCoreThreadTimeOut(true);
+        this.switcher = t;
+    }
+
+    public long budgetBytes() {
+        return budgetBytes;
+    }
+
+    public long usedBytes() {
+        return used.get();
+    }
+
+    /** One store's share: what it charged last, and how to switch its active memtable. */
+    final class Account {
+        private final BooleanSupplier switchMemtable;
+        /** Guarded by the store's mutex. */
+        private long charged;
+        private volatile long activeBytes;
+
+        Account(BooleanSupplier switchMemtable) {
+            this.switchMemtable = switchMemtable;
+        }
+
+        /**
+         * With the store's mutex held: its memtables hold {@code totalBytes} now, {@code activeBytes}
+         * of it in the active one.
+         */
+        void update(long totalBytes, long activeBytes) {
+            this.activeBytes = activeBytes;
+            long delta = totalBytes - charged;
+            charged = totalBytes;
+            if (delta == 0) {
+                return;
+            }
+            long now = used.addAndGet(delta);
+            if (delta > 0 && now >= flushAtBytes) {
+                requestSwitch();
+            } else if (delta < 0 && now - delta >= budgetBytes && now < budgetBytes) {
+                signalRoom();
+            }
+        }
+
+        /** The store closed: its memtables leave the budget. */
+        void close() {
+            accounts.remove(this);
+            long was = charged;
+            charged = 0;
+            if (was != 0) {
+                used.addAndGet(-was);
+                signalRoom();
+            }
+        }
+    }
+
+    /**
+     * Opens an account; {@code switchMemtable} switches the store's active memtable if it can
+     * without waiting (and updates the account), answering whether it did.
+     */
+    Account open(BooleanSupplier switchMemtable) {
+        Account a = new Account(switchMemtable);
+        accounts.add(a);
+        return a;
+    }
+
+    /**
+     * Before a write: waits while the stores' memtables hold the whole budget, having asked for the
+     * largest to be switched and flushed. Returns at once otherwise (one volatile read).
+     */
+    void awaitRoom() throws InterruptedException {
+        if (used.get() < budgetBytes) {
+            return;
+        }
+        requestSwitch();
+        lock.lock();
+        try {
+            while (used.get() >= budgetBytes) {
+                // Timed: a switch that found nothing to switch is asked again.
+                if (!room.await(20, TimeUnit.MILLISECONDS)) {
+                    requestSwitch();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void signalRoom() {
+        lock.lock();
+        try {
+            room.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Has the budget's thread switch the largest active memtable, unless a switch is on its way. */
+    private void requestSwitch() {
+        if (!switching.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            switcher.execute(this::switchLargest);
+        } catch (RejectedExecutionException e) {
+            switching.set(false);
+        }
+    }
+
+    private void switchLargest() {
+        boolean switched = false;
+        try {
+            Account largest = null;
+            for (Account a : accounts) {
+                if (a.activeBytes > 0 && (largest == null || a.activeBytes > largest.activeBytes)) {
+                    largest = a;
+                }
+            }
+            switched = largest != null && largest.switchMemtable.getAsBoolean();
+        } finally {
+            switching.set(false);
+        }
+        if (!switched || used.get() < flushAtBytes) {
+            // Nothing could be switched now: a waiting writer asks again shortly.
+            return;
+        }
+        long active = 0;
+        for (Account a : accounts) {
+            active += a.activeBytes;
+        }
+        // Still over, and not only with memtables already waiting for their flush: the next largest.
+        if (active > 0 && used.get() - active < flushAtBytes) {
+            requestSwitch();
+        }
+    }
+
+    void close() {
+        switcher.shutdown();
+    }
+}
