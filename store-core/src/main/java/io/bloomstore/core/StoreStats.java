@@ -80,9 +80,6 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
 
     /**
      * One table's filter memory: the sidecar's sections, mapped (or loaded) while the table is live.
-     * Tables open on first use, and statistics open none: for a table not opened yet the sidecar's
-     * size stands for its key filter, its prefix and range sections show 0, and its level's
-     * expected rate is the level's policy's.
      *
      * @param level             the table's level
      * @param fileNumber        the table's number

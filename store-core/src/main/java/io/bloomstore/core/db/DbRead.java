@@ -296,21 +296,10 @@ final class DbRead {
         double weightedFpr = 0;
         long unfilteredEntries = 0;
         List<FileMetaData> files = v.version().files(level);
-        FilterChoice choice = db.options.filterPolicy().choose(level, shape);
         for (FileMetaData f : files) {
             bytes += f.fileSize();
             filterBytes += f.filterFileSize();
-            TableReader r = v.tables().handle(f.fileNumber()).openedReader();
-            if (r == null) {
-                // Not opened yet (tables open on first use): estimated from the MANIFEST and the
-                // level's policy, since opening every table would undo the lazy open.
-                boolean filtered = f.filterFileSize() > 0;
-                weightedFpr += (filtered ? choice.effectiveFpr() : 1.0) * f.entries();
-                unfilteredEntries += filtered ? 0 : f.entries();
-                tables.add(new StoreStats.TableFilterStats(level, f.fileNumber(), f.filterFileSize(), 0, 0, null,
-                        f.filterFileSize()));
-                continue;
-            }
+            TableReader r = v.tables().handle(f.fileNumber()).readerUnchecked();
             // The filters' figures from their headers: a table whose filters no lookup loaded yet
             // keeps them unread.
             FilterSummary s = r.filterSummary();
@@ -323,6 +312,7 @@ final class DbRead {
                     f.filterFileSize()));
         }
         long entries = shape.entries(level);
+        FilterChoice choice = db.options.filterPolicy().choose(level, shape);
         // Only tables really without a filter save it: a table moved down whole keeps the one it was written with.
         long saved = choice.skipped() ? (long) Math.ceil(unfilteredEntries * choice.bitsPerKey() / 8) : 0;
         LevelCounters lc = db.counters.level(level);
