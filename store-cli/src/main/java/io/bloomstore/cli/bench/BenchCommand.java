@@ -155,6 +155,22 @@ public final class BenchCommand implements Callable<Integer> {
             + "measured (JIT compilation, heap growth), 0 for none (default: ${DEFAULT-VALUE}).")
     int warmUpKeys = 200_000;
 
+    /**
+     * The manystores workload ({@link ManyStoresBench}): BloomStore against RocksDB with its
+     * defaults and with one shared cache and write-buffer manager, each in a JVM of its own.
+     */
+    private int manyStores() throws IOException {
+        if (workloads.size() != 1) {
+            throw usage("manystores runs alone, each engine in a JVM of its own: give --workloads manystores only");
+        }
+        if (stores <= 0 || keys <= 0 || repeat <= 0) {
+            throw usage("--stores, --keys and --repeat must be positive");
+        }
+        Path root = data != null ? data : Files.createTempDirectory("bloomstore-manystores");
+        ManyStoresBench.run(root, stores, keys, repeat, spec.commandLine().getOut());
+        return 0;
+    }
+
     /** The command with the standard engines. */
     public BenchCommand() {
         this(EngineFactory.standard());
@@ -165,8 +181,15 @@ public final class BenchCommand implements Callable<Integer> {
         this.factory = factory;
     }
 
+    @Option(names = "--stores", paramLabel = "N", description = "Stores of the manystores workload, each with --keys "
+            + "keys (default: ${DEFAULT-VALUE}).")
+    int stores = 100;
+
     @Override
     public Integer call() throws IOException {
+        if (workloads != null && workloads.contains("manystores")) {
+            return manyStores();
+        }
         BenchConfig config = config();
         List<String> engineNames = engines == null || engines.isEmpty() ? factory.names() : engines;
         for (String e : engineNames) {

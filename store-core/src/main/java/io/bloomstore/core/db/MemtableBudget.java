@@ -17,14 +17,21 @@ import java.util.function.BooleanSupplier;
  * One memtable budget over many stores, as RocksDB's {@code WriteBufferManager}: each store
  * charges what its memtables hold (the active one and the immutable ones waiting for their flush)
  * to its {@link Account}; when the sum reaches seven eighths of the budget the largest active
- * memtable is switched, which queues its flush, whatever that store's write rate; at the budget,
+ * memtable is switched, which queues its flush, whatever that store's write rate (and every
+ * {@value #OLDEST_EVERY}th switch takes the memtable that has held writes longest instead, so a
+ * store that takes one write a minute is flushed within a bounded number of switches); at the budget,
  * writers wait ({@link #awaitRoom}) until flushes bring the sum below it. The switch runs on this
  * budget's one thread, never on a writer's, so no store's lock is taken while another's is held.
  *
  * <p>Thread safety: safe for concurrent use; an account is updated under its store's mutex.
  */
 public final class MemtableBudget {
+    /** Every this many switches, the oldest non-empty memtable is switched instead of the largest. */
+    static final int OLDEST_EVERY = 8;
+
     private final long budgetBytes;
+    /** Switches so far; only the budget's thread touches it. */
+    private long switches;
     private final long flushAtBytes;
     private final AtomicLong used = new AtomicLong();
     private final Set<Account> accounts = ConcurrentHashMap.newKeySet();
@@ -56,6 +63,8 @@ public final class MemtableBudget {
         /** Guarded by the store's mutex. */
         private long charged;
         private volatile long activeBytes;
+        /** When the active memtable took its first write ({@link System#nanoTime()}); guarded as {@code charged}. */
+        private volatile long activeSince;
 
         Account(BooleanSupplier switchMemtable) {
             this.switchMemtable = switchMemtable;
@@ -66,6 +75,9 @@ public final class MemtableBudget {
          * of it in the active one.
          */
         void update(long totalBytes, long activeBytes) {
+            if (activeBytes > 0 && this.activeBytes == 0) {
+                activeSince = System.nanoTime();
+            }
             this.activeBytes = activeBytes;
             long delta = totalBytes - charged;
             charged = totalBytes;
@@ -148,13 +160,15 @@ public final class MemtableBudget {
     private void switchLargest() {
         boolean switched = false;
         try {
-            Account largest = null;
+            boolean oldest = ++switches % OLDEST_EVERY == 0;
+            Account chosen = null;
             for (Account a : accounts) {
-                if (a.activeBytes > 0 && (largest == null || a.activeBytes > largest.activeBytes)) {
-                    largest = a;
+                if (a.activeBytes > 0 && (chosen == null || (oldest ? a.activeSince - chosen.activeSince < 0
+                        : a.activeBytes > chosen.activeBytes))) {
+                    chosen = a;
                 }
             }
-            switched = largest != null && largest.switchMemtable.getAsBoolean();
+            switched = chosen != null && chosen.switchMemtable.getAsBoolean();
         } finally {
             switching.set(false);
         }
