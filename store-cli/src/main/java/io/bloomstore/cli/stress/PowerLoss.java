@@ -30,6 +30,15 @@ final class PowerLoss {
     }
 
     static Result apply(Path journal) throws IOException {
+        return apply(journal, null);
+    }
+
+    /**
+     * As {@link #apply(Path)}; with {@code tear} non-null, a MANIFEST keeps a random prefix of the
+     * bytes it had not synced (a torn edit, as a file system that wrote part of the page may leave)
+     * instead of losing them all.
+     */
+    static Result apply(Path journal, java.util.SplittableRandom tear) throws IOException {
         if (!Files.exists(journal)) {
             return new Result(0, 0, 0);
         }
@@ -81,10 +90,14 @@ final class PowerLoss {
         for (Map.Entry<String, Long> e : synced.entrySet()) {
             Path p = Path.of(e.getKey());
             if (Files.exists(p) && Files.size(p) > e.getValue()) {
-                dropped += Files.size(p) - e.getValue();
+                long keep = e.getValue();
+                if (tear != null && p.getFileName().toString().startsWith("MANIFEST-")) {
+                    keep += tear.nextLong(Files.size(p) - keep + 1);
+                }
+                dropped += Files.size(p) - keep;
                 cut++;
                 try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
-                    f.setLength(e.getValue());
+                    f.setLength(keep);
                 }
             }
         }

@@ -76,6 +76,11 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
                     + "creations, renames and deletions no directory sync followed.")
     boolean powerLoss;
 
+    @Option(names = "--tear-manifest", description = "With --power-loss: the child dies inside one of its "
+            + "MANIFEST syncs (one in four, a flush's or compaction's edit), and the power loss keeps a random prefix "
+            + "of that unsynced edit: the next open must fall back to the edit before it by itself.")
+    boolean tearManifest;
+
     @Option(names = "--seed", paramLabel = "S", description = "Seed of the kill times and the children's choices.")
     Long seed;
 
@@ -91,9 +96,14 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
     Path json;
 
     private static final long START_TIMEOUT_SECONDS = 120;
+    /** Children that died inside a MANIFEST sync so far. */
+    private long tornEdits;
 
     @Override
     public Integer call() throws IOException {
+        if (tearManifest && !powerLoss) {
+            throw new IllegalArgumentException("--tear-manifest needs --power-loss: a torn edit is what a power loss leaves");
+        }
         if (cycles < 1 || threads < 1 || readers < 0 || keys < threads || syncPercent < 0 || syncPercent > 100
                 || minRunMillis < 0 || maxRunMillis < minRunMillis) {
             throw new IllegalArgumentException("need --cycles >= 1, --threads >= 1, --readers >= 0, --keys >= threads,"
@@ -110,7 +120,8 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
         SplittableRandom rnd = new SplittableRandom(s);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("stress: %d cycles, %d writers, %d readers, %d keys, %d%% sync, power loss %s, seed %d, dir %s%n",
-                cycles, threads, readers, keys, syncPercent, powerLoss ? "on" : "off", s, dir);
+                cycles, threads, readers, keys, syncPercent, powerLoss ? (tearManifest ? "on, MANIFEST edits torn" : "on")
+                        : "off", s, dir);
         out.flush();
         StressValues.ValueId[] baseline = new StressValues.ValueId[keys];
         Totals totals = new Totals();
@@ -131,7 +142,7 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
                 break;
             }
             if (powerLoss) {
-                PowerLoss.Result r = PowerLoss.apply(journal);
+                PowerLoss.Result r = PowerLoss.apply(journal, tearManifest ? new SplittableRandom(rnd.nextLong()) : null);
                 totals.changesUndone += r.changesUndone();
                 totals.bytesDropped += r.bytesDropped();
             }
@@ -144,6 +155,7 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
             }
             totals.add(outcome);
             totals.cycles = cycle;
+            totals.tornManifestEdits = tornEdits;
             if (!outcome.clean()) {
                 failure = "cycle " + cycle + ": " + String.join("; ", outcome.examples());
                 break;
@@ -167,6 +179,7 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
         figures.put("readers", readers);
         figures.put("keys", keys);
         figures.put("powerLoss", powerLoss);
+        figures.put("tearManifest", tearManifest);
         figures.put("seed", s);
         figures.put("acknowledgedWrites", totals.acknowledged);
         figures.put("acknowledgedSyncWrites", totals.acknowledgedSync);
@@ -177,6 +190,7 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
         figures.put("verifyErrors", totals.verifyErrors);
         figures.put("verifiedKeys", totals.verifiedKeys);
         figures.put("killsFromStart", totals.killsFromStart);
+        figures.put("tornManifestEdits", totals.tornManifestEdits);
         figures.put("directoryChangesUndone", totals.changesUndone);
         figures.put("unsyncedBytesDropped", totals.bytesDropped);
         figures.put("seconds", Math.round(seconds * 10) / 10.0);
@@ -225,6 +239,9 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
     private String runChild(Path store, Path ops, Path journal, Path childErr, int cycle, long childSeed,
                             long runMillis, long earlyKillMillis) throws IOException {
         List<String> command = ChildJvm.javaCommand(StressChild.class);
+        if (tearManifest) {
+            command.add(1, "-D" + SyncJournalFileSystem.TEAR_PROPERTY + "=" + childSeed);
+        }
         command.addAll(List.of(store.toString(), ops.toString(), journal == null ? "-" : journal.toString(),
                 Integer.toString(threads), Integer.toString(readers), Integer.toString(keys),
                 Integer.toString(cycle), Long.toString(childSeed), Integer.toString(syncPercent)));
@@ -248,18 +265,32 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
         try {
             if (earlyKillMillis >= 0) {
                 if (child.waitFor(earlyKillMillis, TimeUnit.MILLISECONDS)) {
+                    if (tearManifest && child.exitValue() == SyncJournalFileSystem.TORN_MANIFEST_EXIT) {
+                        tornEdits++;
+                        return null;
+                    }
                     return "cycle " + cycle + ": the child ended by itself (exit " + child.exitValue() + "): "
                             + tail(childErr);
                 }
                 child.destroyForcibly().waitFor();
                 return null;
             }
-            if (!ready.await(START_TIMEOUT_SECONDS, TimeUnit.SECONDS) || !child.isAlive()) {
+            boolean opened = awaitReady(ready, child);
+            if (!child.isAlive() && tearManifest && child.exitValue() == SyncJournalFileSystem.TORN_MANIFEST_EXIT) {
+                // Died inside a MANIFEST sync of its open (--tear-manifest): a planned end.
+                tornEdits++;
+                return null;
+            }
+            if (!opened || !child.isAlive()) {
                 child.destroyForcibly().waitFor();
                 return "cycle " + cycle + ": the child did not open the store (exit " + child.exitValue() + "): "
                         + tail(childErr);
             }
             if (child.waitFor(runMillis, TimeUnit.MILLISECONDS)) {
+                if (tearManifest && child.exitValue() == SyncJournalFileSystem.TORN_MANIFEST_EXIT) {
+                    tornEdits++;
+                    return null;
+                }
                 return "cycle " + cycle + ": the child ended by itself (exit " + child.exitValue() + "): "
                         + tail(childErr);
             }
@@ -270,6 +301,17 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
             child.destroyForcibly();
             throw new IOException("interrupted while running a stress child", e);
         }
+    }
+
+    /** Waits until the child reports the store open, or exits, or the start timeout passes; true when it is open. */
+    private static boolean awaitReady(CountDownLatch ready, Process child) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+        while (!ready.await(50, TimeUnit.MILLISECONDS)) {
+            if (!child.isAlive() || System.nanoTime() > deadline) {
+                return ready.getCount() == 0;
+            }
+        }
+        return true;
     }
 
     private static String tail(Path file) throws IOException {
@@ -298,6 +340,8 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
         long changesUndone;
         long bytesDropped;
         long killsFromStart;
+        /** Cycles whose child died inside a MANIFEST sync (--tear-manifest). */
+        long tornManifestEdits;
 
         void add(CycleCheck.Outcome o) {
             acknowledged += o.acknowledged();

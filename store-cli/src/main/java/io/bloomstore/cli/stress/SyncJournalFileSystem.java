@@ -36,6 +36,18 @@ final class SyncJournalFileSystem extends ForwardingFileSystem {
     /** Prefix of the names deleted and replaced files wait under. */
     static final String HIDDEN_PREFIX = ".stress-unsynced-";
 
+    /** The exit status of a child that died inside a MANIFEST sync ({@code --tear-manifest}). */
+    static final int TORN_MANIFEST_EXIT = 86;
+    /** System property: the seed of the MANIFEST syncs a child dies in; unset, it dies in none. */
+    static final String TEAR_PROPERTY = "bloomstore.stress.tearManifest";
+    private static final java.util.SplittableRandom TEAR = System.getProperty(TEAR_PROPERTY) == null ? null
+            : new java.util.SplittableRandom(Long.parseLong(System.getProperty(TEAR_PROPERTY)));
+
+    /** One MANIFEST sync in four (after the store's open, whose own syncs are not edits). */
+    private static synchronized boolean tearNow() {
+        return TEAR.nextInt(4) == 0;
+    }
+
     private final FileChannel journal;
     private final Object directoryLock = new Object();
     private final List<Path> hidden = new ArrayList<>();
@@ -85,6 +97,11 @@ final class SyncJournalFileSystem extends ForwardingFileSystem {
             @Override
             public void sync() throws IOException {
                 long durable = written.get();
+                if (TEAR != null && name.contains("MANIFEST-") && tearNow()) {
+                    // The power fails while the edit just appended is being synced: the parent's
+                    // power loss keeps a random prefix of it (--tear-manifest).
+                    Runtime.getRuntime().halt(TORN_MANIFEST_EXIT);
+                }
                 super.sync();
                 log("S " + name + " " + durable);
             }

@@ -329,7 +329,9 @@ public final class BlockCache {
             }
         }
         offsetsByFile.clear();
-        bytesByBase.values().forEach(b -> b.set(0));
+        for (AtomicLong b : bytesByBase.values()) {
+            b.set(0);
+        }
         Arrays.fill(doorkeeper, 0L);
     }
 }

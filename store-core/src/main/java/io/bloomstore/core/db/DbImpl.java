@@ -75,11 +75,25 @@ public final class DbImpl implements Store {
         if (!db.readOnly) {
             db.mutex().lock();
             try {
-                db.memtableAccount = db.resources.memtableBudget().open(writes::switchForBudget);
+                db.memtableAccount = db.resources.memtableBudget().open(new BudgetSwitch(writes));
                 db.chargeMemtables();
             } finally {
                 db.mutex().unlock();
             }
+        }
+    }
+
+    /** The memtable budget's switch of this store (a class, not a method reference: a one-shot put links no lambda). */
+    private static final class BudgetSwitch implements java.util.function.BooleanSupplier {
+        private final DbWrite writes;
+
+        BudgetSwitch(DbWrite writes) {
+            this.writes = writes;
+        }
+
+        @Override
+        public boolean getAsBoolean() {
+            return writes.switchForBudget();
         }
     }
 

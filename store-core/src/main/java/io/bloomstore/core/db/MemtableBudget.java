@@ -39,6 +39,13 @@ public final class MemtableBudget {
     private final ExecutorService switcher;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition room = lock.newCondition();
+    /** {@link #switchLargest} as a task (a class, not a method reference: no lambda linked on the write path). */
+    private final Runnable switchTask = new Runnable() {
+        @Override
+        public void run() {
+            switchLargest();
+        }
+    };
 
     MemtableBudget(long budgetBytes, String threadName) {
         this.budgetBytes = budgetBytes;
@@ -151,7 +158,7 @@ public final class MemtableBudget {
             return;
         }
         try {
-            switcher.execute(this::switchLargest);
+            switcher.execute(switchTask);
         } catch (RejectedExecutionException e) {
             switching.set(false);
         }
