@@ -180,6 +180,29 @@ public interface Store extends AutoCloseable {
     void awaitCompactions() throws IOException;
 
     /**
+     * Makes a checkpoint: an openable copy of the store as of one moment, in {@code target}, while
+     * writers, flushes and compactions go on (RocksDB's {@code Checkpoint::CreateCheckpoint}).
+     * Tables and their filter sidecars are hard-linked where the file system allows (no bytes
+     * copied; they are never modified, and the store deleting its own name later leaves the
+     * checkpoint's) and copied otherwise; the WAL segments holding writes not yet in a table are
+     * copied up to that moment; a fresh MANIFEST names exactly the linked tables, and {@code CURRENT},
+     * written last, makes the directory a store. The checkpoint holds a prefix of the store's
+     * history that includes every write acknowledged before this call began. Files the checkpoint
+     * links or copies are not deleted by flushes or compactions until it is done.
+     *
+     * <p>Open the checkpoint with {@link #open} (it is an independent store from then on) or
+     * {@link #openReadOnly}. A checkpoint cut short by a crash has no {@code CURRENT}: it is not
+     * taken for a store; delete it. On any failure (a full disk) this removes what it wrote.
+     *
+     * @param target a missing or empty directory outside the store directory (created if missing)
+     * @throws IllegalArgumentException when {@code target} is inside the store, is a file or a
+     *         non-empty directory
+     * @throws IllegalStateException when the store is closed or open read-only
+     * @throws IOException when a file cannot be linked, copied or written (the message names the cause)
+     */
+    CheckpointReport checkpoint(Path target) throws IOException;
+
+    /**
      * A copy of the statistics as of now. Its counters count since this open (they start at zero
      * at every open); {@link StoreStats#cumulative()} counts since the store was created. Opens
      * the tables no lookup has opened yet (their filters' figures are part of the statistics).

@@ -1,6 +1,7 @@
 package io.bloomstore.core.db;
 
 import io.bloomstore.bloom.storage.OffHeapBackend;
+import io.bloomstore.core.CheckpointReport;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
@@ -226,6 +227,21 @@ public final class DbImpl implements Store {
     @Override
     public void awaitCompactions() throws IOException {
         background.awaitCompactions();
+    }
+
+    @Override
+    public CheckpointReport checkpoint(Path target) throws IOException {
+        db.checkOpen();
+        db.checkWritable();
+        return CheckpointWriter.write(db, target);
+    }
+
+    /**
+     * The store's files as of now, kept on disk until the result is closed: what a backup copies
+     * (StoreBackup). Not for services: its type is internal.
+     */
+    public LiveFiles liveFiles() throws IOException {
+        return LiveFiles.capture(db);
     }
 
     @Override
