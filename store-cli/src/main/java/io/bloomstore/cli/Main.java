@@ -13,6 +13,7 @@ import io.bloomstore.cli.streams.StreamsBenchCommand;
 import io.bloomstore.cli.family.ExperimentCommand;
 import io.bloomstore.cli.filter.FilterCommand;
 import io.bloomstore.cli.jmh.JmhCommand;
+import io.bloomstore.cli.store.CheckpointCommand;
 import io.bloomstore.cli.store.CompactCommand;
 import io.bloomstore.cli.store.DeleteCommand;
 import io.bloomstore.cli.store.FlushCommand;
@@ -141,6 +142,7 @@ public final class Main implements Runnable {
         m.put("compact", CompactCommand::new);
         m.put("verify", VerifyCommand::new);
         m.put("repair", RepairCommand::new);
+        m.put("checkpoint", CheckpointCommand::new);
         return Collections.unmodifiableMap(m);
     }
 

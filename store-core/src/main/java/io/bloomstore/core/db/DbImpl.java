@@ -238,7 +238,7 @@ public final class DbImpl implements Store {
 
     /**
      * The store's files as of now, kept on disk until the result is closed: what a backup copies
-     * (StoreBackup). Not for services: its type is internal.
+     * ({@link io.bloomstore.core.StoreBackup}). Not for services: its type is internal.
      */
     public LiveFiles liveFiles() throws IOException {
         return LiveFiles.capture(db);
