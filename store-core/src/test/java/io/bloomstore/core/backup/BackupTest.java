@@ -29,6 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -104,6 +107,70 @@ class BackupTest {
         Path latest = tmp.resolve("latest");
         assertEquals(2, StoreBackup.restore(backups, -1, latest).id());
         assertEquals(moments.get(1), contents(latest));
+    }
+
+    /** A backup taken while two writers and the compactions they cause run holds every write acknowledged before it. */
+    @Test
+    void backupOfALiveStoreHoldsEveryWriteAcknowledgedBeforeIt() throws Exception {
+        Path dir = tmp.resolve("store");
+        Path backups = tmp.resolve("backups");
+        int writers = 2;
+        AtomicLongArray acked = new AtomicLongArray(writers);
+        long[] before = new long[writers];
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (Store store = Store.open(dir, options())) {
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < writers; t++) {
+                int thread = t;
+                acked.set(t, -1);
+                Thread w = new Thread(() -> {
+                    try {
+                        for (int i = 0; !stop.get(); i++) {
+                            store.put(key(thread * 10_000_000 + i), ("v" + i).getBytes(StandardCharsets.UTF_8));
+                            acked.set(thread, i);
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+                w.start();
+                threads.add(w);
+            }
+            Thread.sleep(300);
+            for (int t = 0; t < writers; t++) {
+                before[t] = acked.get(t);
+            }
+            StoreBackup.create(store, backups);
+            stop.set(true);
+            for (Thread w : threads) {
+                w.join();
+            }
+            assertTrue(failure.get() == null, () -> "writer failed: " + failure.get());
+        }
+        Path target = tmp.resolve("restored");
+        StoreBackup.restore(backups, -1, target);
+        Map<String, String> restored = contents(target);
+        for (int t = 0; t < writers; t++) {
+            int i = 0;
+            while (restored.containsKey(new String(key(t * 10_000_000 + i), StandardCharsets.UTF_8))) {
+                i++;
+            }
+            assertTrue(i > before[t], "writer " + t + " acknowledged " + before[t] + " before the backup, restored 0.."
+                    + (i - 1));
+        }
+        assertEquals(restored.size(), countPrefixes(restored, writers), "every writer's restored writes are gap-free");
+    }
+
+    /** How many keys the gap-free runs 0.. of each writer add up to. */
+    private static long countPrefixes(Map<String, String> restored, int writers) {
+        long n = 0;
+        for (int t = 0; t < writers; t++) {
+            for (int i = 0; restored.containsKey(new String(key(t * 10_000_000 + i), StandardCharsets.UTF_8)); i++) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bloomstore.bloom.storage.MappedBitStore;
+import io.bloomstore.core.CheckpointReport;
 import io.bloomstore.core.KeyValue;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
@@ -19,9 +20,11 @@ import io.bloomstore.core.WriteOptions;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +33,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -171,6 +175,19 @@ class ApiMisuseMatrixTest {
         ops.put("compact()", Store::compact);
         ops.put("awaitCompactions()", Store::awaitCompactions);
         ops.put("stats()", s -> assertTrue(s.stats().levels().size() > 1));
+        ops.put("checkpoint(Path)", s -> {
+            Path parent = Files.createTempDirectory("bloomstore-misuse-checkpoint");
+            try {
+                CheckpointReport r = s.checkpoint(parent.resolve("cp"));
+                assertTrue(Files.exists(r.target().resolve("CURRENT")));
+            } finally {
+                try (Stream<Path> files = Files.walk(parent)) {
+                    for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(f);
+                    }
+                }
+            }
+        });
         ops.put("options()", s -> assertEquals(OPTIONS, s.options()));
         ops.put("close()", Store::close);
         return ops;
