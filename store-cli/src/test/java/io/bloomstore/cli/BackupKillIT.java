@@ -31,6 +31,8 @@ class BackupKillIT {
     private static final Path JAR = Path.of(System.getProperty("bloomstore.jar", "target/bloomstore.jar"));
     private static final int ROUNDS = 6;
     private static final int KEYS_PER_ROUND = 40_000;
+    /** Kills come within this long of the command's first write. */
+    private static final long KILL_WINDOW_MILLIS = 400;
 
     @TempDir
     Path tmp;
@@ -84,15 +86,39 @@ class BackupKillIT {
         return (System.nanoTime() - started) / 1_000_000;
     }
 
-    /** Starts the command and kills it (SIGKILL) after {@code delayMillis}; returns whether it was still running. */
-    private boolean runAndKill(long delayMillis, String... args) throws Exception {
+    /**
+     * Starts the command, waits until {@code begun} exists (the command has started writing), then
+     * kills it (SIGKILL) {@code delayMillis} later; returns whether it was still running then.
+     */
+    private boolean runAndKill(Path begun, long delayMillis, String... args) throws Exception {
         Process p = start(args);
+        while (!Files.exists(begun) && p.isAlive()) {
+            Thread.sleep(1);
+        }
         boolean finished = p.waitFor(delayMillis, TimeUnit.MILLISECONDS);
         if (!finished) {
             p.destroyForcibly();
             p.waitFor(60, TimeUnit.SECONDS);
         }
         return !finished;
+    }
+
+    /** The id the next backup takes: one more than any private directory's. */
+    private static long nextId(Path backups) {
+        String[] priv = backups.resolve("private").toFile().list();
+        long max = 0;
+        for (String n : priv == null ? new String[0] : priv) {
+            max = Math.max(max, Long.parseLong(n));
+        }
+        return max + 1;
+    }
+
+    /** Whether a killed backup left files of its own (more private directories than backups listed). */
+    private static boolean unfinished(Path backups, int listed) {
+        String[] priv = backups.resolve("private").toFile().list();
+        String[] shared = backups.resolve("shared").toFile().list();
+        boolean temp = shared != null && java.util.Arrays.stream(shared).anyMatch(n -> n.endsWith(".tmp"));
+        return priv != null && priv.length > listed || temp;
     }
 
     @Test
@@ -103,16 +129,22 @@ class BackupKillIT {
         Path db = tmp.resolve("db");
         Path backups = tmp.resolve("backups");
         writeRound(db, 0);
-        long full = runToEnd("--data", db.toString(), "backup", "--to", backups.toString());
+        runToEnd("--data", db.toString(), "backup", "--to", backups.toString());
         int killed = 0;
+        int midBackup = 0;
         List<Integer> roundOfBackup = new ArrayList<>(List.of(0));
         for (int round = 1; round <= ROUNDS; round++) {
             writeRound(db, round);
-            if (runAndKill(random.nextLong(full + 1), "--data", db.toString(), "backup", "--to",
+            // The child JVM's start-up is most of a run: the kill comes once the backup has begun.
+            Path begun = backups.resolve("private").resolve(Long.toString(nextId(backups)));
+            if (runAndKill(begun, random.nextLong(KILL_WINDOW_MILLIS), "--data", db.toString(), "backup", "--to",
                     backups.toString())) {
                 killed++;
             }
             List<BackupInfo> listed = StoreBackup.list(backups);
+            if (unfinished(backups, listed.size())) {
+                midBackup++;
+            }
             if (listed.size() > roundOfBackup.size()) {
                 roundOfBackup.add(round);
             }
@@ -127,13 +159,12 @@ class BackupKillIT {
         Path last = tmp.resolve("last");
         StoreBackup.restore(backups, -1, last);
         checkRound(last, ROUNDS);
-        System.out.println("BackupKillIT: " + killed + " of " + ROUNDS + " backups killed while running");
+        System.out.println("BackupKillIT: " + killed + " of " + ROUNDS + " backups killed while running, " + midBackup
+                + " of them after writing into the backup directory");
 
-        long restoreFull = runToEnd("--data", tmp.resolve("timed").toString(), "restore", "--from",
-                backups.toString());
         for (int k = 0; k < ROUNDS; k++) {
             Path target = tmp.resolve("killed-restore-" + k);
-            runAndKill(random.nextLong(restoreFull + 1), "--data", target.toString(), "restore", "--from",
+            runAndKill(target, random.nextLong(KILL_WINDOW_MILLIS), "--data", target.toString(), "restore", "--from",
                     backups.toString());
             if (Files.exists(target.resolve("CURRENT"))) {
                 checkRound(target, ROUNDS);
