@@ -32,7 +32,7 @@ class BackupKillIT {
     private static final int ROUNDS = 6;
     private static final int KEYS_PER_ROUND = 40_000;
     /** Kills come within this long of the command's first write. */
-    private static final long KILL_WINDOW_MILLIS = 400;
+    private static final long KILL_WINDOW_MILLIS = 200;
 
     @TempDir
     Path tmp;

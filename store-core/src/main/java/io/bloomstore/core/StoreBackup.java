@@ -75,6 +75,20 @@ public final class StoreBackup {
     }
 
     /**
+     * Reads every file of every backup in {@code backupDir} and checks its size and CRC32C against
+     * what the backup recorded when it wrote it; returns the backups checked.
+     *
+     * @throws io.bloomstore.bloom.CorruptionException naming the first file missing, cut short or damaged
+     */
+    public static List<BackupInfo> verify(Path backupDir) throws IOException {
+        List<BackupInfo> out = new ArrayList<>();
+        for (BackupMeta m : new BackupEngine(LocalFileSystem.INSTANCE, backupDir, null).verify()) {
+            out.add(info(m));
+        }
+        return out;
+    }
+
+    /**
      * Restores backup {@code id} ({@code -1}: the newest) into {@code target}, a missing or empty
      * directory, which then holds a store to {@link Store#open}.
      *

@@ -20,12 +20,13 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code bloomstore backup --to DIR [--keep N]}: an incremental, verified backup of the store into a
- * backup directory ({@link StoreBackup}); {@code backup --to DIR --list} lists the backups there.
+ * backup directory ({@link StoreBackup}); {@code backup --to DIR --list} lists the backups there,
+ * {@code backup --to DIR --verify} checks every file of them.
  *
  * <p>Thread safety: one instance per invocation.
  */
 @Command(name = "backup", mixinStandardHelpOptions = true,
-        description = "Back up the store into a backup directory (incremental, verified), or --list its backups.")
+        description = "Back up the store into a backup directory (incremental, verified), or --list or --verify its backups.")
 public final class BackupCommand extends StoreCommand {
 
     @Option(names = "--to", paramLabel = "BACKUP_DIR", required = true,
@@ -39,16 +40,21 @@ public final class BackupCommand extends StoreCommand {
     @Option(names = "--list", description = "List the backups in BACKUP_DIR instead of making one.")
     boolean list;
 
+    @Option(names = "--verify", description = "Check every file of every backup in BACKUP_DIR against its recorded"
+            + " size and CRC32C instead of making one (exit 4 naming the first damaged file).")
+    boolean verify;
+
     @Option(names = "--json", description = "Print JSON with the API's names.")
     boolean json;
 
     @Override
     public Integer call() throws IOException {
-        if (list) {
-            if (keep != null) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--keep makes no sense with --list");
+        if (list || verify) {
+            if (keep != null || list && verify) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--list and --verify go alone (without --keep or each other)");
             }
-            return list();
+            return verify ? verify() : list();
         }
         if (keep != null && keep < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--keep must be at least 1, got " + keep);
@@ -71,6 +77,22 @@ public final class BackupCommand extends StoreCommand {
                     + Units.bytes(b.bytes()) + "; copied " + b.filesCopied() + " files, " + Units.bytes(b.bytesCopied())
                     + " (verified), up to sequence " + b.lastSequence() + ", " + millis + " ms; " + left.size()
                     + " backups kept");
+        }
+        out().flush();
+        return ExitCodes.OK;
+    }
+
+    private int verify() throws IOException {
+        List<BackupInfo> all = StoreBackup.verify(to);
+        long bytes = all.stream().mapToLong(BackupInfo::bytes).sum();
+        if (json) {
+            Map<String, Object> j = new LinkedHashMap<>();
+            j.put("backupDir", to.toString());
+            j.put("backupsVerified", all.size());
+            out().println(Json.write(j));
+        } else {
+            out().println("verified " + all.size() + " backups in " + to + ": every file's size and CRC32C match ("
+                    + Units.bytes(bytes) + " in all backups, shared files read once)");
         }
         out().flush();
         return ExitCodes.OK;

@@ -80,6 +80,20 @@ class CheckpointBackupCommandsTest {
         assertEquals(ExitCodes.USAGE, gone.exitCode());
         assertTrue(gone.err().contains("no backup 1"), gone.err());
 
+        Result verified = cli(db, "backup", "--to", backups.toString(), "--verify");
+        assertEquals(ExitCodes.OK, verified.exitCode(), verified.err());
+        assertTrue(verified.out().startsWith("verified 1 backups"), verified.out());
+        Path wal;
+        try (var files = Files.walk(backups.resolve("private"))) {
+            wal = files.filter(p -> p.toString().endsWith(".log")).findFirst().orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(wal);
+        bytes[bytes.length - 1] ^= 1;
+        Files.write(wal, bytes);
+        Result damaged = cli(db, "backup", "--to", backups.toString(), "--verify");
+        assertEquals(ExitCodes.CORRUPTION, damaged.exitCode(), damaged.out());
+        assertTrue(damaged.err().contains(wal.getFileName().toString()), damaged.err());
+
         Path foreign = Files.createDirectories(tmp.resolve("foreign"));
         Files.writeString(foreign.resolve("notes.txt"), "mine");
         Result wrongDir = cli(db, "backup", "--to", foreign.toString());

@@ -78,8 +78,9 @@ public final class BackupEngine {
         prepare();
         try (Closeable lock = fs.lock(dir.resolve(LOCK))) {
             List<BackupMeta> metas = readMetas();
-            collectGarbage(metas);
+            // Before the garbage goes: an unfinished backup's id is never taken again.
             long id = nextId(metas);
+            collectGarbage(metas);
             Path priv = dir.resolve(PRIVATE).resolve(Long.toString(id));
             fs.createDirectories(priv);
             List<BackupMeta.Entry> entries = new ArrayList<>();
@@ -180,6 +181,41 @@ public final class BackupEngine {
         metas.forEach(m -> ids.add(m.id()));
         throw new IllegalArgumentException("backup directory " + dir + " holds no backup " + id + " (it holds " + ids
                 + ")");
+    }
+
+    /**
+     * Reads every file of every backup (each shared file once) and checks its size and CRC32C
+     * against the meta files; returns the backups checked.
+     *
+     * @throws CorruptionException naming the first file that is missing, of another size or damaged
+     */
+    public List<BackupMeta> verify() throws IOException {
+        requireBackupDir();
+        try (Closeable lock = fs.lock(dir.resolve(LOCK))) {
+            List<BackupMeta> metas = readMetas();
+            Set<String> checked = new HashSet<>();
+            for (BackupMeta m : metas) {
+                for (BackupMeta.Entry e : m.files()) {
+                    if (!checked.add(e.backupPath())) {
+                        continue;
+                    }
+                    Path f = dir.resolve(e.backupPath());
+                    if (!fs.exists(f)) {
+                        throw new CorruptionException(f, 0, "backup " + m.id() + " names this file, which is missing");
+                    }
+                    long size = fs.size(f);
+                    if (size != e.size()) {
+                        throw new CorruptionException(f, Math.min(size, e.size()), "the file has " + size
+                                + " bytes, backup " + m.id() + "'s meta file says " + e.size());
+                    }
+                    long crc = FileCopy.checksum(fs, f, size);
+                    if (crc != e.crc()) {
+                        throw CorruptionException.mismatch(f, 0, "CRC32C", e.crc(), crc);
+                    }
+                }
+            }
+            return metas;
+        }
     }
 
     /** Takes the lock a restore holds while it reads the set (so no purge deletes what it reads). */

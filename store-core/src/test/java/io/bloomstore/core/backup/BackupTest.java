@@ -216,6 +216,7 @@ class BackupTest {
             assertEquals(List.of("cat.jpg"), List.of(foreign.toFile().list()));
             StoreBackup.create(store, backups);
         }
+        assertEquals(1, StoreBackup.verify(backups).size());
         assertThrows(IllegalArgumentException.class, () -> StoreBackup.list(foreign));
         IllegalArgumentException taken = assertThrows(IllegalArgumentException.class,
                 () -> StoreBackup.restore(backups, -1, dir));
@@ -235,6 +236,8 @@ class BackupTest {
             b.put(0, (byte) (b.get(0) ^ 0x40)).rewind();
             ch.write(b, 10);
         }
+        CorruptionException found = assertThrows(CorruptionException.class, () -> StoreBackup.verify(backups));
+        assertTrue(found.getMessage().contains(table.getFileName().toString()), found.getMessage());
         Path target = tmp.resolve("restored");
         CorruptionException damaged = assertThrows(CorruptionException.class,
                 () -> StoreBackup.restore(backups, -1, target));
@@ -283,8 +286,13 @@ class BackupTest {
             StoreBackup.restore(image, newest, target);
             assertEquals(newest == 1 ? firstMoment : secondMoment, contents(target), "image " + i);
             // The next backup into the image cleans up and works.
+            long highestDir = 0;
+            for (String id : image.resolve("private").toFile().list()) {
+                highestDir = Math.max(highestDir, Long.parseLong(id));
+            }
             try (Store store = Store.open(dir, options())) {
                 BackupInfo next = StoreBackup.create(store, image);
+                assertTrue(next.id() > highestDir, "an unfinished backup's id " + highestDir + " is not taken again");
                 Path again = tmp.resolve("again-" + i);
                 StoreBackup.restore(image, next.id(), again);
                 assertEquals(secondMoment, contents(again), "image " + i + " after a new backup");
