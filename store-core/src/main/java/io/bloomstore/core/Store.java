@@ -203,6 +203,29 @@ public interface Store extends AutoCloseable {
     CheckpointReport checkpoint(Path target) throws IOException;
 
     /**
+     * Links tables built by {@link TableWriter} into the store, atomically (all or none), without
+     * rewriting them and without the WAL, the memtable or a flush: the second half of a bulk load,
+     * as RocksDB's {@code IngestExternalFile}. Each table and its filter sidecar are hard-linked
+     * into the store directory where the file system allows (else copied); the caller's files stay
+     * and may be deleted afterwards. The tables go to the last level when no compaction is queued or
+     * running, else to level 0. Writers wait for the MANIFEST edit (milliseconds); reads go on.
+     *
+     * <p>The tables' entries are the oldest version of their keys (sequence number 0), so in this
+     * version only key ranges new to the store can be ingested: a table whose range overlaps a
+     * table of the store, a key in its memtable, or another table of the call is refused, and so
+     * is an ingest while a
+     * {@link Snapshot} is open (it would see the new keys). Write overlapping data with
+     * {@link #put} or {@link #write}.
+     *
+     * @param tables table files a {@link TableWriter} finished (their sidecars beside them)
+     * @throws IllegalArgumentException when a table is missing, was not written by a
+     *         {@code TableWriter}, or overlaps the store or another of the tables
+     * @throws IllegalStateException when a snapshot is open, or the store is closed or read-only
+     * @throws io.bloomstore.bloom.CorruptionException when a table file is damaged
+     */
+    IngestReport ingest(java.util.List<Path> tables) throws IOException;
+
+    /**
      * A copy of the statistics as of now. Its counters count since this open (they start at zero
      * at every open); {@link StoreStats#cumulative()} counts since the store was created. Opens
      * the tables no lookup has opened yet (their filters' figures are part of the statistics).

@@ -2,6 +2,7 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.core.CheckpointReport;
+import io.bloomstore.core.IngestReport;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
@@ -234,6 +235,11 @@ public final class DbImpl implements Store {
         db.checkOpen();
         db.checkWritable();
         return CheckpointWriter.write(db, target);
+    }
+
+    @Override
+    public IngestReport ingest(List<Path> tables) throws IOException {
+        return Ingester.ingest(db, background, tables);
     }
 
     /**
