@@ -19,6 +19,7 @@ import io.bloomstore.cli.store.CompactCommand;
 import io.bloomstore.cli.store.DeleteCommand;
 import io.bloomstore.cli.store.FlushCommand;
 import io.bloomstore.cli.store.GetCommand;
+import io.bloomstore.cli.store.IngestCommand;
 import io.bloomstore.cli.store.LoadCommand;
 import io.bloomstore.cli.store.PutCommand;
 import io.bloomstore.cli.store.RepairCommand;
@@ -54,7 +55,7 @@ import picocli.CommandLine.Spec;
  * {@code IllegalArgumentException} 2, anything else 70. New commands throw those and get the
  * scheme for free; they register here as subcommands.
  *
- * <p>The store commands ({@code put get delete scan load stats flush compact verify repair checkpoint backup
+ * <p>The store commands ({@code put get delete scan load ingest stats flush compact verify repair checkpoint backup
  * restore}) work on the
  * directory of the global {@code --data DIR} option (also accepted after the command name), by default
  * {@value #DEFAULT_DATA_DIR} in the working directory.
@@ -148,6 +149,7 @@ public final class Main implements Runnable {
         m.put("checkpoint", CheckpointCommand::new);
         m.put("backup", BackupCommand::new);
         m.put("restore", RestoreCommand::new);
+        m.put("ingest", IngestCommand::new);
         return Collections.unmodifiableMap(m);
     }
 
