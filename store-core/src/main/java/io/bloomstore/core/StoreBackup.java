@@ -45,12 +45,16 @@ public final class StoreBackup {
      * Backs up {@code store} into {@code backupDir} (created if missing), then deletes all but the
      * newest {@code keep} backups (none when {@code keep} is 0).
      *
-     * @throws IllegalArgumentException when {@code backupDir} is not empty and holds no backup set,
-     *         or {@code keep} is negative
+     * @throws IllegalArgumentException when {@code backupDir} is inside the store directory, or is
+     *         not empty and holds no backup set, or {@code keep} is negative
      * @throws IllegalStateException when the store is closed or open read-only
      */
     public static BackupInfo create(Store store, Path backupDir, int keep) throws IOException {
         DbImpl db = requireStore(store);
+        if (backupDir.toAbsolutePath().normalize().startsWith(db.directory().toAbsolutePath().normalize())) {
+            throw new IllegalArgumentException("backup directory " + backupDir + " is inside the store directory "
+                    + db.directory() + ": choose a directory outside it");
+        }
         try (LiveFiles live = db.liveFiles()) {
             return info(new BackupEngine(live.fileSystem(), backupDir, null).create(live, keep));
         }

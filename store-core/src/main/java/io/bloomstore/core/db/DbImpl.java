@@ -242,6 +242,11 @@ public final class DbImpl implements Store {
         return Ingester.ingest(db, background, tables);
     }
 
+    /** The store directory. */
+    public Path directory() {
+        return db.dir;
+    }
+
     /**
      * The store's files as of now, kept on disk until the result is closed: what a backup copies
      * ({@link io.bloomstore.core.StoreBackup}). Not for services: its type is internal.

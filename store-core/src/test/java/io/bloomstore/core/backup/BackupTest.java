@@ -214,6 +214,9 @@ class BackupTest {
                     () -> StoreBackup.create(store, foreign));
             assertTrue(e.getMessage().contains("not a BloomStore backup directory"), e.getMessage());
             assertEquals(List.of("cat.jpg"), List.of(foreign.toFile().list()));
+            IllegalArgumentException inside = assertThrows(IllegalArgumentException.class,
+                    () -> StoreBackup.create(store, dir.resolve("backups")));
+            assertTrue(inside.getMessage().contains("inside the store directory"), inside.getMessage());
             StoreBackup.create(store, backups);
         }
         assertEquals(1, StoreBackup.verify(backups).size());
