@@ -204,23 +204,24 @@ public interface Store extends AutoCloseable {
 
     /**
      * Links tables built by {@link TableWriter} into the store, atomically (all or none), without
-     * rewriting them and without the WAL, the memtable or a flush: the second half of a bulk load,
-     * as RocksDB's {@code IngestExternalFile}. Each table and its filter sidecar are hard-linked
-     * into the store directory where the file system allows (else copied); the caller's files stay
-     * and may be deleted afterwards. The tables go to the last level when no compaction is queued or
-     * running, else to level 0. Writers wait for the MANIFEST edit (milliseconds); reads go on.
+     * the WAL, the memtable or a flush: the second half of a bulk load, as RocksDB's
+     * {@code IngestExternalFile}. Each table and its filter sidecar are hard-linked into the store
+     * directory where the file system allows (else copied); the caller's files stay and may be
+     * deleted afterwards.
      *
-     * <p>The tables' entries are the oldest version of their keys (sequence number 0), so in this
-     * version only key ranges new to the store can be ingested: a table whose range overlaps a
-     * table of the store, a key in its memtable, or another table of the call is refused, and so
-     * is an ingest while a
-     * {@link Snapshot} is open (it would see the new keys). Write overlapping data with
-     * {@link #put} or {@link #write}.
+     * <p>A table whose key range is new to the store (it overlaps no table of the store, no other
+     * table of the call and no memtable key) is linked as it is, while no {@link Snapshot} is
+     * open, into the last level when no compaction is queued or running, else level 0. Any other
+     * table is rewritten into level 0 under a sequence number above every write so far (tables of
+     * one call in the order given, so the later wins), which makes its keys the newest versions.
+     * Before any rewrite the memtables are flushed. Writers, and the installs of flushes and
+     * compactions, wait for the checks, that flush, any rewrite and the MANIFEST edit (milliseconds
+     * when every table is linked); reads go on. A snapshot taken before the call never sees the
+     * ingested keys.
      *
      * @param tables table files a {@link TableWriter} finished (their sidecars beside them)
-     * @throws IllegalArgumentException when a table is missing, was not written by a
-     *         {@code TableWriter}, or overlaps the store or another of the tables
-     * @throws IllegalStateException when a snapshot is open, or the store is closed or read-only
+     * @throws IllegalArgumentException when a table is missing or was not written by a {@code TableWriter}
+     * @throws IllegalStateException when the store is closed or read-only
      * @throws io.bloomstore.bloom.CorruptionException when a table file is damaged
      */
     IngestReport ingest(java.util.List<Path> tables) throws IOException;

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -106,35 +107,59 @@ class IngestTest {
         assertTrue(StoreVerifier.verify(dir).clean(), () -> "the store verifies after ingest and compaction: " + problems(dir));
     }
 
+    /** Writes keys {@code range}{@code from}..{@code to}-1 with values tagged {@code tag}. */
+    private Path table(String name, String range, int from, int to, String tag) throws IOException {
+        Path file = tmp.resolve("tables").resolve(name + ".sst");
+        try (TableWriter w = TableWriter.create(file)) {
+            for (int i = from; i < to; i++) {
+                w.put(key(range, i), (tag + i).getBytes(StandardCharsets.UTF_8));
+            }
+            w.finish();
+        }
+        return file;
+    }
+
+    private static String get(Store store, byte[] key) throws IOException {
+        byte[] v = store.get(key);
+        return v == null ? null : new String(v, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Tables overlapping the store's tables, its memtable, each other or ingested under an open
+     * snapshot are rewritten as the newest versions: they shadow what the store held, a later table
+     * of the call shadows an earlier one, the snapshot does not see them, and all of it survives a
+     * reopen and a compaction.
+     */
     @Test
-    void refusesOverlapsSnapshotsAndForeignTablesIngestingNothing() throws IOException {
+    void overlappingTablesBecomeTheNewestVersions() throws IOException {
         Path dir = tmp.resolve("store");
         try (Store store = Store.open(dir)) {
-            store.put(key("m", 50), "old".getBytes(StandardCharsets.UTF_8));
-            Path overMemtable = table("m", "m", 100);
-            IllegalArgumentException mem = assertThrows(IllegalArgumentException.class,
-                    () -> store.ingest(List.of(overMemtable)));
-            assertTrue(mem.getMessage().contains("memtable"), mem.getMessage());
-            store.flush();
-            Set<String> before = storeTables(dir);
-            IllegalArgumentException table = assertThrows(IllegalArgumentException.class,
-                    () -> store.ingest(List.of(overMemtable)));
-            assertTrue(table.getMessage().contains("overlaps keys the store holds"), table.getMessage());
-            assertEquals(before, storeTables(dir), "a refused ingest leaves no file in the store");
-            assertArrayEquals("old".getBytes(StandardCharsets.UTF_8), store.get(key("m", 50)));
-
-            Path x1 = table("x1", "x", 100);
-            Path x2 = table("x2", "x", 50);
-            IllegalArgumentException each = assertThrows(IllegalArgumentException.class,
-                    () -> store.ingest(List.of(x1, x2)));
-            assertTrue(each.getMessage().contains("overlap"), each.getMessage());
-            assertNull(store.get(key("x", 1)), "all or nothing");
-            assertEquals(before, storeTables(dir));
-
-            try (Snapshot s = store.snapshot()) {
-                assertThrows(IllegalStateException.class, () -> store.ingest(List.of(x1)));
+            for (int i = 0; i < 1000; i++) {
+                store.put(key("m", i), ("put" + i).getBytes(StandardCharsets.UTF_8));
             }
-            assertEquals(before, storeTables(dir));
+            store.flush();
+            store.put(key("m", 2000), "memtable".getBytes(StandardCharsets.UTF_8));
+            store.put(key("m", 500), "memtable".getBytes(StandardCharsets.UTF_8));
+            IngestReport r;
+            try (Snapshot before = store.snapshot()) {
+                Path first = table("first", "m", 400, 2100, "first");
+                Path second = table("second", "m", 450, 460, "second");
+                r = store.ingest(List.of(first, second));
+                assertEquals(List.of(0, 0), r.levels(), "overlapping tables are rewritten into level 0");
+                assertTrue(r.flushed(), "the memtable held keys in the range");
+                assertEquals("put450", new String(store.get(key("m", 450), ReadOptions.at(before)),
+                        StandardCharsets.UTF_8), "a snapshot taken before the ingest does not see it");
+                assertNull(store.get(key("m", 1500), ReadOptions.at(before)));
+            }
+            assertEquals("put399", get(store, key("m", 399)));
+            assertEquals("first400", get(store, key("m", 400)));
+            assertEquals("second455", get(store, key("m", 455)), "the later table of the call wins");
+            assertEquals("first500", get(store, key("m", 500)), "the ingest shadows the memtable's write");
+            assertEquals("first2000", get(store, key("m", 2000)));
+            store.put(key("m", 401), "after".getBytes(StandardCharsets.UTF_8));
+            assertEquals("after", get(store, key("m", 401)), "writes after the ingest are newer");
+
+            Set<String> before = storeTables(dir);
             Path own = dir.resolve(before.stream().filter(n -> n.endsWith(".sst")).findFirst().orElseThrow());
             Path copy = Files.copy(own, tmp.resolve("foreign.sst"));
             Files.copy(own.resolveSibling(own.getFileName().toString().replace(".sst", ".filter")),
@@ -143,10 +168,17 @@ class IngestTest {
                     () -> store.ingest(List.of(copy)));
             assertTrue(foreign.getMessage().contains("TableWriter"), foreign.getMessage());
             assertThrows(IllegalArgumentException.class, () -> store.ingest(List.of(tmp.resolve("missing.sst"))));
-            assertEquals(before, storeTables(dir));
-            store.ingest(List.of(x1));
-            assertArrayEquals(value("x", 99), store.get(key("x", 99)));
+            assertEquals(before, storeTables(dir), "a refused ingest leaves no file in the store");
         }
+        try (Store store = Store.open(dir)) {
+            store.compact();
+            assertEquals("put399", get(store, key("m", 399)));
+            assertEquals("second455", get(store, key("m", 455)));
+            assertEquals("first500", get(store, key("m", 500)));
+            assertEquals("after", get(store, key("m", 401)));
+            assertEquals("first2099", get(store, key("m", 2099)));
+        }
+        assertTrue(StoreVerifier.verify(dir).clean(), () -> problems(dir));
     }
 
     @Test
@@ -165,6 +197,16 @@ class IngestTest {
         }
     }
 
+    /** Whether key {@code i} was the last of an ingested range, written by the writer before or after the ingest. */
+    private static boolean isAmbiguous(List<int[]> overwritten, int i) {
+        for (int[] range : overwritten) {
+            if (range[1] - 1 == i) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Ingests while a writer fills a lower key range and flushes and compactions run beside it:
      * each ingested range lies above every key written before it (a compaction's output spanning
@@ -175,15 +217,16 @@ class IngestTest {
         Path dir = tmp.resolve("store");
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        int[] written = {0};
+        AtomicInteger written = new AtomicInteger();
         List<IngestReport> reports = new ArrayList<>();
+        List<int[]> overwritten = new ArrayList<>();
         try (Store store = Store.open(dir, StoreOptions.builder().memtableBytes(32 << 10).targetFileBytes(32 << 10)
                 .build())) {
             Thread writer = new Thread(() -> {
                 try {
                     for (int i = 0; !stop.get(); i++) {
                         store.put(key("w", i), value("w", i));
-                        written[0] = i + 1;
+                        written.set(i + 1);
                     }
                 } catch (Throwable e) {
                     failure.set(e);
@@ -193,6 +236,10 @@ class IngestTest {
             for (int t = 0; t < 8; t++) {
                 Thread.sleep(30);
                 reports.add(store.ingest(List.of(table("i" + t, "y" + t + "-", 2000))));
+                // And one over keys the writer wrote already: rewritten, newest.
+                int upTo = written.get();
+                reports.add(store.ingest(List.of(table("o" + t, "w", Math.max(0, upTo - 50), upTo + 1, "o"))));
+                overwritten.add(new int[] {Math.max(0, upTo - 50), upTo + 1});
             }
             stop.set(true);
             writer.join();
@@ -203,8 +250,20 @@ class IngestTest {
                     assertArrayEquals(value("y" + t + "-", i), store.get(key("y" + t + "-", i)), "table " + t);
                 }
             }
-            for (int i = 0; i < written[0]; i += 7) {
-                assertArrayEquals(value("w", i), store.get(key("w", i)));
+            // An "o" table ingested over [from, upTo] shadows the keys the writer had written by
+            // then, those below upTo for certain (key upTo may have come before or after it).
+            boolean[] ingested = new boolean[written.get()];
+            for (int[] range : overwritten) {
+                for (int i = range[0]; i < range[1] - 1 && i < written.get(); i++) {
+                    ingested[i] = true;
+                }
+            }
+            for (int i = 0; i < written.get(); i++) {
+                byte[] expected = ingested[i] ? ("o" + i).getBytes(StandardCharsets.UTF_8) : value("w", i);
+                if (!ingested[i] && isAmbiguous(overwritten, i)) {
+                    continue;
+                }
+                assertArrayEquals(expected, store.get(key("w", i)), "key w" + i);
             }
         }
         System.out.println("IngestTest levels: " + reports.stream().map(r -> r.levels().get(0)).toList());

@@ -94,7 +94,7 @@ public final class IngestCommand extends StoreCommand {
             splitter.finish();
         }
         long writtenAt = System.nanoTime();
-        IngestReport r = tables.isEmpty() ? new IngestReport(0, 0, 0, List.of(), 0) : store.ingest(tables);
+        IngestReport r = tables.isEmpty() ? new IngestReport(0, 0, 0, List.of(), 0, false) : store.ingest(tables);
         long done = System.nanoTime();
         Map<String, Object> j = new LinkedHashMap<>();
         j.put("store", dataDir().toString());

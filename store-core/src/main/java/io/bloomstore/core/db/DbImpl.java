@@ -239,7 +239,7 @@ public final class DbImpl implements Store {
 
     @Override
     public IngestReport ingest(List<Path> tables) throws IOException {
-        return Ingester.ingest(db, background, tables);
+        return Ingester.ingest(db, background, writes, tables);
     }
 
     /** The store directory. */

@@ -1,5 +1,6 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.core.FilterChoice;
 import io.bloomstore.core.IngestReport;
 import io.bloomstore.core.TableWriter;
 import io.bloomstore.core.cache.BlockCache;
@@ -10,6 +11,7 @@ import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionEdit;
 import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.table.TableBuilder;
 import io.bloomstore.core.table.TableMetadata;
 import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.table.TableReader;
@@ -21,17 +23,25 @@ import java.util.List;
 
 /**
  * Links tables a {@link TableWriter} built into an open store ({@link io.bloomstore.core.Store#ingest}),
- * without rewriting them: each is hard-linked (or copied) into the store directory under a new
- * number, opened and checked, then all are added in one MANIFEST edit.
+ * all in one MANIFEST edit at a write barrier: each is hard-linked (or copied) into the store
+ * directory under a new number and opened and checked first.
  *
- * <p>Their entries carry sequence number 0, the oldest there is, so they are only correct where
- * the store holds no version of their keys: a table whose key range overlaps a table of the store,
- * or another table of the same call, is refused (nothing is ingested), and so is an ingest while
- * a {@link io.bloomstore.core.Snapshot} is open (it would see the new keys); memtables count as
- * tables here (a key written but not flushed is a version too). The edit is made at a write barrier with the store mutex held, so no write, flush install or
- * compaction pick runs beside it: each table goes to the last level when no compaction is queued
- * or running (one running might install an output spanning its range in that level), else to
- * level 0. Writers wait for the MANIFEST write (milliseconds); reads go on.
+ * <p>A {@code TableWriter}'s entries carry sequence number 0, the oldest there is. A table whose
+ * key range overlaps no table of the store, no other table of the call, and no memtable key, while
+ * no {@link io.bloomstore.core.Snapshot} is open, is linked as it is: the store holds no version of
+ * its keys, so the oldest is right (and no snapshot sees it appear). It goes to the last level when
+ * no compaction is queued or running (one running might install an output spanning its range in
+ * that level), else to level 0. Any other table is rewritten into level 0 with a sequence number
+ * above every write so far (one per table, in the order given, so a later table wins over an
+ * earlier one), which makes it newer than all it overlaps, as RocksDB's global sequence number does
+ * without the rewrite. Before any rewrite the memtables are flushed (at the barrier, so no write
+ * comes between): a memtable is read before level 0, so it must hold nothing the ingest shadows,
+ * and the WAL must hold no write numbered below the ones the rewrite takes, since replay wants its
+ * numbers without a gap.
+ *
+ * <p>The barrier holds the store mutex throughout: no write, flush or compaction install,
+ * compaction pick or new snapshot happens beside the checks, the rewrites and the edit, so writers
+ * wait for those (milliseconds for linked tables, the rewrite for overlapping ones); reads go on.
  *
  * <p>Thread safety: stateless; concurrent ingests are serialised by the barrier.
  */
@@ -46,7 +56,7 @@ final class Ingester {
     private Ingester() {
     }
 
-    static IngestReport ingest(DbState db, DbBackground background, List<Path> files)
+    static IngestReport ingest(DbState db, DbBackground background, DbWrite writes, List<Path> files)
             throws IOException {
         db.checkOpen();
         db.checkWritable();
@@ -62,35 +72,22 @@ final class Ingester {
             for (Path f : files) {
                 staged.add(stage(db, f));
             }
-            staged.sort((a, b) -> Arrays.compareUnsigned(a.meta.smallestUserKey(), b.meta.smallestUserKey()));
-            for (int i = 1; i < staged.size(); i++) {
-                if (Arrays.compareUnsigned(staged.get(i - 1).meta.largestUserKey(),
-                        staged.get(i).meta.smallestUserKey()) >= 0) {
-                    throw new IllegalArgumentException("tables " + staged.get(i - 1).source + " and "
-                            + staged.get(i).source + " overlap: tables ingested together must hold disjoint key"
-                            + " ranges");
-                }
-            }
             int[][] levels = {null};
-            db.queue.submitBarrier(group -> levels[0] = install(db, background, staged, committing));
+            boolean[] flushed = {false};
+            db.queue.submitBarrier(group -> levels[0] = install(db, background, writes, staged, committing, flushed));
             installed = true;
-            List<Integer> chosen = new ArrayList<>();
             long entries = 0;
             long bytes = 0;
             int linked = 0;
-            for (Staged s : staged) {
+            List<Integer> chosen = new ArrayList<>();
+            for (int i = 0; i < staged.size(); i++) {
+                Staged s = staged.get(i);
                 entries += s.meta.entries();
                 bytes += s.meta.fileSize() + s.meta.filterFileSize();
                 linked += (s.linkedTable ? 1 : 0) + (s.linkedFilter ? 1 : 0);
+                chosen.add(levels[0][i]);
             }
-            for (Path f : files) {
-                for (int i = 0; i < staged.size(); i++) {
-                    if (staged.get(i).source.equals(f)) {
-                        chosen.add(levels[0][i]);
-                    }
-                }
-            }
-            return new IngestReport(staged.size(), entries, bytes, chosen, linked);
+            return new IngestReport(staged.size(), entries, bytes, chosen, linked, flushed[0]);
         } finally {
             if (!installed && !committing[0]) {
                 for (Staged s : staged) {
@@ -131,48 +128,64 @@ final class Ingester {
         return new Staged(source, number, meta, linkedTable, linkedFilter);
     }
 
-    /** At the barrier, mutex held: checks the tables against the store, adds them in one edit, returns each one's level. */
-    private static int[] install(DbState db, DbBackground background, List<Staged> staged, boolean[] committing)
-            throws IOException {
-        if (!db.snapshots.isEmpty()) {
-            throw new IllegalStateException("cannot ingest while " + db.snapshots.size() + " snapshots are open: they"
-                    + " would see the ingested keys (close them first)");
+    /**
+     * At the barrier, mutex held: links or rewrites the tables, adds them in one edit and returns
+     * each one's level, in the order given.
+     */
+    private static int[] install(DbState db, DbBackground background, DbWrite writes, List<Staged> staged,
+                                 boolean[] committing, boolean[] flushed) throws IOException {
+        boolean snapshots = !db.snapshots.isEmpty();
+        boolean anyRewrite = false;
+        for (int i = 0; i < staged.size(); i++) {
+            anyRewrite |= snapshots || overlapsVersion(db.versions.current(), staged.get(i).meta)
+                    || overlapsOthers(staged, i) || overlapsMemtables(db.view, staged.get(i).meta);
+        }
+        if (anyRewrite) {
+            // A rewritten table takes sequence numbers no WAL record carries, and replay wants the
+            // WAL's numbers without a gap: the memtables go to tables first, so that the WAL holds
+            // no write before the ones that follow this ingest's numbers. The ingest overlaps no
+            // memtable then either (a memtable is read before level 0).
+            writes.flushAtBarrier();
+            flushed[0] = true;
         }
         ReadView view = db.view;
-        List<MemTable> mems = new ArrayList<>(view.immutables());
-        mems.add(view.mem());
-        for (MemTable m : mems) {
-            for (Staged s : staged) {
-                if (holdsKeyIn(m, s.meta.smallestUserKey(), s.meta.largestUserKey())) {
-                    throw new IllegalArgumentException("table " + s.source + " overlaps keys the store holds (in its"
-                            + " memtable): only key ranges new to the store can be ingested; write overlapping data"
-                            + " with put or load");
-                }
-            }
-        }
         Version v = db.versions.current();
-        for (Staged s : staged) {
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (FileMetaData f : v.files(level)) {
-                    if (f.overlaps(s.meta.smallestUserKey(), null) && keyAtMost(f.smallestKey(),
-                            s.meta.largestUserKey())) {
-                        throw new IllegalArgumentException("table " + s.source + " overlaps keys the store holds"
-                                + " (level " + level + " table " + f.fileNumber() + "): only key ranges new to the"
-                                + " store can be ingested; write overlapping data with put or load");
-                    }
-                }
-            }
-        }
-        int level = background.compactionsIdle() ? Version.NUM_LEVELS - 1 : 0;
-        VersionEdit edit = new VersionEdit();
+        long sequence = db.lastSequence;
+        long[] numbers = new long[staged.size()];
+        FileMetaData[] metas = new FileMetaData[staged.size()];
         int[] levels = new int[staged.size()];
-        committing[0] = true;
+        List<Long> rewritten = new ArrayList<>();
+        boolean idle = background.compactionsIdle();
         try {
             for (int i = 0; i < staged.size(); i++) {
                 Staged s = staged.get(i);
-                db.tables.open(s.number, level);
-                edit.addFile(level, s.fileMeta());
-                levels[i] = level;
+                if (snapshots || overlapsVersion(v, s.meta) || overlapsOthers(staged, i)
+                        || overlapsMemtables(view, s.meta)) {
+                    metas[i] = rewrite(db, s, ++sequence);
+                    rewritten.add(metas[i].fileNumber());
+                    levels[i] = 0;
+                } else {
+                    metas[i] = s.fileMeta();
+                    levels[i] = idle ? Version.NUM_LEVELS - 1 : 0;
+                }
+                numbers[i] = metas[i].fileNumber();
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            for (long n : rewritten) {
+                db.fs.delete(FileNames.table(db.dir, n));
+                db.fs.delete(FileNames.filter(db.dir, n));
+            }
+            throw e;
+        }
+        VersionEdit edit = new VersionEdit();
+        if (sequence != db.lastSequence) {
+            edit.setLastSequence(sequence);
+        }
+        committing[0] = true;
+        try {
+            for (int i = 0; i < staged.size(); i++) {
+                db.tables.open(numbers[i], levels[i]);
+                edit.addFile(levels[i], metas[i]);
             }
             // The mutex stays held: a compaction picked meanwhile, not seeing these tables, could put
             // an output over their range in their level.
@@ -183,9 +196,78 @@ final class Ingester {
             db.queue.signalChange();
             throw e;
         }
+        db.lastSequence = sequence;
         db.installVersion(db.versions.current(), view.mem(), view.immutables());
         background.maybeScheduleCompaction();
+        for (int i = 0; i < staged.size(); i++) {
+            if (numbers[i] != staged.get(i).number) {
+                // Rewritten: the linked original is nobody's now (the next open deletes it if this cannot).
+                db.fs.delete(FileNames.table(db.dir, staged.get(i).number));
+                db.fs.delete(FileNames.filter(db.dir, staged.get(i).number));
+            }
+        }
         return levels;
+    }
+
+    /** Whether a table of {@code v} has a key range meeting [{@code t}'s smallest, largest]. */
+    private static boolean overlapsVersion(Version v, TableMetadata t) {
+        for (int level = 0; level < Version.NUM_LEVELS; level++) {
+            for (FileMetaData f : v.files(level)) {
+                if (f.overlaps(t.smallestUserKey(), null) && keyAtMost(f.smallestKey(), t.largestUserKey())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean overlapsMemtables(ReadView view, TableMetadata t) throws IOException {
+        if (holdsKeyIn(view.mem(), t.smallestUserKey(), t.largestUserKey())) {
+            return true;
+        }
+        for (MemTable m : view.immutables()) {
+            if (holdsKeyIn(m, t.smallestUserKey(), t.largestUserKey())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean overlapsOthers(List<Staged> staged, int i) {
+        TableMetadata t = staged.get(i).meta;
+        for (int j = 0; j < staged.size(); j++) {
+            TableMetadata o = staged.get(j).meta;
+            if (j != i && keyAtMost(o.smallestUserKey(), t.largestUserKey())
+                    && keyAtMost(t.smallestUserKey(), o.largestUserKey())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Copies a staged table into a new level-0 table whose entries all carry {@code sequence},
+     * with the filter the store's policy chooses for level 0. Returns its metadata.
+     */
+    private static FileMetaData rewrite(DbState db, Staged s, long sequence) throws IOException {
+        long number = db.versions.newFileNumber();
+        FilterChoice filter = db.options.filterPolicy().choose(0,
+                db.levelShape(db.versions.current()).plus(0, s.meta.entries()));
+        TableBuilder builder = new TableBuilder(db.fs, db.dir, number, TableOptions.of(db.options).withFilter(filter));
+        TableMetadata t;
+        try (TableReader r = TableReader.open(db.fs, db.dir, s.number, TableOptions.of(db.options),
+                BlockCache.disabled(), new StoreCounters());
+             InternalIterator it = r.iterator(false)) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                builder.add(it.key(), sequence, it.type(), it.valueArray(), it.valueOffset(), it.valueLength());
+            }
+            t = builder.finish();
+        } catch (IOException | RuntimeException | Error e) {
+            builder.abandon();
+            throw e;
+        }
+        return new FileMetaData(number, t.fileSize(), t.filterFileSize(), t.smallestUserKey(), t.largestUserKey(),
+                t.entries(), t.smallestSeq(), t.largestSeq());
     }
 
     private static boolean keyAtMost(byte[] a, byte[] b) {
