@@ -34,14 +34,15 @@ import picocli.CommandLine.Parameters;
  * reads, in any order) that bypasses the write path: the lines are sorted (an external merge sort
  * within {@code --memory}; of equal keys the last line wins, as with {@code load}), written as
  * tables with their filters by {@link TableWriter} into a scratch directory beside the store, and
- * linked in by {@link Store#ingest}, all or nothing. Only key ranges new to the store can be
- * ingested (exit 2 otherwise, nothing changed); a bad line is exit 5 with nothing ingested.
+ * linked in by {@link Store#ingest}, all or nothing: key ranges new to the store as they are, tables
+ * overlapping what the store holds rewritten as the newest versions. A bad line is exit 5 with
+ * nothing ingested.
  *
  * <p>Thread safety: one instance per invocation.
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
-        description = "Bulk-load KEY<TAB>VALUE lines (any order) as sorted tables linked into the store: no WAL,"
-                + " memtable or compaction. Only key ranges new to the store.")
+        description = "Bulk-load KEY<TAB>VALUE lines (any order) as sorted tables linked into the store: no WAL"
+                + " or memtable; tables over keys the store holds are rewritten as their newest versions.")
 public final class IngestCommand extends StoreCommand {
 
     @Parameters(index = "0", paramLabel = "FILE", description = "KEY<TAB>VALUE lines, '-' for stdin.")

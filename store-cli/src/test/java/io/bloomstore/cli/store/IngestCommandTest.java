@@ -62,10 +62,12 @@ class IngestCommandTest {
         }
 
         Files.write(tmp.resolve("more.tsv"), List.of("key000005\toverwrite", "zz\tnew"));
-        Result overlap = cli("ingest", tmp.resolve("more.tsv").toString());
-        assertEquals(ExitCodes.USAGE, overlap.exitCode(), overlap.out());
-        assertTrue(overlap.err().contains("overlaps keys the store holds"), overlap.err());
-        assertEquals(ExitCodes.NOT_FOUND, cli("get", "zz").exitCode(), "nothing of a refused ingest is in the store");
+        Result overlap = cli("ingest", tmp.resolve("more.tsv").toString(), "--json");
+        assertEquals(ExitCodes.OK, overlap.exitCode(), overlap.err());
+        assertTrue(overlap.out().contains("\"levels\" : [ 0 ]"), "overlapping: rewritten into level 0: "
+                + overlap.out());
+        assertEquals("overwrite\n", cli("get", "key000005").out(), "the ingested value is the newest");
+        assertEquals("new\n", cli("get", "zz").out());
 
         Files.write(tmp.resolve("bad.tsv"), List.of("zz1\tok", "no tab here"));
         Result bad = cli("ingest", tmp.resolve("bad.tsv").toString());
