@@ -13,13 +13,17 @@ import io.bloomstore.cli.streams.StreamsBenchCommand;
 import io.bloomstore.cli.family.ExperimentCommand;
 import io.bloomstore.cli.filter.FilterCommand;
 import io.bloomstore.cli.jmh.JmhCommand;
+import io.bloomstore.cli.store.BackupCommand;
+import io.bloomstore.cli.store.CheckpointCommand;
 import io.bloomstore.cli.store.CompactCommand;
 import io.bloomstore.cli.store.DeleteCommand;
 import io.bloomstore.cli.store.FlushCommand;
 import io.bloomstore.cli.store.GetCommand;
+import io.bloomstore.cli.store.IngestCommand;
 import io.bloomstore.cli.store.LoadCommand;
 import io.bloomstore.cli.store.PutCommand;
 import io.bloomstore.cli.store.RepairCommand;
+import io.bloomstore.cli.store.RestoreCommand;
 import io.bloomstore.cli.store.ScanCommand;
 import io.bloomstore.cli.store.StatsCommand;
 import io.bloomstore.cli.store.VerifyCommand;
@@ -51,7 +55,8 @@ import picocli.CommandLine.Spec;
  * {@code IllegalArgumentException} 2, anything else 70. New commands throw those and get the
  * scheme for free; they register here as subcommands.
  *
- * <p>The store commands ({@code put get delete scan load stats flush compact verify repair}) work on the
+ * <p>The store commands ({@code put get delete scan load ingest stats flush compact verify repair checkpoint backup
+ * restore}) work on the
  * directory of the global {@code --data DIR} option (also accepted after the command name), by default
  * {@value #DEFAULT_DATA_DIR} in the working directory.
  *
@@ -141,6 +146,10 @@ public final class Main implements Runnable {
         m.put("compact", CompactCommand::new);
         m.put("verify", VerifyCommand::new);
         m.put("repair", RepairCommand::new);
+        m.put("checkpoint", CheckpointCommand::new);
+        m.put("backup", BackupCommand::new);
+        m.put("restore", RestoreCommand::new);
+        m.put("ingest", IngestCommand::new);
         return Collections.unmodifiableMap(m);
     }
 

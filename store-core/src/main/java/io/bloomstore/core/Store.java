@@ -180,6 +180,53 @@ public interface Store extends AutoCloseable {
     void awaitCompactions() throws IOException;
 
     /**
+     * Makes a checkpoint: an openable copy of the store as of one moment, in {@code target}, while
+     * writers, flushes and compactions go on (RocksDB's {@code Checkpoint::CreateCheckpoint}).
+     * Tables and their filter sidecars are hard-linked where the file system allows (no bytes
+     * copied; they are never modified, and the store deleting its own name later leaves the
+     * checkpoint's) and copied otherwise; the WAL segments holding writes not yet in a table are
+     * copied up to that moment; a fresh MANIFEST names exactly the linked tables, and {@code CURRENT},
+     * written last, makes the directory a store. The checkpoint holds a prefix of the store's
+     * history that includes every write acknowledged before this call began. Files the checkpoint
+     * links or copies are not deleted by flushes or compactions until it is done.
+     *
+     * <p>Open the checkpoint with {@link #open} (it is an independent store from then on) or
+     * {@link #openReadOnly}. A checkpoint cut short by a crash has no {@code CURRENT}: it is not
+     * taken for a store; delete it. On any failure (a full disk) this removes what it wrote.
+     *
+     * @param target a missing or empty directory outside the store directory (created if missing)
+     * @throws IllegalArgumentException when {@code target} is inside the store, is a file or a
+     *         non-empty directory
+     * @throws IllegalStateException when the store is closed or open read-only
+     * @throws IOException when a file cannot be linked, copied or written (the message names the cause)
+     */
+    CheckpointReport checkpoint(Path target) throws IOException;
+
+    /**
+     * Links tables built by {@link TableWriter} into the store, atomically (all or none), without
+     * the WAL, the memtable or a flush: the second half of a bulk load, as RocksDB's
+     * {@code IngestExternalFile}. Each table and its filter sidecar are hard-linked into the store
+     * directory where the file system allows (else copied); the caller's files stay and may be
+     * deleted afterwards.
+     *
+     * <p>A table whose key range is new to the store (it overlaps no table of the store, no other
+     * table of the call and no memtable key) is linked as it is, while no {@link Snapshot} is
+     * open, into the last level when no compaction is queued or running, else level 0. Any other
+     * table is rewritten into level 0 under a sequence number above every write so far (tables of
+     * one call in the order given, so the later wins), which makes its keys the newest versions.
+     * Before any rewrite the memtables are flushed. Writers, and the installs of flushes and
+     * compactions, wait for the checks, that flush, any rewrite and the MANIFEST edit (milliseconds
+     * when every table is linked); reads go on. A snapshot taken before the call never sees the
+     * ingested keys.
+     *
+     * @param tables table files a {@link TableWriter} finished (their sidecars beside them)
+     * @throws IllegalArgumentException when a table is missing or was not written by a {@code TableWriter}
+     * @throws IllegalStateException when the store is closed or read-only
+     * @throws io.bloomstore.bloom.CorruptionException when a table file is damaged
+     */
+    IngestReport ingest(java.util.List<Path> tables) throws IOException;
+
+    /**
      * A copy of the statistics as of now. Its counters count since this open (they start at zero
      * at every open); {@link StoreStats#cumulative()} counts since the store was created. Opens
      * the tables no lookup has opened yet (their filters' figures are part of the statistics).

@@ -191,6 +191,14 @@ final class DbBackground {
         }
     }
 
+    /**
+     * With the mutex held: whether no compaction, background or manual, is queued or running, so
+     * none can install outputs until the mutex is released ({@link Ingester} links tables in then).
+     */
+    boolean compactionsIdle() {
+        return running.isEmpty() && !manual;
+    }
+
     /** Compactions queued or running now, for tests: each one's tables are its own. */
     List<Compaction> running() {
         mutex.lock();

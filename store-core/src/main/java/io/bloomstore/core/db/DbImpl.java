@@ -1,6 +1,8 @@
 package io.bloomstore.core.db;
 
 import io.bloomstore.bloom.storage.OffHeapBackend;
+import io.bloomstore.core.CheckpointReport;
+import io.bloomstore.core.IngestReport;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
@@ -257,6 +259,31 @@ public final class DbImpl implements Store {
     @Override
     public void awaitCompactions() throws IOException {
         background.awaitCompactions();
+    }
+
+    @Override
+    public CheckpointReport checkpoint(Path target) throws IOException {
+        db.checkOpen();
+        db.checkWritable();
+        return CheckpointWriter.write(db, target);
+    }
+
+    @Override
+    public IngestReport ingest(List<Path> tables) throws IOException {
+        return Ingester.ingest(db, background, writes, tables);
+    }
+
+    /** The store directory. */
+    public Path directory() {
+        return db.dir;
+    }
+
+    /**
+     * The store's files as of now, kept on disk until the result is closed: what a backup copies
+     * ({@link io.bloomstore.core.StoreBackup}). Not for services: its type is internal.
+     */
+    public LiveFiles liveFiles() throws IOException {
+        return LiveFiles.capture(db);
     }
 
     @Override

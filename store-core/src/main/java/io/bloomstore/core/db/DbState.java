@@ -51,6 +51,8 @@ final class DbState {
     final TableRegistry tables;
     final WriteQueue queue;
     final Set<SnapshotImpl> snapshots = ConcurrentHashMap.newKeySet();
+    /** WAL segments checkpoints and backups are copying: not deleted as obsolete meanwhile. */
+    final FilePins pins = new FilePins();
     /**
      * The WAL's background syncs (writeback, seals, the final sync), which writers wait for. One pool
      * for every store of the JVM (a service with a store per partition must not get threads per

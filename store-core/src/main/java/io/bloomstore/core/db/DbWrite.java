@@ -418,19 +418,25 @@ final class DbWrite {
     void flush() throws IOException {
         db.checkOpen();
         db.checkWritable();
-        db.queue.submitBarrier(group -> {
-            makeRoomForWrite(true, 0);
-            while ((!db.view.immutables().isEmpty() || background.flushFinishing()) && db.backgroundError == null) {
-                db.queue.awaitChange();
-            }
-            IOException bg = db.backgroundError;
-            if (bg != null) {
-                throw new IOException("flush failed: " + bg.getMessage(), bg);
-            }
-        });
+        db.queue.submitBarrier(group -> flushAtBarrier());
         // Background flushes save the counters at most once a second; a flush the caller asked for
         // saves them, so a flush that returned has saved them.
         db.cumulative.saveOrWarn();
     }
 
+    /**
+     * Run by a barrier ({@link WriteQueue#submitBarrier}), mutex held: switches the memtable (if it
+     * holds anything) and waits until every immutable memtable is flushed. Afterwards the memtables
+     * are empty and the current WAL segment holds no write.
+     */
+    void flushAtBarrier() throws IOException {
+        makeRoomForWrite(true, 0);
+        while ((!db.view.immutables().isEmpty() || background.flushFinishing()) && db.backgroundError == null) {
+            db.queue.awaitChange();
+        }
+        IOException bg = db.backgroundError;
+        if (bg != null) {
+            throw new IOException("flush failed: " + bg.getMessage(), bg);
+        }
+    }
 }

@@ -63,6 +63,8 @@ final class ObsoleteFiles {
 
     private static List<Path> obsolete(DbState db, long logNumber, boolean orphans, List<String> names) {
         List<Path> chosen = new ArrayList<>();
+        // Segments a checkpoint or backup is copying stay until it is done.
+        long walBelow = Math.min(logNumber, db.pins.walFloor());
         Set<Long> live = new HashSet<>();
         for (FileMetaData f : db.versions.current().allFiles()) {
             live.add(f.fileNumber());
@@ -73,7 +75,7 @@ final class ObsoleteFiles {
                 continue;
             }
             boolean obsolete = switch (p.kind()) {
-                case WAL -> p.number() < Math.min(logNumber, db.versions.logNumber());
+                case WAL -> p.number() < Math.min(walBelow, db.versions.logNumber());
                 case TABLE, FILTER -> orphans && !live.contains(p.number()) && !db.tables.holds(p.number());
                 case MANIFEST -> p.number() != db.versions.manifestNumber();
                 case TEMP -> true;

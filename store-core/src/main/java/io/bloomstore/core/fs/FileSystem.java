@@ -100,6 +100,18 @@ public interface FileSystem {
     }
 
     /**
+     * Makes {@code link} a second name of the existing file {@code existing} (a hard link) where
+     * this file system can, else a copy of it; returns whether it linked. Only for files nobody
+     * writes any more (tables, filter sidecars): a link shares later changes, a copy does not. The
+     * new name is durable only after {@link #syncDirectory}; a copy's bytes are synced here. This
+     * default copies through {@link #create} and {@link #openRead}, so wrappers see every step.
+     */
+    default boolean linkOrCopy(Path existing, Path link) throws IOException {
+        FileCopy.copy(this, existing, link, size(existing), null);
+        return false;
+    }
+
+    /**
      * Whether files of this file system can be memory-mapped by path (the real one only);
      * when false, filters are loaded into memory instead.
      */

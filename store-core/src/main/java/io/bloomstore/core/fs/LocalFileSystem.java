@@ -9,9 +9,12 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -139,6 +142,25 @@ public final class LocalFileSystem implements FileSystem {
     @Override
     public void createDirectories(Path dir) throws IOException {
         Files.createDirectories(dir);
+    }
+
+    /**
+     * A hard link where the operating system makes one; a copy where it refuses (another device,
+     * a file system without links).
+     */
+    @Override
+    public boolean linkOrCopy(Path existing, Path link) throws IOException {
+        try {
+            Files.createLink(link, existing);
+            return true;
+        } catch (UnsupportedOperationException | FileSystemException e) {
+            if (e instanceof NoSuchFileException || e instanceof FileAlreadyExistsException
+                    || e instanceof AccessDeniedException) {
+                throw e;
+            }
+            FileCopy.copy(this, existing, link, size(existing), null);
+            return false;
+        }
     }
 
     @Override

@@ -8,20 +8,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bloomstore.bloom.storage.MappedBitStore;
+import io.bloomstore.core.CheckpointReport;
 import io.bloomstore.core.KeyValue;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.TableWriter;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +34,8 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,6 +62,10 @@ class ApiMisuseMatrixTest {
 
     @TempDir
     Path dir;
+
+    /** Keys from here on are ingested, ten per call of {@code ingest}. */
+    private static final int INGESTED_FROM = 90_000;
+    private static final AtomicInteger INGESTS = new AtomicInteger();
 
     static byte[] key(int i) {
         return String.format("k%05d", i).getBytes(StandardCharsets.UTF_8);
@@ -171,6 +181,41 @@ class ApiMisuseMatrixTest {
         ops.put("compact()", Store::compact);
         ops.put("awaitCompactions()", Store::awaitCompactions);
         ops.put("stats()", s -> assertTrue(s.stats().levels().size() > 1));
+        ops.put("checkpoint(Path)", s -> {
+            Path parent = Files.createTempDirectory("bloomstore-misuse-checkpoint");
+            try {
+                CheckpointReport r = s.checkpoint(parent.resolve("cp"));
+                assertTrue(Files.exists(r.target().resolve("CURRENT")));
+            } finally {
+                try (Stream<Path> files = Files.walk(parent)) {
+                    for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(f);
+                    }
+                }
+            }
+        });
+        ops.put("ingest(List)", s -> {
+            Path parent = Files.createTempDirectory("bloomstore-misuse-ingest");
+            try {
+                Path table = parent.resolve("t.sst");
+                // Keys above every other key of the store (each call's range above the last), with
+                // the one value the matrix allows.
+                int first = INGESTED_FROM + 10 * INGESTS.getAndIncrement();
+                try (TableWriter w = TableWriter.create(table)) {
+                    for (int i = first; i < first + 10; i++) {
+                        w.put(key(i), value(key(i)));
+                    }
+                    w.finish();
+                }
+                assertEquals(10, s.ingest(List.of(table)).entries());
+            } finally {
+                try (Stream<Path> files = Files.walk(parent)) {
+                    for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(f);
+                    }
+                }
+            }
+        });
         ops.put("options()", s -> assertEquals(OPTIONS, s.options()));
         ops.put("close()", Store::close);
         return ops;

@@ -1,0 +1,151 @@
+package io.bloomstore.core.db;
+
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.FileNames;
+import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.manifest.VersionSet;
+import io.bloomstore.core.memtable.MemTable;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The files that hold an open store's state as of one moment, kept on disk while a checkpoint or
+ * backup copies them: the tables and filter sidecars of the version readers saw at that moment
+ * (referenced, so compactions replacing them cannot delete them) and the WAL segments that hold
+ * the memtables' writes, each to its length at that moment (pinned against obsolete-file deletion
+ * by {@link FilePins}). The MANIFEST is not copied: {@link #writeManifest} writes a fresh one that
+ * names exactly these tables.
+ *
+ * <p>The moment is a write barrier ({@link WriteQueue#submitBarrier}): every write acknowledged
+ * before the capture began is in the WAL by then, none is half-written, and the state the files
+ * hold is the version plus the WAL up to that point — a prefix of the store's history that
+ * includes every acknowledged write.
+ *
+ * <p>Thread safety: one thread uses an instance; {@link #close()} releases what it holds, once.
+ */
+public final class LiveFiles implements Closeable {
+    /** What a live file is. */
+    public enum Kind { TABLE, FILTER, WAL }
+
+    /** One file: its name in the store directory, its path there, and how many bytes belong to the moment. */
+    public record LiveFile(Kind kind, String name, Path source, long length) {
+    }
+
+    private final DbState db;
+    private final ReadView view;
+    private final long pin;
+    private final long logNumber;
+    private final long lastSequence;
+    private final long nextFileNumber;
+    private final List<LiveFile> files;
+    private boolean closed;
+
+    private LiveFiles(DbState db, ReadView view, long pin, long logNumber, long lastSequence, long nextFileNumber,
+                      List<LiveFile> files) {
+        this.db = db;
+        this.view = view;
+        this.pin = pin;
+        this.logNumber = logNumber;
+        this.lastSequence = lastSequence;
+        this.nextFileNumber = nextFileNumber;
+        this.files = Collections.unmodifiableList(files);
+    }
+
+    /** Captures the live files of {@code db} at a write barrier; the caller closes the result. */
+    static LiveFiles capture(DbState db) throws IOException {
+        db.checkOpen();
+        db.checkWritable();
+        ReadView[] view = new ReadView[1];
+        long[] numbers = new long[4];
+        List<LiveFile> wals = new ArrayList<>();
+        db.queue.submitBarrier(group -> {
+            // Mutex held, no group writing: every acknowledged write is in the WAL files, and
+            // their sizes are those of this moment. The listing and sizes take a few system
+            // calls; writers wait for them, as for a memtable switch.
+            ReadView v = db.view;
+            MemTable oldest = v.immutables().isEmpty() ? v.mem() : v.immutables().get(0);
+            long floor = oldest.logNumber();
+            List<Long> numbersFound = new ArrayList<>();
+            for (String name : db.fs.list(db.dir)) {
+                FileNames.Parsed p = FileNames.parse(name);
+                if (p != null && p.kind() == FileNames.Kind.WAL && p.number() >= floor) {
+                    numbersFound.add(p.number());
+                }
+            }
+            Collections.sort(numbersFound);
+            for (long n : numbersFound) {
+                Path wal = FileNames.wal(db.dir, n);
+                wals.add(new LiveFile(Kind.WAL, wal.getFileName().toString(), wal, db.fs.size(wal)));
+            }
+            numbers[0] = floor;
+            numbers[1] = db.lastSequence;
+            numbers[2] = db.versions.newFileNumber();
+            // Nothing below throws: the view and the pin are the caller's to release from here.
+            view[0] = db.retainView();
+            numbers[3] = db.pins.pinWal(floor);
+        });
+        ReadView v = view[0];
+        List<LiveFile> files = new ArrayList<>();
+        for (FileMetaData f : v.version().allFiles()) {
+            Path table = FileNames.table(db.dir, f.fileNumber());
+            files.add(new LiveFile(Kind.TABLE, table.getFileName().toString(), table, f.fileSize()));
+            if (f.filterFileSize() > 0) {
+                Path filter = FileNames.filter(db.dir, f.fileNumber());
+                files.add(new LiveFile(Kind.FILTER, filter.getFileName().toString(), filter, f.filterFileSize()));
+            }
+        }
+        files.addAll(wals);
+        return new LiveFiles(db, v, numbers[3], numbers[0], numbers[1], numbers[2], files);
+    }
+
+    /** The tables, filter sidecars and WAL segments, tables first, WAL segments oldest first. */
+    public List<LiveFile> files() {
+        return files;
+    }
+
+    /** The last sequence number acknowledged at the moment (the WAL copies may hold a few more). */
+    public long lastSequence() {
+        return lastSequence;
+    }
+
+    /** The tables of the moment's version. */
+    public Version version() {
+        return view.version();
+    }
+
+    /** The store directory the files are in. */
+    public Path storeDir() {
+        return db.dir;
+    }
+
+    /** The file system the store's files are in. */
+    public FileSystem fileSystem() {
+        return db.fs;
+    }
+
+    /**
+     * Writes into {@code dir} a fresh MANIFEST naming the moment's tables, then {@code CURRENT}
+     * naming it, durably: the last step of a copy, after its tables and WAL segments are in place.
+     * Returns the MANIFEST's file name.
+     */
+    public String writeManifest(FileSystem fs, Path dir) throws IOException {
+        long number = VersionSet.writeRepaired(fs, dir, view.version(), logNumber, lastSequence, nextFileNumber);
+        return FileNames.manifest(dir, number).getFileName().toString();
+    }
+
+    /** Lets the store delete these files again once nothing else needs them. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        db.pins.unpin(pin);
+        view.tables().release();
+    }
+}
