@@ -10,25 +10,21 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.function.UnaryOperator;
 
 /**
- * The writes a {@link BloomKeyValueStore} (or one time segment of a {@link SegmentedStore}) has taken since it last wrote to its BloomStore: the
- * latest value (or delete) per key. They reach the store as one {@link WriteBatch} together with
- * the changelog offsets at the next commit, or earlier when they pass a size bound or an iterator
- * is opened. So a store write costs one WAL record per commit, not one per put, and the data and
- * the offsets that describe it are always written atomically, as Kafka's RocksDB store gets from
- * writing without a WAL and flushing atomically.
+ * The writes a {@link BloomKeyValueStore} (or one time segment of a {@link SegmentedStore}) has
+ * taken since its last commit: the latest value (or delete) per stored key. In transactional mode
+ * ({@link CommitMode}) they reach the BloomStore only at a commit, as one {@link WriteBatch} with the
+ * changelog offsets and the IQ position; before that no byte of them is on disk, so a crash loses
+ * exactly the uncommitted writes. Reads of the stream thread look here first: {@link #lookup} for a
+ * key, {@link #snapshot} to merge a range with the BloomStore's entries ({@link BufferMergeCursor}).
  *
- * <p>Arrays: the key is copied; the value array is kept as Kafka hands it over (Kafka never
+ * <p>Arrays: the key array is taken over (callers build it fresh); the value array is kept as Kafka hands it over (Kafka never
  * modifies it afterwards), and {@link #lookup} returns a copy.
  *
- * <p>Point lookups ({@link #lookup}, on every {@code get} of the store) use a hash map: a key
- * that is not buffered costs one hash probe, not a search of a sorted map whose every step
- * compares byte arrays. Buffers made {@link #sorted} also keep their keys in a sorted map
- * (unsigned lexicographic, the stores' order), so a scan can merge the buffered writes of its
- * range with the BloomStore's entries ({@link #snapshot}) instead of writing them out first; a
- * key-value store writes its buffer out before a scan, so it keeps no sorted map.
+ * <p>Point lookups use a hash map: a key that is not buffered costs one hash probe, not a search
+ * of a sorted map whose every step compares byte arrays. The same entries are kept in a sorted
+ * map too (unsigned lexicographic, the stores' order) for {@link #snapshot}.
  *
  * <p>Thread safety: one writer at a time (the store serializes its writes); {@link #lookup} and
  * {@link #snapshot} may run concurrently from interactive-query threads and see either the
@@ -41,41 +37,23 @@ final class PendingWrites {
     private static final int ENTRY_OVERHEAD = 64;
     /** Bytes counted per entry for the sorted map's node and index levels. */
     private static final int SORTED_ENTRY_OVERHEAD = 48;
+    private static final int OVERHEAD = ENTRY_OVERHEAD + SORTED_ENTRY_OVERHEAD;
 
     private final ConcurrentHashMap<Bytes, byte[]> latest = new ConcurrentHashMap<>();
-    /** The same entries in key order, for {@link #snapshot}; null when the buffer is unsorted. */
-    private final ConcurrentSkipListMap<Bytes, byte[]> sorted;
-    /** Maps a buffered key to the key the BloomStore keeps. */
-    private final UnaryOperator<byte[]> encoder;
-    private final int entryOverhead;
-    private long bytes;
+    /** The same entries in key order, for {@link #snapshot}. */
+    private final ConcurrentSkipListMap<Bytes, byte[]> sorted = new ConcurrentSkipListMap<>();
+    private volatile long bytes;
 
-    private PendingWrites(UnaryOperator<byte[]> encoder, boolean keepSorted) {
-        this.encoder = encoder;
-        this.sorted = keepSorted ? new ConcurrentSkipListMap<>() : null;
-        this.entryOverhead = ENTRY_OVERHEAD + (keepSorted ? SORTED_ENTRY_OVERHEAD : 0);
-    }
-
-    /** A buffer of a key-value store's user keys, stored behind {@link KeyCodec#DATA}; no {@link #snapshot}. */
-    static PendingWrites unsorted() {
-        return new PendingWrites(KeyCodec::encode, false);
-    }
-
-    /** A buffer of keys stored as they are, kept sorted for {@link #snapshot}. */
-    static PendingWrites sorted() {
-        return new PendingWrites(UnaryOperator.identity(), true);
-    }
-
-    /** Buffers a put, or a delete when {@code value} is null. */
-    void put(Bytes key, byte[] value) {
-        Bytes copy = Bytes.wrap(key.get().clone());
+    /**
+     * Buffers a put, or a delete when {@code value} is null, of a stored key. The key's array
+     * becomes the buffer's: callers pass a new one (every stored key is built fresh).
+     */
+    void put(Bytes storedKey, byte[] value) {
         byte[] v = value == null ? TOMBSTONE : value;
-        byte[] old = latest.put(copy, v);
-        if (sorted != null) {
-            sorted.put(copy, v);
-        }
-        bytes += v.length;
-        bytes += old == null ? copy.get().length + entryOverhead : -old.length;
+        byte[] old = latest.put(storedKey, v);
+        sorted.put(storedKey, v);
+        long b = bytes + v.length;
+        bytes = b + (old == null ? storedKey.get().length + OVERHEAD : -old.length);
     }
 
     /** One lookup: {@code found[0]} tells whether the key is buffered; returns its value copy. */
@@ -88,13 +66,8 @@ final class PendingWrites {
     /**
      * A copy of the buffered writes with keys in [{@code lo}, {@code hi}) (null: open), in scan
      * order; a delete has a null value. Value arrays are shared: callers copy what they hand out.
-     *
-     * @throws IllegalStateException on a buffer not made {@link #sorted}
      */
     List<Map.Entry<byte[], byte[]>> snapshot(byte[] lo, byte[] hi, boolean forward) {
-        if (sorted == null) {
-            throw new IllegalStateException("an unsorted buffer of pending writes has no ordered snapshot");
-        }
         if (sorted.isEmpty()) {
             return List.of();
         }
@@ -112,14 +85,14 @@ final class PendingWrites {
         List<Map.Entry<byte[], byte[]>> out = new ArrayList<>();
         for (Map.Entry<Bytes, byte[]> e : (forward ? range : range.descendingMap()).entrySet()) {
             byte[] v = e.getValue();
-            out.add(new AbstractMap.SimpleImmutableEntry<>(encoder.apply(e.getKey().get()), v == TOMBSTONE ? null : v));
+            out.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey().get(), v == TOMBSTONE ? null : v));
         }
         return out;
     }
 
     void addTo(WriteBatch batch) {
-        for (Map.Entry<Bytes, byte[]> e : (sorted != null ? sorted : latest).entrySet()) {
-            byte[] key = encoder.apply(e.getKey().get());
+        for (Map.Entry<Bytes, byte[]> e : sorted.entrySet()) {
+            byte[] key = e.getKey().get();
             if (e.getValue() == TOMBSTONE) {
                 batch.delete(key);
             } else {
@@ -141,10 +114,9 @@ final class PendingWrites {
         return bytes;
     }
 
+    /** After a commit wrote the entries (readers then find them in the BloomStore), or to drop them. */
     void clear() {
-        if (sorted != null) {
-            sorted.clear();
-        }
+        sorted.clear();
         latest.clear();
         bytes = 0;
     }

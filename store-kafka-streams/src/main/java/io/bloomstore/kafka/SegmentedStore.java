@@ -56,13 +56,20 @@ import java.util.function.UnaryOperator;
  * tombstones or a delete-files-in-range the engine does not have.
  *
  * <p>Beside the segments, a small BloomStore {@code <dir>/meta} keeps the changelog offsets, the
- * IQ position and the observed stream time. Writes are buffered per segment ({@link PendingWrites})
- * and written, segments first and then the meta store, when they pass a size bound, before an
- * iterator opens and at close, as {@link BloomKeyValueStore} does. A process crash loses nothing
- * the store wrote (no write is synced: the changelog is the source of truth); the offsets are
- * written last, so they never describe data the segments lack. Under exactly_once_v2 a store that
- * was not closed cleanly refuses to open ({@link OpenStatus}), so Kafka rebuilds it from the
- * changelog.
+ * IQ position and the observed stream time. Writes are buffered per segment ({@link PendingWrites});
+ * scans merge each segment's buffer over its BloomStore ({@link SegmentCursor}), so no scan writes.
+ * In transactional mode ({@link CommitMode}) the buffers reach the segments only at {@link #commit},
+ * which Kafka calls after the task's transaction committed: each segment's buffer as one batch,
+ * then the offsets, position and stream time as one batch of the meta store, then the drop of the
+ * segments the new stream time expired. A crash thus leaves committed writes only, and offsets
+ * no newer than the data: at worst a crash inside a commit leaves some segments holding that
+ * commit's writes while the offsets are the previous commit's, and Kafka's replay from those
+ * offsets writes the same records again (a replay of the changelog in order is idempotent). The
+ * store opens without a wipe. Stream time advanced by uncommitted writes hides expired segments
+ * from the stream thread at once, but drops them only at the commit. In write-through mode the
+ * buffers are also written when they pass a size bound and at close, and under exactly_once_v2 a
+ * store that was not closed cleanly refuses to open ({@link OpenStatus}). No write is synced: the
+ * changelog is the source of truth.
  *
  * <p>Thread safety: writes are serialized on this object; reads and iterators run beside them
  * inside the {@link StoreGate}, whose close waits for them (see {@link StoreGate} for why no read
@@ -88,8 +95,13 @@ final class SegmentedStore {
     private Path dir;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
+    /** The position as of the last commit, for {@code READ_COMMITTED} queries. */
+    private volatile Position committedPosition = Position.emptyPosition();
+    private CommitMode mode = CommitMode.TRANSACTIONAL;
     private boolean consistencyEnabled;
     private volatile long observedStreamTime = -1;
+    /** The stream time as of the last commit: what {@code READ_COMMITTED} reads expire by. */
+    private volatile long committedStreamTime = -1;
     private BloomStoreMetrics metrics;
     private Sensor droppedRecords;
 
@@ -109,6 +121,7 @@ final class SegmentedStore {
     void init(StateStoreContext context, StateStore root, RecordBatchingStateRestoreCallback restore) {
         this.context = context;
         this.dir = new File(new File(context.stateDir(), BloomKeyValueStore.DIR), name).toPath();
+        this.mode = CommitMode.of(context);
         try {
             Files.createDirectories(dir);
             meta = Store.open(dir.resolve("meta"), metaOptions);
@@ -116,7 +129,9 @@ final class SegmentedStore {
             position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
             byte[] time = meta.get(STREAM_TIME_KEY);
             observedStreamTime = time == null ? -1 : ByteBuffer.wrap(time).getLong();
-            OpenStatus.open(meta, context, name);
+            committedStreamTime = observedStreamTime;
+            committedPosition = position.copy();
+            OpenStatus.open(meta, context, name, mode);
             openExisting();
         } catch (TaskCorruptedException e) {
             closeAll();
@@ -165,10 +180,23 @@ final class SegmentedStore {
         return Math.floorDiv(time, segmentInterval);
     }
 
-    /** The oldest time still visible: {@code streamTime − retention + 1}. */
-    long minVisibleTime() {
-        long t = observedStreamTime;
+    /**
+     * The oldest time still visible: {@code streamTime − retention + 1}, by the stream time of every
+     * write or, with {@code committed}, of the last commit.
+     */
+    long minVisibleTime(boolean committed) {
+        long t = committed ? committedStreamTime : observedStreamTime;
         return t == -1 ? Long.MIN_VALUE : t - retentionPeriod + 1;
+    }
+
+    /** Whether reads at {@code level} go to the committed state (transactional mode only). */
+    boolean committedReads(org.apache.kafka.common.IsolationLevel level) {
+        return level == org.apache.kafka.common.IsolationLevel.READ_COMMITTED && mode.transactional();
+    }
+
+    /** The position a query at {@code level} is bounded by. */
+    Position position(org.apache.kafka.common.IsolationLevel level) {
+        return committedReads(level) ? committedPosition : position;
     }
 
     long observedStreamTime() {
@@ -215,20 +243,25 @@ final class SegmentedStore {
             Segment s = segmentFor(id);
             StoreQueryUtils.updatePosition(position, context);
             s.pending.put(Bytes.wrap(storedKey), value);
-            dropExpired();
-            if (pendingBytes() > maxPendingBytes) {
-                writeAll();
+            if (!mode.transactional()) {
+                dropExpired();
+                if (pendingBytes() > maxPendingBytes) {
+                    writeAll();
+                }
             }
         } finally {
             gate.exit();
         }
     }
 
-    /** The value at {@code storedKey} of the entry at {@code time}, or null (absent or expired). */
-    byte[] get(long time, byte[] storedKey) {
+    /**
+     * The value at {@code storedKey} of the entry at {@code time}, or null (absent or expired); with
+     * {@code committed}, as of the last commit.
+     */
+    byte[] get(long time, byte[] storedKey, boolean committed) {
         gate.enter();
         try {
-            if (time < minVisibleTime()) {
+            if (time < minVisibleTime(committed)) {
                 return null;
             }
             Segment s = segments.get(segmentId(time));
@@ -236,9 +269,14 @@ final class SegmentedStore {
                 return null;
             }
             try {
-                boolean[] buffered = new boolean[1];
-                byte[] v = s.pending.lookup(Bytes.wrap(storedKey), buffered);
-                return buffered[0] ? v : s.store.get(storedKey);
+                if (!committed) {
+                    boolean[] buffered = new boolean[1];
+                    byte[] v = s.pending.lookup(Bytes.wrap(storedKey), buffered);
+                    if (buffered[0]) {
+                        return v;
+                    }
+                }
+                return s.store.get(storedKey);
             } finally {
                 s.release();
             }
@@ -253,10 +291,10 @@ final class SegmentedStore {
      * An iterator over the segments of times [{@code fromTime}, {@code toTime}] (by segment id,
      * ascending or not), scanning [{@code lo}, {@code hi}) of each (null: open): {@code wrap} makes
      * it of a cursor, inside the gate. The cursor merges each segment's buffered writes in the
-     * range (as of now) with the segment's BloomStore, so a scan writes nothing.
+     * range with the segment's BloomStore, or with {@code committed} reads the BloomStores alone.
      */
-    synchronized <T> T iterate(long fromTime, long toTime, boolean forward, byte[] lo, byte[] hi,
-                               Function<SegmentCursor, T> wrap) {
+    <T> T iterate(long fromTime, long toTime, boolean forward, byte[] lo, byte[] hi, boolean committed,
+                  Function<SegmentCursor, T> wrap) {
         gate.enter();
         try {
             NavigableMap<Long, Segment> range = segmentId(fromTime) > segmentId(toTime)
@@ -268,7 +306,7 @@ final class SegmentedStore {
                     pinned.add(s);
                 }
             }
-            return wrap.apply(new SegmentCursor(pinned, forward, lo, hi));
+            return wrap.apply(new SegmentCursor(pinned, forward, lo, hi, committed));
         } finally {
             gate.exit();
         }
@@ -279,7 +317,7 @@ final class SegmentedStore {
                                    ToLongFunction<byte[]> timeOf, UnaryOperator<byte[]> storedKeyOf) {
         gate.enter();
         try {
-            if (!pendingIsEmpty()) {
+            if (!pendingIsEmpty() && !mode.transactional()) {
                 writeAll();
             }
             Map<Segment, WriteBatch> batches = new HashMap<>();
@@ -304,6 +342,10 @@ final class SegmentedStore {
             }
             dropExpired();
             writeMeta(false);
+            if (pendingIsEmpty()) {
+                committedStreamTime = observedStreamTime;
+                committedPosition = position.copy();
+            }
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error restoring a batch into BloomStore " + name, e);
         } finally {
@@ -311,12 +353,13 @@ final class SegmentedStore {
         }
     }
 
+    /** Kafka's commit: see the class comment for what each mode writes. */
     synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
         if (!gate.isOpen()) {
             return;
         }
         offsets.record(changelogOffsets);
-        if (pendingBytes() > maxPendingBytes) {
+        if (mode.transactional() || pendingBytes() > maxPendingBytes) {
             writeAllInGate();
         }
     }
@@ -330,8 +373,9 @@ final class SegmentedStore {
         }
     }
 
+    /** Write-through mode: writes the buffers out. Transactional mode: nothing (only a commit writes). */
     synchronized void flush() {
-        if (gate.isOpen()) {
+        if (gate.isOpen() && !mode.transactional()) {
             writeAllInGate();
         }
     }
@@ -340,11 +384,21 @@ final class SegmentedStore {
         return pendingBytes();
     }
 
-    /** Closes the iterators (waiting for steps in flight), writes the buffers, closes every BloomStore. */
+    /**
+     * Closes the iterators (waiting for steps in flight) and every BloomStore. Transactional mode
+     * drops the uncommitted writes (Kafka commits before a clean close); write-through mode writes
+     * them with the "closed" status.
+     */
     synchronized void close() {
         gate.close(() -> {
             try {
-                writeAll(true);
+                if (mode.transactional()) {
+                    for (Segment s : segments.values()) {
+                        s.pending.clear();
+                    }
+                } else {
+                    writeAll(true);
+                }
             } finally {
                 if (metrics != null) {
                     metrics.remove();
@@ -455,8 +509,11 @@ final class SegmentedStore {
      */
     private void writeAll(boolean closing) {
         try {
+            long minLive = segmentId(observedStreamTime - retentionPeriod);
             for (Segment s : segments.values()) {
-                if (!s.pending.isEmpty()) {
+                if (s.id < minLive) {
+                    s.pending.clear();   // expired: dropped below, once the meta batch is written
+                } else if (!s.pending.isEmpty()) {
                     WriteBatch batch = new WriteBatch();
                     s.pending.addTo(batch);
                     s.store.write(batch, WriteOptions.DEFAULT);
@@ -464,6 +521,9 @@ final class SegmentedStore {
                 }
             }
             writeMeta(closing);
+            committedStreamTime = observedStreamTime;
+            committedPosition = position.copy();
+            dropExpired();
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error writing to BloomStore " + name, e);
         }
@@ -513,83 +573,6 @@ final class SegmentedStore {
         }
         if (first != null) {
             throw first;
-        }
-    }
-
-    /**
-     * Walks the pinned segments in order: in each, merges the buffered writes of the range (a
-     * snapshot taken when the cursor reaches the segment; a buffered write shadows the stored entry
-     * of its key, a buffered delete hides it) with one BloomStore iterator; releases the segments
-     * at {@link #close()}. Not thread-safe: used under its {@link GuardedIterator}'s monitor.
-     */
-    static final class SegmentCursor {
-        private final List<Segment> pinned;
-        private final boolean forward;
-        private final byte[] lo;
-        private final byte[] hi;
-        private int nextSegment;
-        private StoreIterator current;
-        private io.bloomstore.core.KeyValue stored;
-        private List<Map.Entry<byte[], byte[]>> buffered = List.of();
-        private int nextBuffered;
-
-        SegmentCursor(List<Segment> pinned, boolean forward, byte[] lo, byte[] hi) {
-            this.pinned = pinned;
-            this.forward = forward;
-            this.lo = lo;
-            this.hi = hi;
-        }
-
-        /** The next entry, or null after the last segment. */
-        io.bloomstore.core.KeyValue next() {
-            while (true) {
-                if (current == null) {
-                    if (nextSegment >= pinned.size()) {
-                        return null;
-                    }
-                    Segment s = pinned.get(nextSegment++);
-                    buffered = s.pending.snapshot(lo, hi, forward);
-                    nextBuffered = 0;
-                    current = forward ? s.store.iterator(lo, hi) : s.store.reverseIterator(lo, hi);
-                    stored = null;
-                }
-                if (stored == null && current.hasNext()) {
-                    stored = current.next();
-                }
-                Map.Entry<byte[], byte[]> pending = nextBuffered < buffered.size() ? buffered.get(nextBuffered) : null;
-                if (stored == null && pending == null) {
-                    current.close();
-                    current = null;
-                    continue;
-                }
-                int c = stored == null ? -1 : pending == null ? 1 : Arrays.compareUnsigned(pending.getKey(), stored.key());
-                if (!forward && stored != null && pending != null) {
-                    c = -c;
-                }
-                if (c > 0) {
-                    io.bloomstore.core.KeyValue out = stored;
-                    stored = null;
-                    return out;
-                }
-                nextBuffered++;
-                if (c == 0) {
-                    stored = null;
-                }
-                if (pending.getValue() != null) {
-                    return new io.bloomstore.core.KeyValue(pending.getKey(), pending.getValue().clone());
-                }
-            }
-        }
-
-        void close() {
-            if (current != null) {
-                current.close();
-                current = null;
-            }
-            for (Segment s : pinned) {
-                s.release();
-            }
-            pinned.clear();
         }
     }
 }
