@@ -153,6 +153,11 @@ abstract class SegmentedBytesStore implements StateStore, WithRetentionPeriod {
         return store.directory();
     }
 
+    /** See {@link SegmentedStore#settle()}: for crash tests. */
+    void settle() throws java.io.IOException {
+        store.settle();
+    }
+
     /** Open iterators: for tests. */
     int openIterators() {
         return store.gate.openIterators();

@@ -429,6 +429,24 @@ final class SegmentedStore {
         }
     }
 
+    /**
+     * For crash tests: writes every memtable to a table and waits for the background compactions
+     * and file deletions, so a copy of the directory taken next is one the store could have left.
+     */
+    synchronized void settle() throws IOException {
+        gate.enter();
+        try {
+            for (Segment s : segments.values()) {
+                s.store.flush();
+                s.store.awaitCompactions();
+            }
+            meta.flush();
+            meta.awaitCompactions();
+        } finally {
+            gate.exit();
+        }
+    }
+
     /** Live segments' ids, oldest first: for tests. */
     List<Long> segmentIds() {
         return List.copyOf(segments.keySet());
