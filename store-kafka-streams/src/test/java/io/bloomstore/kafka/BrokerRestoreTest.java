@@ -204,10 +204,11 @@ class BrokerRestoreTest {
      * store first opened by the crashed run holds no offsets, and Kafka itself wipes it as
      * corrupted. The dangerous case is a store that was closed cleanly once: its offsets describe
      * that close, and a crash after uncommitted writes reached its files leaves both on disk. So:
-     * run 1 counts n events over 1,000 keys, commits and closes cleanly (SIGTERM); run 2 opens the
-     * same state directory and counts n more, each key again, inside a transaction that commits only
-     * every 30 s, so its buffer passes the 64 KiB bound and goes to the files; SIGKILL 3 s later, with
-     * none of run 2's outputs committed; run 3 reprocesses those n events. Every count must still
+     * run 1 counts n events over n = 4,000 keys, commits and closes cleanly (SIGTERM); run 2 opens
+     * the same state directory and counts n more, each key again, inside a transaction that commits
+     * only every 30 s, so each partition's buffer (about 130 KiB) passes the 64 KiB bound and goes
+     * to the files; SIGKILL once it processed them all, with none of run 2's outputs committed; run 3
+     * reprocesses those n events. Every count must still
      * run 1, 2, 3, … per key: the aborted increments must not survive. They do survive when the store
      * does not refuse to open after the unclean shutdown (Kafka would restore from the stale offsets
      * over data holding the aborted writes), so this test fails with that check ({@link OpenStatus})
@@ -217,8 +218,8 @@ class BrokerRestoreTest {
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void abortedTransactionsLeaveNoTraceAfterKillDashNine() throws Exception {
         String app = "abort-app";
-        int keys = 1000;
-        int n = 2 * keys;
+        int keys = 4000;
+        int n = keys;
         createTopics(app);
         Path state = dir.resolve("state");
         OutputChecker out = new OutputChecker(app, keys);
@@ -234,7 +235,9 @@ class BrokerRestoreTest {
             run = startChild(app, state, dir.resolve("abort-2.log"), true);
             awaitCondition("run 2 running", 60, () -> logContains(dir.resolve("abort-2.log"), "STATE RUNNING"));
             produce(app, n, n, keys);
-            Thread.sleep(3000);   // processed and written out, not committed (commits every 30 s)
+            // All processed, past the buffer bound and so written out, not committed (commits every 30 s).
+            awaitCondition("run 2 processed its input", 60,
+                    () -> logContains(dir.resolve("abort-2.log"), "PROCESSED " + n + "\n"));
             run.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             out.pollFor(Duration.ofSeconds(2));
             assertEquals(n, out.total(), "run 2 committed none of its outputs before the kill");
@@ -253,10 +256,11 @@ class BrokerRestoreTest {
     /**
      * Transactional state stores ({@code enable.transactional.statestores} on) under exactly_once_v2
      * and SIGKILL: a store holds only committed writes, so a killed instance resumes from its last
-     * commit without a wipe. Run 1 (commits every 100 ms) counts 2n events over 1,000 keys and is
-     * killed; run 2 (commits every 30 s, an iterator open at every record) counts n more, each key
-     * again, in one transaction whose buffer is past the 64 KiB at which a write-through store
-     * writes its buffer out, and is killed 3 s later with none of it committed; run 3 reprocesses
+     * commit without a wipe. Run 1 (commits every 100 ms) counts 2n events over n = 4,000 keys and
+     * is killed; run 2 (commits every 30 s, an iterator open at every record) counts n more, each
+     * key again, in one transaction whose buffer (about 130 KiB per partition's store) is past the
+     * 64 KiB at which a write-through store writes it out, and is killed once it has processed them
+     * all, with none of it committed; run 3 reprocesses
      * those n events. Every count must run 1, 2, 3, … per key (the aborted increments never
      * existed), each task directory must still hold the marker written after run 1's kill (Kafka
      * wipes a task by deleting its directory), and the restores of runs 2 and 3 must read only the
@@ -267,8 +271,8 @@ class BrokerRestoreTest {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void transactionalStoresResumeWithoutAWipeAfterKillDashNine() throws Exception {
         String app = "tx-kill-app";
-        int keys = 1000;
-        int n = 2 * keys;
+        int keys = 4000;
+        int n = keys;
         createTopics(app);
         Path state = dir.resolve("state");
         OutputChecker out = new OutputChecker(app, keys);
@@ -289,7 +293,9 @@ class BrokerRestoreTest {
             run = startChild(app, state, dir.resolve("tx-2.log"), "tx-write-out");
             awaitCondition("run 2 running", 60, () -> logContains(dir.resolve("tx-2.log"), "STATE RUNNING"));
             produce(app, 2 * n, n, keys);
-            Thread.sleep(3000);   // processed, in the store's buffer, not committed (commits every 30 s)
+            // All processed: in the stores' buffers, not committed (commits every 30 s).
+            awaitCondition("run 2 processed its input", 60,
+                    () -> logContains(dir.resolve("tx-2.log"), "PROCESSED " + n + "\n"));
             run.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             out.pollFor(Duration.ofSeconds(2));
             assertEquals(2L * n, out.total(), "run 2 committed none of its outputs before the kill");

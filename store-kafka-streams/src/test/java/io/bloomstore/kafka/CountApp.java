@@ -20,6 +20,7 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
 
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The stateful application of the broker tests: counts events per key into a BloomStore (every
@@ -57,6 +58,9 @@ final class CountApp {
         return builder.build();
     }
 
+    /** Records the write-out topology processed in this JVM, printed every 1,000 as {@code PROCESSED <n>}. */
+    private static final AtomicLong PROCESSED = new AtomicLong();
+
     /** Opens (and closes) an iterator of the count store for every record, then forwards it. */
     static final class WriteOut implements Processor<String, Long, String, Long> {
         private ProcessorContext<String, Long> context;
@@ -78,6 +82,10 @@ final class CountApp {
             open = store.range(record.key(), record.key());
             open.hasNext();
             context.forward(record);
+            long n = PROCESSED.incrementAndGet();
+            if (n % 1000 == 0) {
+                System.out.println("PROCESSED " + n);
+            }
         }
 
         @Override
