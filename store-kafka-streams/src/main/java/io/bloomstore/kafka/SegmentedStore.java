@@ -1,7 +1,6 @@
 package io.bloomstore.kafka;
 
 import io.bloomstore.core.Store;
-import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.WriteBatch;
@@ -31,14 +30,11 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
@@ -73,8 +69,9 @@ import java.util.function.UnaryOperator;
  *
  * <p>Thread safety: writes are serialized on this object; reads and iterators run beside them
  * inside the {@link StoreGate}, whose close waits for them (see {@link StoreGate} for why no read
- * can touch a closed BloomStore). Segments are found in a concurrent map and pinned by readers
- * ({@link Segment#acquire()}) so expiry never closes one under a reader.
+ * can touch a closed BloomStore). The segments' life cycle is {@link SegmentSet}'s: readers find
+ * them in a concurrent map and pin them ({@link Segment#acquire()}) so expiry never closes one
+ * under a reader.
  */
 final class SegmentedStore {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentedStore.class);
@@ -88,7 +85,8 @@ final class SegmentedStore {
     private final StoreOptions metaOptions;
     final long retentionPeriod;
     final long segmentInterval;
-    private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
+    /** The live segments; null before {@link #init}. */
+    private SegmentSet segments;
     private final PendingOffsets offsets = new PendingOffsets();
     private final long maxPendingBytes;
     private Store meta;
@@ -124,6 +122,7 @@ final class SegmentedStore {
         this.mode = CommitMode.of(context);
         try {
             Files.createDirectories(dir);
+            segments = new SegmentSet(name, dir, options, segmentInterval);
             meta = Store.open(dir.resolve("meta"), metaOptions);
             byte[] stored = meta.get(POSITION_KEY);
             position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
@@ -132,7 +131,7 @@ final class SegmentedStore {
             committedStreamTime = observedStreamTime;
             committedPosition = position.copy();
             OpenStatus.open(meta, context, name, mode);
-            openExisting();
+            segments.openExisting(segmentId(observedStreamTime - retentionPeriod));
         } catch (TaskCorruptedException e) {
             closeAll();
             throw e;
@@ -149,31 +148,6 @@ final class SegmentedStore {
         gate.opened();
         metrics = BloomStoreMetrics.register(context, metricsScope, name, this::statsIfOpen);
         context.register(root, restore);
-    }
-
-    private void openExisting() throws IOException {
-        List<Path> dirs;
-        try (var list = Files.list(dir)) {
-            dirs = list.toList();
-        }
-        long minLive = segmentId(observedStreamTime - retentionPeriod);
-        for (Path p : dirs) {
-            Long start = Segment.startOf(p.getFileName().toString());
-            if (start == null) {
-                continue;
-            }
-            long id = Math.floorDiv(start, segmentInterval);
-            if (id * segmentInterval != start) {
-                throw new IllegalStateException("segment directory " + p + " does not start at a multiple of the"
-                        + " segment interval " + segmentInterval + " ms: was the store's retention period changed?");
-            }
-            Segment s = new Segment(id, p, Store.open(p, options));
-            segments.put(id, s);
-            if (id < minLive) {
-                segments.remove(id);
-                s.drop();
-            }
-        }
     }
 
     long segmentId(long time) {
@@ -240,12 +214,12 @@ final class SegmentedStore {
                 }
                 return;
             }
-            Segment s = segmentFor(id);
+            Segment s = segments.getOrCreate(id);
             StoreQueryUtils.updatePosition(position, context);
             s.pending.put(Bytes.wrap(storedKey), value);
             if (!mode.transactional()) {
                 dropExpired();
-                if (pendingBytes() > maxPendingBytes) {
+                if (segments.pendingBytes() > maxPendingBytes) {
                     writeAll();
                 }
             }
@@ -297,15 +271,7 @@ final class SegmentedStore {
                   Function<SegmentCursor, T> wrap) {
         gate.enter();
         try {
-            NavigableMap<Long, Segment> range = segmentId(fromTime) > segmentId(toTime)
-                    ? new ConcurrentSkipListMap<>()
-                    : segments.subMap(segmentId(fromTime), true, segmentId(toTime), true);
-            List<Segment> pinned = new ArrayList<>();
-            for (Segment s : (forward ? range : range.descendingMap()).values()) {
-                if (s.acquire()) {
-                    pinned.add(s);
-                }
-            }
+            List<Segment> pinned = segments.pin(segmentId(fromTime), segmentId(toTime), forward);
             return wrap.apply(new SegmentCursor(pinned, forward, lo, hi, committed));
         } finally {
             gate.exit();
@@ -317,7 +283,7 @@ final class SegmentedStore {
                                    ToLongFunction<byte[]> timeOf, UnaryOperator<byte[]> storedKeyOf) {
         gate.enter();
         try {
-            if (!pendingIsEmpty() && !mode.transactional()) {
+            if (!segments.pendingIsEmpty() && !mode.transactional()) {
                 writeAll();
             }
             Map<Segment, WriteBatch> batches = new HashMap<>();
@@ -329,7 +295,7 @@ final class SegmentedStore {
                 if (id < segmentId(observedStreamTime - retentionPeriod)) {
                     continue;
                 }
-                WriteBatch batch = batches.computeIfAbsent(segmentFor(id), s -> new WriteBatch());
+                WriteBatch batch = batches.computeIfAbsent(segments.getOrCreate(id), s -> new WriteBatch());
                 byte[] key = storedKeyOf.apply(r.key());
                 if (r.value() == null) {
                     batch.delete(key);
@@ -342,7 +308,7 @@ final class SegmentedStore {
             }
             dropExpired();
             writeMeta(false);
-            if (pendingIsEmpty()) {
+            if (segments.pendingIsEmpty()) {
                 committedStreamTime = observedStreamTime;
                 committedPosition = position.copy();
             }
@@ -359,7 +325,7 @@ final class SegmentedStore {
             return;
         }
         offsets.record(changelogOffsets);
-        if (mode.transactional() || pendingBytes() > maxPendingBytes) {
+        if (mode.transactional() || segments.pendingBytes() > maxPendingBytes) {
             writeAllInGate();
         }
     }
@@ -381,7 +347,7 @@ final class SegmentedStore {
     }
 
     long approximateNumUncommittedBytes() {
-        return pendingBytes();
+        return segments.pendingBytes();
     }
 
     /**
@@ -393,7 +359,7 @@ final class SegmentedStore {
         gate.close(() -> {
             try {
                 if (mode.transactional()) {
-                    for (Segment s : segments.values()) {
+                    for (Segment s : segments.all()) {
                         s.pending.clear();
                     }
                 } else {
@@ -413,17 +379,7 @@ final class SegmentedStore {
     List<StoreStats> segmentStats() {
         gate.enter();
         try {
-            List<StoreStats> out = new ArrayList<>();
-            for (Segment s : segments.values()) {
-                if (s.acquire()) {
-                    try {
-                        out.add(s.store.stats());
-                    } finally {
-                        s.release();
-                    }
-                }
-            }
-            return out;
+            return segments.stats();
         } finally {
             gate.exit();
         }
@@ -436,10 +392,7 @@ final class SegmentedStore {
     synchronized void settle() throws IOException {
         gate.enter();
         try {
-            for (Segment s : segments.values()) {
-                s.store.flush();
-                s.store.awaitCompactions();
-            }
+            segments.settle();
             meta.flush();
             meta.awaitCompactions();
         } finally {
@@ -449,7 +402,8 @@ final class SegmentedStore {
 
     /** Live segments' ids, oldest first: for tests. */
     List<Long> segmentIds() {
-        return List.copyOf(segments.keySet());
+        SegmentSet s = segments;
+        return s == null ? List.of() : s.ids();
     }
 
     Path directory() {
@@ -467,45 +421,9 @@ final class SegmentedStore {
         }
     }
 
-    private Segment segmentFor(long id) throws UncheckedIOException {
-        Segment s = segments.get(id);
-        if (s != null) {
-            return s;
-        }
-        Path p = dir.resolve(Segment.dirName(id * segmentInterval));
-        try {
-            s = new Segment(id, p, Store.open(p, options));
-        } catch (IOException e) {
-            throw new ProcessorStateException("Error opening segment " + p + " of BloomStore " + name, e);
-        }
-        segments.put(id, s);
-        return s;
-    }
-
     /** Drops every segment wholly older than {@code streamTime − retention}. */
     private void dropExpired() {
-        long minLive = segmentId(observedStreamTime - retentionPeriod);
-        for (Segment s : List.copyOf(segments.headMap(minLive, false).values())) {
-            segments.remove(s.id);
-            s.drop();
-        }
-    }
-
-    private long pendingBytes() {
-        long sum = 0;
-        for (Segment s : segments.values()) {
-            sum += s.pending.bytes();
-        }
-        return sum;
-    }
-
-    private boolean pendingIsEmpty() {
-        for (Segment s : segments.values()) {
-            if (!s.pending.isEmpty()) {
-                return false;
-            }
-        }
-        return true;
+        segments.dropBefore(segmentId(observedStreamTime - retentionPeriod));
     }
 
     private void writeAllInGate() {
@@ -528,7 +446,7 @@ final class SegmentedStore {
     private void writeAll(boolean closing) {
         try {
             long minLive = segmentId(observedStreamTime - retentionPeriod);
-            for (Segment s : segments.values()) {
+            for (Segment s : segments.all()) {
                 if (s.id < minLive) {
                     s.pending.clear();   // expired: dropped below, once the meta batch is written
                 } else if (!s.pending.isEmpty()) {
@@ -572,15 +490,7 @@ final class SegmentedStore {
 
     /** Closes every segment and the meta store, keeping their files; the first error is thrown. */
     private void closeAll() {
-        RuntimeException first = null;
-        for (Segment s : segments.values()) {
-            try {
-                s.close();
-            } catch (IOException | RuntimeException e) {
-                first = first == null ? new ProcessorStateException("Error closing BloomStore " + name, e) : first;
-            }
-        }
-        segments.clear();
+        RuntimeException first = segments == null ? null : segments.closeAll();
         if (meta != null) {
             try {
                 meta.close();
