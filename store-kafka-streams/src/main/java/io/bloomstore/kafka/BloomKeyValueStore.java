@@ -216,7 +216,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public ReadOnlyKeyValueStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
         Objects.requireNonNull(isolationLevel, "isolationLevel cannot be null");
-        return committedReads(isolationLevel) ? new CommittedView() : this;
+        return committedReads(isolationLevel) ? new CommittedKeyValueView(this) : this;
     }
 
     private boolean committedReads(IsolationLevel level) {
@@ -228,7 +228,8 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         return get(key, false);
     }
 
-    private byte[] get(Bytes key, boolean committed) {
+    /** A get; with {@code committed}, of the BloomStore alone (the committed state). */
+    byte[] get(Bytes key, boolean committed) {
         Objects.requireNonNull(key, "key cannot be null");
         gate.enter();
         try {
@@ -321,15 +322,15 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         return prefixScan(prefix, prefixKeySerializer, false);
     }
 
-    private <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer,
-                                                                                     boolean committed) {
+    <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer,
+                                                                             boolean committed) {
         Objects.requireNonNull(prefix, "prefix cannot be null");
         Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer cannot be null");
         byte[] p = prefixKeySerializer.serialize(null, prefix);
         return iterate(KeyCodec.encode(p), KeyCodec.prefixEnd(p), false, committed);
     }
 
-    private KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean reverse, boolean committed) {
+    KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean reverse, boolean committed) {
         if (from != null && to != null && from.compareTo(to) > 0) {
             LOG.warn("Returning an empty iterator for store {}: the range's from key is greater than its to key."
                     + " Note that the serialized keys are compared, and their order may differ from the keys'.", name);
@@ -347,7 +348,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      * not wait for the stream thread. The buffer's snapshot is taken before the BloomStore iterator
      * opens (see {@link BufferMergeCursor} for why a commit in between loses nothing).
      */
-    private KeyValueIterator<Bytes, byte[]> iterate(byte[] lo, byte[] hi, boolean reverse, boolean committed) {
+    KeyValueIterator<Bytes, byte[]> iterate(byte[] lo, byte[] hi, boolean reverse, boolean committed) {
         gate.enter();
         try {
             List<Map.Entry<byte[], byte[]>> buffered = committed ? List.of() : pending.snapshot(lo, hi, !reverse);
@@ -560,47 +561,6 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             } catch (IOException e) {
                 throw new ProcessorStateException("Error closing BloomStore " + name, e);
             }
-        }
-    }
-
-    /**
-     * The {@code READ_COMMITTED} view: reads the BloomStore alone, which in transactional mode holds
-     * exactly the committed writes. Thread safety: as the store.
-     */
-    private final class CommittedView implements ReadOnlyKeyValueStore<Bytes, byte[]> {
-        @Override
-        public byte[] get(Bytes key) {
-            return BloomKeyValueStore.this.get(key, true);
-        }
-
-        @Override
-        public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
-            return BloomKeyValueStore.this.range(from, to, false, true);
-        }
-
-        @Override
-        public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
-            return BloomKeyValueStore.this.range(from, to, true, true);
-        }
-
-        @Override
-        public KeyValueIterator<Bytes, byte[]> all() {
-            return iterate(KeyCodec.DATA_START, KeyCodec.DATA_END, false, true);
-        }
-
-        @Override
-        public KeyValueIterator<Bytes, byte[]> reverseAll() {
-            return iterate(KeyCodec.DATA_START, KeyCodec.DATA_END, true, true);
-        }
-
-        @Override
-        public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS serializer) {
-            return BloomKeyValueStore.this.prefixScan(prefix, serializer, true);
-        }
-
-        @Override
-        public long approximateNumEntries() {
-            return BloomKeyValueStore.this.approximateNumEntries();
         }
     }
 }
