@@ -23,12 +23,14 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * modifies it afterwards), and {@link #lookup} returns a copy.
  *
  * <p>Point lookups use a hash map: a key that is not buffered costs one hash probe, not a search
- * of a sorted map whose every step compares byte arrays. The same entries are kept in a sorted
- * map too (unsigned lexicographic, the stores' order) for {@link #snapshot}.
+ * of a sorted map whose every step compares byte arrays. From the first {@link #snapshot} on, the
+ * same entries are also kept in a sorted map (unsigned lexicographic, the stores' order): a buffer
+ * that is never scanned (a dedup's or a count's store: gets and puts only) never pays for one.
  *
  * <p>Thread safety: one writer at a time (the store serializes its writes); {@link #lookup} and
  * {@link #snapshot} may run concurrently from interactive-query threads and see either the
- * buffered or the stored value.
+ * buffered or the stored value. Until the sorted map exists, the writer's changes and its creation
+ * (by any thread) hold this object's monitor, so the copy the creation makes misses no write.
  */
 final class PendingWrites {
     /** Marks a delete; compared by identity, so no caller's array can be mistaken for it. */
@@ -37,11 +39,10 @@ final class PendingWrites {
     private static final int ENTRY_OVERHEAD = 64;
     /** Bytes counted per entry for the sorted map's node and index levels. */
     private static final int SORTED_ENTRY_OVERHEAD = 48;
-    private static final int OVERHEAD = ENTRY_OVERHEAD + SORTED_ENTRY_OVERHEAD;
 
     private final ConcurrentHashMap<Bytes, byte[]> latest = new ConcurrentHashMap<>();
-    /** The same entries in key order, for {@link #snapshot}. */
-    private final ConcurrentSkipListMap<Bytes, byte[]> sorted = new ConcurrentSkipListMap<>();
+    /** The same entries in key order, for {@link #snapshot}; null until the first snapshot. */
+    private volatile ConcurrentSkipListMap<Bytes, byte[]> sorted;
     private volatile long bytes;
 
     /**
@@ -50,10 +51,38 @@ final class PendingWrites {
      */
     void put(Bytes storedKey, byte[] value) {
         byte[] v = value == null ? TOMBSTONE : value;
-        byte[] old = latest.put(storedKey, v);
-        sorted.put(storedKey, v);
+        byte[] old;
+        ConcurrentSkipListMap<Bytes, byte[]> s = sorted;
+        if (s != null) {
+            old = latest.put(storedKey, v);
+            s.put(storedKey, v);
+        } else {
+            synchronized (this) {
+                old = latest.put(storedKey, v);
+                s = sorted;
+                if (s != null) {
+                    s.put(storedKey, v);
+                }
+            }
+        }
+        int overhead = ENTRY_OVERHEAD + (s == null ? 0 : SORTED_ENTRY_OVERHEAD);
         long b = bytes + v.length;
-        bytes = b + (old == null ? storedKey.get().length + OVERHEAD : -old.length);
+        bytes = b + (old == null ? storedKey.get().length + overhead : -old.length);
+    }
+
+    /** The sorted map, made (a copy of the buffer) on the first call. */
+    private ConcurrentSkipListMap<Bytes, byte[]> sorted() {
+        ConcurrentSkipListMap<Bytes, byte[]> s = sorted;
+        if (s == null) {
+            synchronized (this) {
+                s = sorted;
+                if (s == null) {
+                    s = new ConcurrentSkipListMap<>(latest);
+                    sorted = s;
+                }
+            }
+        }
+        return s;
     }
 
     /** One lookup: {@code found[0]} tells whether the key is buffered; returns its value copy. */
@@ -68,9 +97,10 @@ final class PendingWrites {
      * order; a delete has a null value. Value arrays are shared: callers copy what they hand out.
      */
     List<Map.Entry<byte[], byte[]>> snapshot(byte[] lo, byte[] hi, boolean forward) {
-        if (sorted.isEmpty()) {
+        if (latest.isEmpty()) {
             return List.of();
         }
+        ConcurrentSkipListMap<Bytes, byte[]> sorted = sorted();
         NavigableMap<Bytes, byte[]> range = sorted;
         if (lo != null && hi != null) {
             if (Bytes.wrap(lo).compareTo(Bytes.wrap(hi)) >= 0) {
@@ -90,8 +120,9 @@ final class PendingWrites {
         return out;
     }
 
+    /** Adds every buffered write to {@code batch} (keys are distinct, so their order is of no matter). */
     void addTo(WriteBatch batch) {
-        for (Map.Entry<Bytes, byte[]> e : sorted.entrySet()) {
+        for (Map.Entry<Bytes, byte[]> e : latest.entrySet()) {
             byte[] key = e.getKey().get();
             if (e.getValue() == TOMBSTONE) {
                 batch.delete(key);
@@ -116,8 +147,19 @@ final class PendingWrites {
 
     /** After a commit wrote the entries (readers then find them in the BloomStore), or to drop them. */
     void clear() {
-        sorted.clear();
-        latest.clear();
+        ConcurrentSkipListMap<Bytes, byte[]> s = sorted;
+        if (s != null) {
+            s.clear();
+            latest.clear();
+        } else {
+            synchronized (this) {
+                latest.clear();
+                s = sorted;
+                if (s != null) {
+                    s.clear();
+                }
+            }
+        }
         bytes = 0;
     }
 }

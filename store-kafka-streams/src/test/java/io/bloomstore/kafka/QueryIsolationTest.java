@@ -236,6 +236,52 @@ class QueryIsolationTest {
                 + " transactions");
     }
 
+    /**
+     * A query thread scanning at {@code READ_UNCOMMITTED} while the stream thread writes: every
+     * scan holds every write made before it opened, also while the first scan makes the buffer's
+     * sorted map (a copy of its hash map) as writes go on. 40 fresh stores, 3,000 writes each.
+     */
+    @Test
+    void aQueryThreadAtReadUncommittedSeesEveryEarlierWrite() throws Exception {
+        for (int round = 0; round < 40; round++) {
+            KeyValueStore<Bytes, byte[]> store = new BloomStoreSupplier("ru" + round, StoreHarness.SMALL,
+                    DslStoreFormat.PLAIN).get();
+            store.init(context(), store);
+            AtomicLong written = new AtomicLong();
+            AtomicBoolean done = new AtomicBoolean();
+            AtomicReference<String> failure = new AtomicReference<>();
+            Thread reader = new Thread(() -> {
+                ReadOnlyKeyValueStore<Bytes, byte[]> view = store.readOnly(IsolationLevel.READ_UNCOMMITTED);
+                while (!done.get() && failure.get() == null) {
+                    long before = written.get();
+                    long seen = 0;
+                    try (KeyValueIterator<Bytes, byte[]> it = view.all()) {
+                        while (it.hasNext()) {
+                            if (Long.parseLong(new String(it.next().value)) < before) {
+                                seen++;
+                            }
+                        }
+                    }
+                    if (seen != before) {
+                        failure.set("a scan saw " + seen + " of the " + before + " writes made before it");
+                    }
+                }
+            });
+            reader.start();
+            try {
+                for (int i = 0; i < 3000 && failure.get() == null; i++) {
+                    store.put(Bytes.wrap(String.format("k%06d", i * 7919 % 3000).getBytes()), value(i));
+                    written.set(i + 1);
+                }
+            } finally {
+                done.set(true);
+                reader.join();
+                store.close();
+            }
+            assertNull(failure.get(), "round " + round);
+        }
+    }
+
     private <V> QueryResult<V> queryKey(KeyValueStore<String, V> store, String key, PositionBound bound,
                                         IsolationLevel level) {
         return store.query(KeyQuery.withKey(key), bound, new QueryConfig(false, level));
