@@ -7,6 +7,7 @@ import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
@@ -26,6 +27,7 @@ import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,17 +47,22 @@ import java.util.Objects;
  * {@link #putAll} is one atomic {@link WriteBatch}, iterators still open when the store closes are
  * closed with it. The store lives in {@code <task state dir>/bloomstore/<name>}.
  *
+ * <p>Transactional ({@link CommitMode}): writes are buffered ({@link PendingWrites}) and reach the
+ * BloomStore only at {@link #commit}, as one atomic {@link WriteBatch} with the changelog offsets
+ * and the IQ {@link Position}, so the BloomStore is always exactly at a commit: a crash loses the
+ * uncommitted writes and nothing else, the store opens without a wipe, and Kafka replays the
+ * changelog from the committed offset. The stream thread reads its own writes: gets look in the
+ * buffer first, and every iterator merges the buffer over the BloomStore ({@link
+ * BufferMergeCursor}); {@link #readOnly} at {@code READ_COMMITTED} gives interactive queries a view
+ * that skips the buffer. {@link #approximateNumUncommittedBytes} reports the buffer, so Kafka
+ * commits early when the stores pass {@code statestore.uncommitted.max.bytes}. In write-through
+ * mode the buffer also goes out when it passes half the memtable size (at most 8 MiB) and at close.
+ *
  * <p>Changelog restore goes through {@link RecordBatchingStateRestoreCallback}: each restored
  * batch is one {@link WriteBatch} written without sync. The store manages its changelog offsets
- * ({@link #managesOffsets()}): they are written with the IQ {@link Position} into the store
- * itself, under a key namespace no user key can reach, in the same batch as the data they
- * describe, so after a crash the recovered offsets always describe the recovered data. No write
- * is synced: the changelog is the source of truth. Under exactly_once_v2 a store that was not
- * closed cleanly refuses to open ({@link OpenStatus}), so Kafka rebuilds it from the changelog.
- *
- * <p>Writes are buffered ({@link PendingWrites}) and reach the BloomStore as one batch with the
- * committed offsets when the buffer passes half the memtable size (at most 8 MiB), before any
- * iterator opens, and at close; reads look in the buffer first.
+ * ({@link #managesOffsets()}): they are written with the IQ position into the store itself, under
+ * a key namespace no user key can reach, in the same batch as the data they describe. No write is
+ * synced: the changelog is the source of truth, and a crash recovers a prefix of the batches.
  *
  * <p>Arrays: keys are copied on the way in; value arrays are kept by reference, as Kafka's own
  * stores do, since Kafka never modifies a value array after handing it over. Returned arrays are
@@ -79,15 +86,19 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private final StoreGate gate;
     private volatile Store store;
     private StateStoreContext context;
+    /** The position of every write, committed or not: what the stream thread's reads reflect. */
     private Position position = Position.emptyPosition();
+    /** The position as of the last commit: what {@code READ_COMMITTED} reads reflect. */
+    private volatile Position committedPosition = Position.emptyPosition();
+    private CommitMode mode = CommitMode.TRANSACTIONAL;
     private boolean consistencyEnabled;
     private BloomStoreMetrics metrics;
     private File dir;
     /** Writes made through this instance: with the tables' entry counts, an estimate of the size. */
     private long writes;
-    private final PendingWrites pending = PendingWrites.unsorted();
+    private final PendingWrites pending = new PendingWrites();
     private final PendingOffsets offsets = new PendingOffsets();
-    /** Buffered writes past this many bytes go to the store before the next commit. */
+    /** In write-through mode, buffered writes past this many bytes go to the store before the next commit. */
     private final long maxPendingBytes;
 
     BloomKeyValueStore(String name, String metricsScope, StoreOptions options) {
@@ -107,11 +118,13 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public void init(StateStoreContext context, StateStore root) {
         this.context = context;
         this.dir = new File(new File(context.stateDir(), DIR), name);
+        this.mode = CommitMode.of(context);
         try {
             store = Store.open(dir.toPath(), options);
             byte[] stored = store.get(POSITION_KEY);
             position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
-            OpenStatus.open(store, context, name);
+            committedPosition = position.copy();
+            OpenStatus.open(store, context, name, mode);
         } catch (TaskCorruptedException e) {
             closeQuietly();
             throw e;
@@ -148,6 +161,20 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
+    /**
+     * For crash tests: writes the memtable to a table and waits for the background compactions
+     * and file deletions, so a copy of the directory taken next is one the store could have left.
+     */
+    void settle() throws IOException {
+        gate.enter();
+        try {
+            store.flush();
+            store.awaitCompactions();
+        } finally {
+            gate.exit();
+        }
+    }
+
     /** The directory of the store: {@code <state dir>/bloomstore/<name>}; null before init. */
     public File directory() {
         return dir;
@@ -163,27 +190,58 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         return gate.isOpen();
     }
 
+    /** The position of every write the store has taken, committed or not (as Kafka's stores report it). */
     @Override
     public synchronized Position getPosition() {
         return position;
     }
 
+    /**
+     * Runs an IQv2 query at the query's isolation level: at {@code READ_COMMITTED} (transactional
+     * mode) on the committed view, with the position bound checked against the committed position.
+     */
     @Override
     public synchronized <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
+        Position p = committedReads(config.getIsolationLevel()) ? committedPosition : position;
+        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, p, context);
+    }
+
+    /**
+     * This store at {@code isolationLevel}: itself (its writer's view, uncommitted writes included)
+     * at {@code READ_UNCOMMITTED}; at {@code READ_COMMITTED} a view of the BloomStore alone, which in
+     * transactional mode holds exactly the committed writes. In write-through mode the BloomStore
+     * may hold uncommitted writes, so, as Kafka's stores with transactional state stores off, the
+     * store answers for both levels.
+     */
+    @Override
+    public ReadOnlyKeyValueStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
+        Objects.requireNonNull(isolationLevel, "isolationLevel cannot be null");
+        return committedReads(isolationLevel) ? new CommittedKeyValueView(this) : this;
+    }
+
+    private boolean committedReads(IsolationLevel level) {
+        return level == IsolationLevel.READ_COMMITTED && mode.transactional();
     }
 
     @Override
     public byte[] get(Bytes key) {
+        return get(key, false);
+    }
+
+    /** A get; with {@code committed}, of the BloomStore alone (the committed state). */
+    byte[] get(Bytes key, boolean committed) {
         Objects.requireNonNull(key, "key cannot be null");
         gate.enter();
         try {
-            boolean[] buffered = new boolean[1];
-            byte[] v = pending.lookup(key, buffered);
-            if (buffered[0]) {
-                return v;
+            byte[] k = KeyCodec.encode(key.get());
+            if (!committed) {
+                boolean[] buffered = new boolean[1];
+                byte[] v = pending.lookup(Bytes.wrap(k), buffered);
+                if (buffered[0]) {
+                    return v;
+                }
             }
-            return store.get(KeyCodec.encode(key.get()));
+            return store.get(k);
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error reading key from BloomStore " + name, e);
         } finally {
@@ -195,12 +253,10 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public synchronized void put(Bytes key, byte[] value) {
         checkSizes(key, value);
         checkOpen();
-        pending.put(key, value);
+        pending.put(Bytes.wrap(KeyCodec.encode(key.get())), value);
         writes++;
         StoreQueryUtils.updatePosition(position, context);
-        if (pending.bytes() > maxPendingBytes) {
-            writeAllInGate();
-        }
+        maybeWriteThrough();
     }
 
     @Override
@@ -220,11 +276,16 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             checkSizes(e.key, e.value);
         }
         for (KeyValue<Bytes, byte[]> e : entries) {
-            pending.put(e.key, e.value);
+            pending.put(Bytes.wrap(KeyCodec.encode(e.key.get())), e.value);
         }
         writes += entries.size();
         StoreQueryUtils.updatePosition(position, context);
-        if (pending.bytes() > maxPendingBytes) {
+        maybeWriteThrough();
+    }
+
+    /** Write-through mode only: writes the buffer out once it passes its bound. */
+    private void maybeWriteThrough() {
+        if (!mode.transactional() && pending.bytes() > maxPendingBytes) {
             writeAllInGate();
         }
     }
@@ -238,33 +299,38 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     @Override
     public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
-        return range(from, to, false);
+        return range(from, to, false, false);
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
-        return range(from, to, true);
+        return range(from, to, true, false);
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> all() {
-        return iterate(KeyCodec.DATA_START, KeyCodec.DATA_END, false);
+        return iterate(KeyCodec.DATA_START, KeyCodec.DATA_END, false, false);
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> reverseAll() {
-        return iterate(KeyCodec.DATA_START, KeyCodec.DATA_END, true);
+        return iterate(KeyCodec.DATA_START, KeyCodec.DATA_END, true, false);
     }
 
     @Override
     public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer) {
+        return prefixScan(prefix, prefixKeySerializer, false);
+    }
+
+    <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer,
+                                                                             boolean committed) {
         Objects.requireNonNull(prefix, "prefix cannot be null");
         Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer cannot be null");
         byte[] p = prefixKeySerializer.serialize(null, prefix);
-        return iterate(KeyCodec.encode(p), KeyCodec.prefixEnd(p), false);
+        return iterate(KeyCodec.encode(p), KeyCodec.prefixEnd(p), false, committed);
     }
 
-    private KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean reverse) {
+    KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean reverse, boolean committed) {
         if (from != null && to != null && from.compareTo(to) > 0) {
             LOG.warn("Returning an empty iterator for store {}: the range's from key is greater than its to key."
                     + " Note that the serialized keys are compared, and their order may differ from the keys'.", name);
@@ -273,17 +339,21 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
         byte[] lo = from == null ? KeyCodec.DATA_START : KeyCodec.encode(from.get());
         byte[] hi = to == null ? KeyCodec.DATA_END : KeyCodec.encodeSuccessor(to.get());
-        return iterate(lo, hi, reverse);
+        return iterate(lo, hi, reverse, committed);
     }
 
-    private synchronized KeyValueIterator<Bytes, byte[]> iterate(byte[] lo, byte[] hi, boolean reverse) {
+    /**
+     * An iterator over [lo, hi) of the stored keys: the buffer merged over the BloomStore, or with
+     * {@code committed} the BloomStore alone. Takes no lock of the store: a query thread's scan does
+     * not wait for the stream thread. The buffer's snapshot is taken before the BloomStore iterator
+     * opens (see {@link BufferMergeCursor} for why a commit in between loses nothing).
+     */
+    KeyValueIterator<Bytes, byte[]> iterate(byte[] lo, byte[] hi, boolean reverse, boolean committed) {
         gate.enter();
         try {
-            if (!pending.isEmpty()) {
-                writeAll();
-            }
+            List<Map.Entry<byte[], byte[]>> buffered = committed ? List.of() : pending.snapshot(lo, hi, !reverse);
             StoreIterator inner = reverse ? store.reverseIterator(lo, hi) : store.iterator(lo, hi);
-            return new BloomKeyValueIterator(gate, name, inner);
+            return new BloomKeyValueIterator(gate, name, new BufferMergeCursor(buffered, inner, !reverse));
         } catch (UncheckedIOException e) {
             throw new ProcessorStateException("Error opening an iterator of BloomStore " + name, e.getCause());
         } finally {
@@ -308,7 +378,10 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
-    /** The bytes of buffered writes: Kafka commits early when the stores' sum passes its bound. */
+    /**
+     * The bytes of buffered writes (keys, values and a per-entry overhead): Kafka commits early when
+     * the stores' sum passes {@code statestore.uncommitted.max.bytes}.
+     */
     @Override
     public long approximateNumUncommittedBytes() {
         return pending.bytes();
@@ -317,7 +390,7 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     /**
      * Stores manage their changelog offsets, as Kafka's RocksDB store does: they are written into
      * the store in the same batch as the data they describe, so after a crash the recovered
-     * offsets always match the recovered data (the store recovers a prefix of its writes).
+     * offsets always match the recovered data (the store recovers a prefix of its batches).
      */
     @Override
     public boolean managesOffsets() {
@@ -325,11 +398,11 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     /**
-     * Takes the changelog offsets of a Kafka commit. They are written, with the buffered data and
-     * the IQ position, when the buffer passes its bound, before an iterator opens, and at close
-     * (as Kafka's RocksDB store keeps data and offsets in its memtable without a WAL): a crash
-     * loses buffered data and its offsets together, and Kafka restores both from the changelog.
-     * An empty map removes every stored offset; a null offset removes that partition's.
+     * Kafka's commit, called after the task's transaction (or offset commit) went through. In
+     * transactional mode: the buffered writes, these offsets and the IQ position go to the
+     * BloomStore in one atomic batch (unsynced: a crash may lose the last commits, never part of
+     * one). In write-through mode the offsets wait for the buffer's next write-out. An empty map
+     * removes every stored offset; a null offset removes that partition's.
      */
     @Override
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
@@ -337,8 +410,10 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             return;
         }
         offsets.record(changelogOffsets);
-        if (pending.bytes() > maxPendingBytes) {
+        if (mode.transactional()) {
             writeAllInGate();
+        } else {
+            maybeWriteThrough();
         }
     }
 
@@ -352,10 +427,15 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
-    /** Writes the buffered data, offsets and IQ position to the BloomStore (unsynced). */
+    /**
+     * Write-through mode: writes the buffered data, offsets and IQ position to the BloomStore
+     * (unsynced). Transactional mode: nothing, since only {@link #commit} may write. Kafka 4.4 calls
+     * {@link #commit}, not this.
+     */
     @Override
+    @SuppressWarnings("deprecation")
     public synchronized void flush() {
-        if (gate.isOpen()) {
+        if (gate.isOpen() && !mode.transactional()) {
             writeAllInGate();
         }
     }
@@ -390,17 +470,24 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
         pending.clear();
         offsets.clear();
+        committedPosition = position.copy();
     }
 
     /**
-     * Closes the open iterators (waiting for a step in progress in another thread), writes the
-     * buffered data and closes the BloomStore; see {@link StoreGate}.
+     * Closes the open iterators (waiting for a step in progress in another thread) and the
+     * BloomStore; see {@link StoreGate}. Transactional mode drops the uncommitted writes (Kafka
+     * commits before a clean close, so only a dirty close leaves any); write-through mode writes
+     * them with the "closed" status ({@link OpenStatus}).
      */
     @Override
     public synchronized void close() {
         gate.close(() -> {
             try {
-                writeAll(true);
+                if (mode.transactional()) {
+                    pending.clear();
+                } else {
+                    writeAll(true);
+                }
             } finally {
                 if (metrics != null) {
                     metrics.remove();
@@ -411,12 +498,16 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         });
     }
 
-    /** Restores one batch of changelog records as one unsynced write; tombstones delete. */
+    /**
+     * Restores one batch of changelog records as one unsynced write; tombstones delete. Restored
+     * records are committed ones (Kafka restores up to the last commit), so they go straight to the
+     * BloomStore; Kafka commits the store's offsets as the restore goes.
+     */
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         WriteBatch batch = new WriteBatch();
         gate.enter();
         try {
-            if (!pending.isEmpty()) {
+            if (!pending.isEmpty() && !mode.transactional()) {
                 writeAll();
             }
             for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -429,6 +520,9 @@ public class BloomKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             }
             store.write(batch, WriteOptions.DEFAULT);
             writes += records.size();
+            if (pending.isEmpty()) {
+                committedPosition = position.copy();
+            }
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error restoring a batch into BloomStore " + name, e);
         } finally {

@@ -2,11 +2,13 @@ package io.bloomstore.kafka;
 
 import io.bloomstore.core.StoreOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.SessionWindow;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlySessionStore;
 import org.apache.kafka.streams.state.SessionStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +44,23 @@ public class BloomSessionStore extends SegmentedBytesStore implements SessionSto
         super(name, metricsScope, options, retentionPeriod, segmentInterval);
     }
 
+    /** The {@code READ_COMMITTED} view of {@code live}. */
+    private BloomSessionStore(BloomSessionStore live) {
+        super(live);
+    }
+
+    /**
+     * This store at {@code isolationLevel}: itself at {@code READ_UNCOMMITTED}; at
+     * {@code READ_COMMITTED} (transactional mode) a view of the committed state alone. In
+     * write-through mode the store answers for both, as Kafka's stores with transactional state
+     * stores off.
+     */
+    @Override
+    public ReadOnlySessionStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
+        Objects.requireNonNull(isolationLevel, "isolationLevel cannot be null");
+        return store.committedReads(isolationLevel) ? new BloomSessionStore(this) : this;
+    }
+
     @Override
     void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         store.restoreBatch(records, k -> ByteBuffer.wrap(k).getLong(k.length - CHANGELOG_SUFFIX), k -> {
@@ -57,6 +76,7 @@ public class BloomSessionStore extends SegmentedBytesStore implements SessionSto
     public void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
+        checkWritable();
         long end = sessionKey.window().end();
         store.put(end, SegmentKeys.session(sessionKey.key().get(), sessionKey.window().start(), end), aggregate);
     }
@@ -65,6 +85,7 @@ public class BloomSessionStore extends SegmentedBytesStore implements SessionSto
     public void remove(Windowed<Bytes> sessionKey) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         Objects.requireNonNull(sessionKey.key(), "sessionKey.key() cannot be null");
+        checkWritable();
         long end = sessionKey.window().end();
         store.remove(end, SegmentKeys.session(sessionKey.key().get(), sessionKey.window().start(), end));
     }
@@ -72,7 +93,7 @@ public class BloomSessionStore extends SegmentedBytesStore implements SessionSto
     @Override
     public byte[] fetchSession(Bytes key, long sessionStartTime, long sessionEndTime) {
         Objects.requireNonNull(key, "key cannot be null");
-        return store.get(sessionEndTime, SegmentKeys.session(key.get(), sessionStartTime, sessionEndTime));
+        return store.get(sessionEndTime, SegmentKeys.session(key.get(), sessionStartTime, sessionEndTime), committed);
     }
 
     @Override
@@ -132,7 +153,7 @@ public class BloomSessionStore extends SegmentedBytesStore implements SessionSto
 
     private KeyValueIterator<Windowed<Bytes>, byte[]> oneKey(Bytes key, long earliestEnd, long latestStart,
                                                              boolean forward) {
-        long from = Math.max(earliestEnd, store.minVisibleTime());
+        long from = Math.max(earliestEnd, store.minVisibleTime(committed));
         byte[] k = key.get();
         return sessions(from, Long.MAX_VALUE, latestStart, forward, SegmentKeys.atTime(k, from),
                 SegmentKeys.keyUpperBound(k));
@@ -151,8 +172,8 @@ public class BloomSessionStore extends SegmentedBytesStore implements SessionSto
     /** Sessions of keys in [lo, hi) with end in [endFrom, endTo] (and visible), start ≤ latestStart. */
     private KeyValueIterator<Windowed<Bytes>, byte[]> sessions(long endFrom, long endTo, long latestStart,
                                                                boolean forward, byte[] lo, byte[] hi) {
-        long from = Math.max(endFrom, store.minVisibleTime());
-        return store.iterate(from, endTo, forward, lo, hi, c -> new SegmentedIterator<>(store, c, kv -> {
+        long from = Math.max(endFrom, store.minVisibleTime(committed));
+        return store.iterate(from, endTo, forward, lo, hi, committed, c -> new SegmentedIterator<>(store, c, kv -> {
             long end = SegmentKeys.firstTime(kv.key());
             long start = SegmentKeys.secondTime(kv.key());
             if (end < from || end > endTo || start > latestStart) {

@@ -2,11 +2,13 @@ package io.bloomstore.kafka;
 
 import io.bloomstore.core.StoreOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.TimeWindow;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyWindowStore;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.slf4j.Logger;
@@ -52,6 +54,25 @@ public class BloomWindowStore extends SegmentedBytesStore implements WindowStore
         this.retainDuplicates = retainDuplicates;
     }
 
+    /** The {@code READ_COMMITTED} view of {@code live}. */
+    private BloomWindowStore(BloomWindowStore live) {
+        super(live);
+        this.windowSize = live.windowSize;
+        this.retainDuplicates = live.retainDuplicates;
+    }
+
+    /**
+     * This store at {@code isolationLevel}: itself at {@code READ_UNCOMMITTED}; at
+     * {@code READ_COMMITTED} (transactional mode) a view of the committed state alone. In
+     * write-through mode the store answers for both, as Kafka's stores with transactional state
+     * stores off.
+     */
+    @Override
+    public ReadOnlyWindowStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
+        Objects.requireNonNull(isolationLevel, "isolationLevel cannot be null");
+        return store.committedReads(isolationLevel) ? new BloomWindowStore(this) : this;
+    }
+
     @Override
     void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         store.restoreBatch(records, k -> ByteBuffer.wrap(k).getLong(k.length - CHANGELOG_SUFFIX), k -> {
@@ -64,6 +85,7 @@ public class BloomWindowStore extends SegmentedBytesStore implements WindowStore
     @Override
     public void put(Bytes key, byte[] value, long windowStartTimestamp) {
         Objects.requireNonNull(key, "key cannot be null");
+        checkWritable();
         if (value == null && retainDuplicates) {
             return;
         }
@@ -78,7 +100,7 @@ public class BloomWindowStore extends SegmentedBytesStore implements WindowStore
     @Override
     public byte[] fetch(Bytes key, long timestamp) {
         Objects.requireNonNull(key, "key cannot be null");
-        return store.get(timestamp, SegmentKeys.window(key.get(), timestamp, seqnum));
+        return store.get(timestamp, SegmentKeys.window(key.get(), timestamp, seqnum), committed);
     }
 
     @Override
@@ -93,14 +115,14 @@ public class BloomWindowStore extends SegmentedBytesStore implements WindowStore
 
     private WindowStoreIterator<byte[]> fetchKey(Bytes key, long timeFrom, long timeTo, boolean forward) {
         Objects.requireNonNull(key, "key cannot be null");
-        long from = Math.max(timeFrom, store.minVisibleTime());
+        long from = Math.max(timeFrom, store.minVisibleTime(committed));
         byte[] k = key.get();
         byte[] lo = SegmentKeys.atTime(k, from);
         byte[] hi = timeTo == Long.MAX_VALUE ? SegmentKeys.keyUpperBound(k) : SegmentKeys.atTime(k, timeTo + 1);
         if (timeTo < from) {
-            return store.iterate(0, -1, forward, lo, hi, c -> new SegmentedIterator.Values(store, c, kv -> null));
+            return store.iterate(0, -1, forward, lo, hi, committed, c -> new SegmentedIterator.Values(store, c, kv -> null));
         }
-        return store.iterate(from, timeTo, forward, lo, hi, c -> new SegmentedIterator.Values(store, c,
+        return store.iterate(from, timeTo, forward, lo, hi, committed, c -> new SegmentedIterator.Values(store, c,
                 kv -> KeyValue.pair(SegmentKeys.firstTime(kv.key()), kv.value())));
     }
 
@@ -148,8 +170,8 @@ public class BloomWindowStore extends SegmentedBytesStore implements WindowStore
     /** Entries of keys in [lo, hi) whose window start is in [timeFrom, timeTo] and visible. */
     private KeyValueIterator<Windowed<Bytes>, byte[]> windowed(long timeFrom, long timeTo, boolean forward,
                                                                byte[] lo, byte[] hi) {
-        long from = Math.max(timeFrom, store.minVisibleTime());
-        return store.iterate(from, timeTo, forward, lo, hi, c -> new SegmentedIterator<>(store, c, kv -> {
+        long from = Math.max(timeFrom, store.minVisibleTime(committed));
+        return store.iterate(from, timeTo, forward, lo, hi, committed, c -> new SegmentedIterator<>(store, c, kv -> {
             long start = SegmentKeys.firstTime(kv.key());
             if (start < from || start > timeTo) {
                 return null;

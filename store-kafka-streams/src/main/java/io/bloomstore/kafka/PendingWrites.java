@@ -10,29 +10,27 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.function.UnaryOperator;
 
 /**
- * The writes a {@link BloomKeyValueStore} (or one time segment of a {@link SegmentedStore}) has taken since it last wrote to its BloomStore: the
- * latest value (or delete) per key. They reach the store as one {@link WriteBatch} together with
- * the changelog offsets at the next commit, or earlier when they pass a size bound or an iterator
- * is opened. So a store write costs one WAL record per commit, not one per put, and the data and
- * the offsets that describe it are always written atomically, as Kafka's RocksDB store gets from
- * writing without a WAL and flushing atomically.
+ * The writes a {@link BloomKeyValueStore} (or one time segment of a {@link SegmentedStore}) has
+ * taken since its last commit: the latest value (or delete) per stored key. In transactional mode
+ * ({@link CommitMode}) they reach the BloomStore only at a commit, as one {@link WriteBatch} with the
+ * changelog offsets and the IQ position; before that no byte of them is on disk, so a crash loses
+ * exactly the uncommitted writes. Reads of the stream thread look here first: {@link #lookup} for a
+ * key, {@link #snapshot} to merge a range with the BloomStore's entries ({@link BufferMergeCursor}).
  *
- * <p>Arrays: the key is copied; the value array is kept as Kafka hands it over (Kafka never
+ * <p>Arrays: the key array is taken over (callers build it fresh); the value array is kept as Kafka hands it over (Kafka never
  * modifies it afterwards), and {@link #lookup} returns a copy.
  *
- * <p>Point lookups ({@link #lookup}, on every {@code get} of the store) use a hash map: a key
- * that is not buffered costs one hash probe, not a search of a sorted map whose every step
- * compares byte arrays. Buffers made {@link #sorted} also keep their keys in a sorted map
- * (unsigned lexicographic, the stores' order), so a scan can merge the buffered writes of its
- * range with the BloomStore's entries ({@link #snapshot}) instead of writing them out first; a
- * key-value store writes its buffer out before a scan, so it keeps no sorted map.
+ * <p>Point lookups use a hash map: a key that is not buffered costs one hash probe, not a search
+ * of a sorted map whose every step compares byte arrays. From the first {@link #snapshot} on, the
+ * same entries are also kept in a sorted map (unsigned lexicographic, the stores' order): a buffer
+ * that is never scanned (a dedup's or a count's store: gets and puts only) never pays for one.
  *
  * <p>Thread safety: one writer at a time (the store serializes its writes); {@link #lookup} and
  * {@link #snapshot} may run concurrently from interactive-query threads and see either the
- * buffered or the stored value.
+ * buffered or the stored value. Until the sorted map exists, the writer's changes and its creation
+ * (by any thread) hold this object's monitor, so the copy the creation makes misses no write.
  */
 final class PendingWrites {
     /** Marks a delete; compared by identity, so no caller's array can be mistaken for it. */
@@ -43,39 +41,48 @@ final class PendingWrites {
     private static final int SORTED_ENTRY_OVERHEAD = 48;
 
     private final ConcurrentHashMap<Bytes, byte[]> latest = new ConcurrentHashMap<>();
-    /** The same entries in key order, for {@link #snapshot}; null when the buffer is unsorted. */
-    private final ConcurrentSkipListMap<Bytes, byte[]> sorted;
-    /** Maps a buffered key to the key the BloomStore keeps. */
-    private final UnaryOperator<byte[]> encoder;
-    private final int entryOverhead;
-    private long bytes;
+    /** The same entries in key order, for {@link #snapshot}; null until the first snapshot. */
+    private volatile ConcurrentSkipListMap<Bytes, byte[]> sorted;
+    private volatile long bytes;
 
-    private PendingWrites(UnaryOperator<byte[]> encoder, boolean keepSorted) {
-        this.encoder = encoder;
-        this.sorted = keepSorted ? new ConcurrentSkipListMap<>() : null;
-        this.entryOverhead = ENTRY_OVERHEAD + (keepSorted ? SORTED_ENTRY_OVERHEAD : 0);
-    }
-
-    /** A buffer of a key-value store's user keys, stored behind {@link KeyCodec#DATA}; no {@link #snapshot}. */
-    static PendingWrites unsorted() {
-        return new PendingWrites(KeyCodec::encode, false);
-    }
-
-    /** A buffer of keys stored as they are, kept sorted for {@link #snapshot}. */
-    static PendingWrites sorted() {
-        return new PendingWrites(UnaryOperator.identity(), true);
-    }
-
-    /** Buffers a put, or a delete when {@code value} is null. */
-    void put(Bytes key, byte[] value) {
-        Bytes copy = Bytes.wrap(key.get().clone());
+    /**
+     * Buffers a put, or a delete when {@code value} is null, of a stored key. The key's array
+     * becomes the buffer's: callers pass a new one (every stored key is built fresh).
+     */
+    void put(Bytes storedKey, byte[] value) {
         byte[] v = value == null ? TOMBSTONE : value;
-        byte[] old = latest.put(copy, v);
-        if (sorted != null) {
-            sorted.put(copy, v);
+        byte[] old;
+        ConcurrentSkipListMap<Bytes, byte[]> s = sorted;
+        if (s != null) {
+            old = latest.put(storedKey, v);
+            s.put(storedKey, v);
+        } else {
+            synchronized (this) {
+                old = latest.put(storedKey, v);
+                s = sorted;
+                if (s != null) {
+                    s.put(storedKey, v);
+                }
+            }
         }
-        bytes += v.length;
-        bytes += old == null ? copy.get().length + entryOverhead : -old.length;
+        int overhead = ENTRY_OVERHEAD + (s == null ? 0 : SORTED_ENTRY_OVERHEAD);
+        long b = bytes + v.length;
+        bytes = b + (old == null ? storedKey.get().length + overhead : -old.length);
+    }
+
+    /** The sorted map, made (a copy of the buffer) on the first call. */
+    private ConcurrentSkipListMap<Bytes, byte[]> sorted() {
+        ConcurrentSkipListMap<Bytes, byte[]> s = sorted;
+        if (s == null) {
+            synchronized (this) {
+                s = sorted;
+                if (s == null) {
+                    s = new ConcurrentSkipListMap<>(latest);
+                    sorted = s;
+                }
+            }
+        }
+        return s;
     }
 
     /** One lookup: {@code found[0]} tells whether the key is buffered; returns its value copy. */
@@ -88,16 +95,12 @@ final class PendingWrites {
     /**
      * A copy of the buffered writes with keys in [{@code lo}, {@code hi}) (null: open), in scan
      * order; a delete has a null value. Value arrays are shared: callers copy what they hand out.
-     *
-     * @throws IllegalStateException on a buffer not made {@link #sorted}
      */
     List<Map.Entry<byte[], byte[]>> snapshot(byte[] lo, byte[] hi, boolean forward) {
-        if (sorted == null) {
-            throw new IllegalStateException("an unsorted buffer of pending writes has no ordered snapshot");
-        }
-        if (sorted.isEmpty()) {
+        if (latest.isEmpty()) {
             return List.of();
         }
+        ConcurrentSkipListMap<Bytes, byte[]> sorted = sorted();
         NavigableMap<Bytes, byte[]> range = sorted;
         if (lo != null && hi != null) {
             if (Bytes.wrap(lo).compareTo(Bytes.wrap(hi)) >= 0) {
@@ -112,14 +115,15 @@ final class PendingWrites {
         List<Map.Entry<byte[], byte[]>> out = new ArrayList<>();
         for (Map.Entry<Bytes, byte[]> e : (forward ? range : range.descendingMap()).entrySet()) {
             byte[] v = e.getValue();
-            out.add(new AbstractMap.SimpleImmutableEntry<>(encoder.apply(e.getKey().get()), v == TOMBSTONE ? null : v));
+            out.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey().get(), v == TOMBSTONE ? null : v));
         }
         return out;
     }
 
+    /** Adds every buffered write to {@code batch} (keys are distinct, so their order is of no matter). */
     void addTo(WriteBatch batch) {
-        for (Map.Entry<Bytes, byte[]> e : (sorted != null ? sorted : latest).entrySet()) {
-            byte[] key = encoder.apply(e.getKey().get());
+        for (Map.Entry<Bytes, byte[]> e : latest.entrySet()) {
+            byte[] key = e.getKey().get();
             if (e.getValue() == TOMBSTONE) {
                 batch.delete(key);
             } else {
@@ -141,11 +145,21 @@ final class PendingWrites {
         return bytes;
     }
 
+    /** After a commit wrote the entries (readers then find them in the BloomStore), or to drop them. */
     void clear() {
-        if (sorted != null) {
-            sorted.clear();
+        ConcurrentSkipListMap<Bytes, byte[]> s = sorted;
+        if (s != null) {
+            s.clear();
+            latest.clear();
+        } else {
+            synchronized (this) {
+                latest.clear();
+                s = sorted;
+                if (s != null) {
+                    s.clear();
+                }
+            }
         }
-        latest.clear();
         bytes = 0;
     }
 }

@@ -30,7 +30,7 @@ final class Segment {
     final long id;
     final Path dir;
     final Store store;
-    final PendingWrites pending = PendingWrites.sorted();
+    final PendingWrites pending = new PendingWrites();
     private int references;
     private boolean dropped;
     private boolean closed;

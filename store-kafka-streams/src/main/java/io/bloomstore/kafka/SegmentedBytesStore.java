@@ -33,10 +33,29 @@ import java.util.Map;
  */
 abstract class SegmentedBytesStore implements StateStore, WithRetentionPeriod {
     final SegmentedStore store;
+    /**
+     * True for a {@code READ_COMMITTED} view ({@code readOnly}): reads skip the buffers and expire
+     * by the committed stream time; writes are refused.
+     */
+    final boolean committed;
 
     SegmentedBytesStore(String name, String metricsScope, StoreOptions options, long retentionPeriod,
                         long segmentInterval) {
         this.store = new SegmentedStore(name, metricsScope, options, retentionPeriod, segmentInterval);
+        this.committed = false;
+    }
+
+    /** The {@code READ_COMMITTED} view of {@code live}: same segments, committed reads. */
+    SegmentedBytesStore(SegmentedBytesStore live) {
+        this.store = live.store;
+        this.committed = true;
+    }
+
+    /** Refuses a write through a {@code READ_COMMITTED} view. */
+    void checkWritable() {
+        if (committed) {
+            throw new UnsupportedOperationException("a READ_COMMITTED view of store " + store.name + " is read-only");
+        }
     }
 
     /** Restores one batch of Kafka's changelog records (Kafka's changelog key format) into the segments. */
@@ -73,16 +92,21 @@ abstract class SegmentedBytesStore implements StateStore, WithRetentionPeriod {
         return store.gate.isOpen();
     }
 
+    /** The position of every write the store has taken, committed or not (as Kafka's stores report it). */
     @Override
     public Position getPosition() {
         return store.position();
     }
 
+    /**
+     * Runs an IQv2 query at the query's isolation level: at {@code READ_COMMITTED} (transactional
+     * mode) on the committed view, with the position bound checked against the committed position.
+     */
     @Override
     public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
         synchronized (store) {
-            return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, store.position(),
-                    store.context());
+            return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this,
+                    store.position(config.getIsolationLevel()), store.context());
         }
     }
 
@@ -127,6 +151,11 @@ abstract class SegmentedBytesStore implements StateStore, WithRetentionPeriod {
     /** The store's directory, {@code <state dir>/bloomstore/<name>}: one sub-directory per segment. */
     public Path directory() {
         return store.directory();
+    }
+
+    /** See {@link SegmentedStore#settle()}: for crash tests. */
+    void settle() throws java.io.IOException {
+        store.settle();
     }
 
     /** Open iterators: for tests. */

@@ -6,7 +6,7 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
 import java.util.function.Function;
 
 /**
- * An iterator of a window or session store over a {@link SegmentedStore.SegmentCursor}: decodes
+ * An iterator of a window or session store over a {@link SegmentCursor}: decodes
  * each stored entry into what Kafka sees, skipping those the decoder rejects (null: outside the
  * query's times). Closing, and the store's close, as {@link GuardedIterator}.
  *
@@ -15,11 +15,11 @@ import java.util.function.Function;
  * @param <K> the key type Kafka sees
  */
 class SegmentedIterator<K> extends GuardedIterator<K> {
-    private final SegmentedStore.SegmentCursor cursor;
+    private final SegmentCursor cursor;
     private final Function<io.bloomstore.core.KeyValue, KeyValue<K, byte[]>> decode;
 
     /** Call inside the store's gate. */
-    SegmentedIterator(SegmentedStore store, SegmentedStore.SegmentCursor cursor,
+    SegmentedIterator(SegmentedStore store, SegmentCursor cursor,
                       Function<io.bloomstore.core.KeyValue, KeyValue<K, byte[]>> decode) {
         super(store.gate, store.name);
         this.cursor = cursor;
@@ -44,7 +44,7 @@ class SegmentedIterator<K> extends GuardedIterator<K> {
 
     /** The iterator of a one-key window fetch: window start → value. */
     static final class Values extends SegmentedIterator<Long> implements WindowStoreIterator<byte[]> {
-        Values(SegmentedStore store, SegmentedStore.SegmentCursor cursor,
+        Values(SegmentedStore store, SegmentCursor cursor,
                Function<io.bloomstore.core.KeyValue, KeyValue<Long, byte[]>> decode) {
             super(store, cursor, decode);
         }

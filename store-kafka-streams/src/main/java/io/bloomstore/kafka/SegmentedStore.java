@@ -1,7 +1,6 @@
 package io.bloomstore.kafka;
 
 import io.bloomstore.core.Store;
-import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.WriteBatch;
@@ -31,14 +30,11 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
@@ -56,18 +52,26 @@ import java.util.function.UnaryOperator;
  * tombstones or a delete-files-in-range the engine does not have.
  *
  * <p>Beside the segments, a small BloomStore {@code <dir>/meta} keeps the changelog offsets, the
- * IQ position and the observed stream time. Writes are buffered per segment ({@link PendingWrites})
- * and written, segments first and then the meta store, when they pass a size bound, before an
- * iterator opens and at close, as {@link BloomKeyValueStore} does. A process crash loses nothing
- * the store wrote (no write is synced: the changelog is the source of truth); the offsets are
- * written last, so they never describe data the segments lack. Under exactly_once_v2 a store that
- * was not closed cleanly refuses to open ({@link OpenStatus}), so Kafka rebuilds it from the
- * changelog.
+ * IQ position and the observed stream time. Writes are buffered per segment ({@link PendingWrites});
+ * scans merge each segment's buffer over its BloomStore ({@link SegmentCursor}), so no scan writes.
+ * In transactional mode ({@link CommitMode}) the buffers reach the segments only at {@link #commit},
+ * which Kafka calls after the task's transaction committed: each segment's buffer as one batch,
+ * then the offsets, position and stream time as one batch of the meta store, then the drop of the
+ * segments the new stream time expired. A crash thus leaves committed writes only, and offsets
+ * no newer than the data: at worst a crash inside a commit leaves some segments holding that
+ * commit's writes while the offsets are the previous commit's, and Kafka's replay from those
+ * offsets writes the same records again (a replay of the changelog in order is idempotent). The
+ * store opens without a wipe. Stream time advanced by uncommitted writes hides expired segments
+ * from the stream thread at once, but drops them only at the commit. In write-through mode the
+ * buffers are also written when they pass a size bound and at close, and under exactly_once_v2 a
+ * store that was not closed cleanly refuses to open ({@link OpenStatus}). No write is synced: the
+ * changelog is the source of truth.
  *
  * <p>Thread safety: writes are serialized on this object; reads and iterators run beside them
  * inside the {@link StoreGate}, whose close waits for them (see {@link StoreGate} for why no read
- * can touch a closed BloomStore). Segments are found in a concurrent map and pinned by readers
- * ({@link Segment#acquire()}) so expiry never closes one under a reader.
+ * can touch a closed BloomStore). The segments' life cycle is {@link SegmentSet}'s: readers find
+ * them in a concurrent map and pin them ({@link Segment#acquire()}) so expiry never closes one
+ * under a reader.
  */
 final class SegmentedStore {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentedStore.class);
@@ -81,15 +85,21 @@ final class SegmentedStore {
     private final StoreOptions metaOptions;
     final long retentionPeriod;
     final long segmentInterval;
-    private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
+    /** The live segments; null before {@link #init}. */
+    private SegmentSet segments;
     private final PendingOffsets offsets = new PendingOffsets();
     private final long maxPendingBytes;
     private Store meta;
     private Path dir;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
+    /** The position as of the last commit, for {@code READ_COMMITTED} queries. */
+    private volatile Position committedPosition = Position.emptyPosition();
+    private CommitMode mode = CommitMode.TRANSACTIONAL;
     private boolean consistencyEnabled;
     private volatile long observedStreamTime = -1;
+    /** The stream time as of the last commit: what {@code READ_COMMITTED} reads expire by. */
+    private volatile long committedStreamTime = -1;
     private BloomStoreMetrics metrics;
     private Sensor droppedRecords;
 
@@ -109,15 +119,19 @@ final class SegmentedStore {
     void init(StateStoreContext context, StateStore root, RecordBatchingStateRestoreCallback restore) {
         this.context = context;
         this.dir = new File(new File(context.stateDir(), BloomKeyValueStore.DIR), name).toPath();
+        this.mode = CommitMode.of(context);
         try {
             Files.createDirectories(dir);
+            segments = new SegmentSet(name, dir, options, segmentInterval);
             meta = Store.open(dir.resolve("meta"), metaOptions);
             byte[] stored = meta.get(POSITION_KEY);
             position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
             byte[] time = meta.get(STREAM_TIME_KEY);
             observedStreamTime = time == null ? -1 : ByteBuffer.wrap(time).getLong();
-            OpenStatus.open(meta, context, name);
-            openExisting();
+            committedStreamTime = observedStreamTime;
+            committedPosition = position.copy();
+            OpenStatus.open(meta, context, name, mode);
+            segments.openExisting(segmentId(observedStreamTime - retentionPeriod));
         } catch (TaskCorruptedException e) {
             closeAll();
             throw e;
@@ -136,39 +150,27 @@ final class SegmentedStore {
         context.register(root, restore);
     }
 
-    private void openExisting() throws IOException {
-        List<Path> dirs;
-        try (var list = Files.list(dir)) {
-            dirs = list.toList();
-        }
-        long minLive = segmentId(observedStreamTime - retentionPeriod);
-        for (Path p : dirs) {
-            Long start = Segment.startOf(p.getFileName().toString());
-            if (start == null) {
-                continue;
-            }
-            long id = Math.floorDiv(start, segmentInterval);
-            if (id * segmentInterval != start) {
-                throw new IllegalStateException("segment directory " + p + " does not start at a multiple of the"
-                        + " segment interval " + segmentInterval + " ms: was the store's retention period changed?");
-            }
-            Segment s = new Segment(id, p, Store.open(p, options));
-            segments.put(id, s);
-            if (id < minLive) {
-                segments.remove(id);
-                s.drop();
-            }
-        }
-    }
-
     long segmentId(long time) {
         return Math.floorDiv(time, segmentInterval);
     }
 
-    /** The oldest time still visible: {@code streamTime − retention + 1}. */
-    long minVisibleTime() {
-        long t = observedStreamTime;
+    /**
+     * The oldest time still visible: {@code streamTime − retention + 1}, by the stream time of every
+     * write or, with {@code committed}, of the last commit.
+     */
+    long minVisibleTime(boolean committed) {
+        long t = committed ? committedStreamTime : observedStreamTime;
         return t == -1 ? Long.MIN_VALUE : t - retentionPeriod + 1;
+    }
+
+    /** Whether reads at {@code level} go to the committed state (transactional mode only). */
+    boolean committedReads(org.apache.kafka.common.IsolationLevel level) {
+        return level == org.apache.kafka.common.IsolationLevel.READ_COMMITTED && mode.transactional();
+    }
+
+    /** The position a query at {@code level} is bounded by. */
+    Position position(org.apache.kafka.common.IsolationLevel level) {
+        return committedReads(level) ? committedPosition : position;
     }
 
     long observedStreamTime() {
@@ -212,23 +214,28 @@ final class SegmentedStore {
                 }
                 return;
             }
-            Segment s = segmentFor(id);
+            Segment s = segments.getOrCreate(id);
             StoreQueryUtils.updatePosition(position, context);
             s.pending.put(Bytes.wrap(storedKey), value);
-            dropExpired();
-            if (pendingBytes() > maxPendingBytes) {
-                writeAll();
+            if (!mode.transactional()) {
+                dropExpired();
+                if (segments.pendingBytes() > maxPendingBytes) {
+                    writeAll();
+                }
             }
         } finally {
             gate.exit();
         }
     }
 
-    /** The value at {@code storedKey} of the entry at {@code time}, or null (absent or expired). */
-    byte[] get(long time, byte[] storedKey) {
+    /**
+     * The value at {@code storedKey} of the entry at {@code time}, or null (absent or expired); with
+     * {@code committed}, as of the last commit.
+     */
+    byte[] get(long time, byte[] storedKey, boolean committed) {
         gate.enter();
         try {
-            if (time < minVisibleTime()) {
+            if (time < minVisibleTime(committed)) {
                 return null;
             }
             Segment s = segments.get(segmentId(time));
@@ -236,9 +243,14 @@ final class SegmentedStore {
                 return null;
             }
             try {
-                boolean[] buffered = new boolean[1];
-                byte[] v = s.pending.lookup(Bytes.wrap(storedKey), buffered);
-                return buffered[0] ? v : s.store.get(storedKey);
+                if (!committed) {
+                    boolean[] buffered = new boolean[1];
+                    byte[] v = s.pending.lookup(Bytes.wrap(storedKey), buffered);
+                    if (buffered[0]) {
+                        return v;
+                    }
+                }
+                return s.store.get(storedKey);
             } finally {
                 s.release();
             }
@@ -253,22 +265,14 @@ final class SegmentedStore {
      * An iterator over the segments of times [{@code fromTime}, {@code toTime}] (by segment id,
      * ascending or not), scanning [{@code lo}, {@code hi}) of each (null: open): {@code wrap} makes
      * it of a cursor, inside the gate. The cursor merges each segment's buffered writes in the
-     * range (as of now) with the segment's BloomStore, so a scan writes nothing.
+     * range with the segment's BloomStore, or with {@code committed} reads the BloomStores alone.
      */
-    synchronized <T> T iterate(long fromTime, long toTime, boolean forward, byte[] lo, byte[] hi,
-                               Function<SegmentCursor, T> wrap) {
+    <T> T iterate(long fromTime, long toTime, boolean forward, byte[] lo, byte[] hi, boolean committed,
+                  Function<SegmentCursor, T> wrap) {
         gate.enter();
         try {
-            NavigableMap<Long, Segment> range = segmentId(fromTime) > segmentId(toTime)
-                    ? new ConcurrentSkipListMap<>()
-                    : segments.subMap(segmentId(fromTime), true, segmentId(toTime), true);
-            List<Segment> pinned = new ArrayList<>();
-            for (Segment s : (forward ? range : range.descendingMap()).values()) {
-                if (s.acquire()) {
-                    pinned.add(s);
-                }
-            }
-            return wrap.apply(new SegmentCursor(pinned, forward, lo, hi));
+            List<Segment> pinned = segments.pin(segmentId(fromTime), segmentId(toTime), forward);
+            return wrap.apply(new SegmentCursor(pinned, forward, lo, hi, committed));
         } finally {
             gate.exit();
         }
@@ -279,7 +283,7 @@ final class SegmentedStore {
                                    ToLongFunction<byte[]> timeOf, UnaryOperator<byte[]> storedKeyOf) {
         gate.enter();
         try {
-            if (!pendingIsEmpty()) {
+            if (!segments.pendingIsEmpty() && !mode.transactional()) {
                 writeAll();
             }
             Map<Segment, WriteBatch> batches = new HashMap<>();
@@ -291,7 +295,7 @@ final class SegmentedStore {
                 if (id < segmentId(observedStreamTime - retentionPeriod)) {
                     continue;
                 }
-                WriteBatch batch = batches.computeIfAbsent(segmentFor(id), s -> new WriteBatch());
+                WriteBatch batch = batches.computeIfAbsent(segments.getOrCreate(id), s -> new WriteBatch());
                 byte[] key = storedKeyOf.apply(r.key());
                 if (r.value() == null) {
                     batch.delete(key);
@@ -304,6 +308,10 @@ final class SegmentedStore {
             }
             dropExpired();
             writeMeta(false);
+            if (segments.pendingIsEmpty()) {
+                committedStreamTime = observedStreamTime;
+                committedPosition = position.copy();
+            }
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error restoring a batch into BloomStore " + name, e);
         } finally {
@@ -311,12 +319,13 @@ final class SegmentedStore {
         }
     }
 
+    /** Kafka's commit: see the class comment for what each mode writes. */
     synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
         if (!gate.isOpen()) {
             return;
         }
         offsets.record(changelogOffsets);
-        if (pendingBytes() > maxPendingBytes) {
+        if (mode.transactional() || segments.pendingBytes() > maxPendingBytes) {
             writeAllInGate();
         }
     }
@@ -330,21 +339,32 @@ final class SegmentedStore {
         }
     }
 
+    /** Write-through mode: writes the buffers out. Transactional mode: nothing (only a commit writes). */
     synchronized void flush() {
-        if (gate.isOpen()) {
+        if (gate.isOpen() && !mode.transactional()) {
             writeAllInGate();
         }
     }
 
     long approximateNumUncommittedBytes() {
-        return pendingBytes();
+        return segments.pendingBytes();
     }
 
-    /** Closes the iterators (waiting for steps in flight), writes the buffers, closes every BloomStore. */
+    /**
+     * Closes the iterators (waiting for steps in flight) and every BloomStore. Transactional mode
+     * drops the uncommitted writes (Kafka commits before a clean close); write-through mode writes
+     * them with the "closed" status.
+     */
     synchronized void close() {
         gate.close(() -> {
             try {
-                writeAll(true);
+                if (mode.transactional()) {
+                    for (Segment s : segments.all()) {
+                        s.pending.clear();
+                    }
+                } else {
+                    writeAll(true);
+                }
             } finally {
                 if (metrics != null) {
                     metrics.remove();
@@ -359,17 +379,22 @@ final class SegmentedStore {
     List<StoreStats> segmentStats() {
         gate.enter();
         try {
-            List<StoreStats> out = new ArrayList<>();
-            for (Segment s : segments.values()) {
-                if (s.acquire()) {
-                    try {
-                        out.add(s.store.stats());
-                    } finally {
-                        s.release();
-                    }
-                }
-            }
-            return out;
+            return segments.stats();
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /**
+     * For crash tests: writes every memtable to a table and waits for the background compactions
+     * and file deletions, so a copy of the directory taken next is one the store could have left.
+     */
+    synchronized void settle() throws IOException {
+        gate.enter();
+        try {
+            segments.settle();
+            meta.flush();
+            meta.awaitCompactions();
         } finally {
             gate.exit();
         }
@@ -377,7 +402,8 @@ final class SegmentedStore {
 
     /** Live segments' ids, oldest first: for tests. */
     List<Long> segmentIds() {
-        return List.copyOf(segments.keySet());
+        SegmentSet s = segments;
+        return s == null ? List.of() : s.ids();
     }
 
     Path directory() {
@@ -395,45 +421,9 @@ final class SegmentedStore {
         }
     }
 
-    private Segment segmentFor(long id) throws UncheckedIOException {
-        Segment s = segments.get(id);
-        if (s != null) {
-            return s;
-        }
-        Path p = dir.resolve(Segment.dirName(id * segmentInterval));
-        try {
-            s = new Segment(id, p, Store.open(p, options));
-        } catch (IOException e) {
-            throw new ProcessorStateException("Error opening segment " + p + " of BloomStore " + name, e);
-        }
-        segments.put(id, s);
-        return s;
-    }
-
     /** Drops every segment wholly older than {@code streamTime − retention}. */
     private void dropExpired() {
-        long minLive = segmentId(observedStreamTime - retentionPeriod);
-        for (Segment s : List.copyOf(segments.headMap(minLive, false).values())) {
-            segments.remove(s.id);
-            s.drop();
-        }
-    }
-
-    private long pendingBytes() {
-        long sum = 0;
-        for (Segment s : segments.values()) {
-            sum += s.pending.bytes();
-        }
-        return sum;
-    }
-
-    private boolean pendingIsEmpty() {
-        for (Segment s : segments.values()) {
-            if (!s.pending.isEmpty()) {
-                return false;
-            }
-        }
-        return true;
+        segments.dropBefore(segmentId(observedStreamTime - retentionPeriod));
     }
 
     private void writeAllInGate() {
@@ -455,8 +445,11 @@ final class SegmentedStore {
      */
     private void writeAll(boolean closing) {
         try {
-            for (Segment s : segments.values()) {
-                if (!s.pending.isEmpty()) {
+            long minLive = segmentId(observedStreamTime - retentionPeriod);
+            for (Segment s : segments.all()) {
+                if (s.id < minLive) {
+                    s.pending.clear();   // expired: dropped below, once the meta batch is written
+                } else if (!s.pending.isEmpty()) {
                     WriteBatch batch = new WriteBatch();
                     s.pending.addTo(batch);
                     s.store.write(batch, WriteOptions.DEFAULT);
@@ -464,6 +457,9 @@ final class SegmentedStore {
                 }
             }
             writeMeta(closing);
+            committedStreamTime = observedStreamTime;
+            committedPosition = position.copy();
+            dropExpired();
         } catch (IOException | UncheckedIOException e) {
             throw new ProcessorStateException("Error writing to BloomStore " + name, e);
         }
@@ -494,15 +490,7 @@ final class SegmentedStore {
 
     /** Closes every segment and the meta store, keeping their files; the first error is thrown. */
     private void closeAll() {
-        RuntimeException first = null;
-        for (Segment s : segments.values()) {
-            try {
-                s.close();
-            } catch (IOException | RuntimeException e) {
-                first = first == null ? new ProcessorStateException("Error closing BloomStore " + name, e) : first;
-            }
-        }
-        segments.clear();
+        RuntimeException first = segments == null ? null : segments.closeAll();
         if (meta != null) {
             try {
                 meta.close();
@@ -513,83 +501,6 @@ final class SegmentedStore {
         }
         if (first != null) {
             throw first;
-        }
-    }
-
-    /**
-     * Walks the pinned segments in order: in each, merges the buffered writes of the range (a
-     * snapshot taken when the cursor reaches the segment; a buffered write shadows the stored entry
-     * of its key, a buffered delete hides it) with one BloomStore iterator; releases the segments
-     * at {@link #close()}. Not thread-safe: used under its {@link GuardedIterator}'s monitor.
-     */
-    static final class SegmentCursor {
-        private final List<Segment> pinned;
-        private final boolean forward;
-        private final byte[] lo;
-        private final byte[] hi;
-        private int nextSegment;
-        private StoreIterator current;
-        private io.bloomstore.core.KeyValue stored;
-        private List<Map.Entry<byte[], byte[]>> buffered = List.of();
-        private int nextBuffered;
-
-        SegmentCursor(List<Segment> pinned, boolean forward, byte[] lo, byte[] hi) {
-            this.pinned = pinned;
-            this.forward = forward;
-            this.lo = lo;
-            this.hi = hi;
-        }
-
-        /** The next entry, or null after the last segment. */
-        io.bloomstore.core.KeyValue next() {
-            while (true) {
-                if (current == null) {
-                    if (nextSegment >= pinned.size()) {
-                        return null;
-                    }
-                    Segment s = pinned.get(nextSegment++);
-                    buffered = s.pending.snapshot(lo, hi, forward);
-                    nextBuffered = 0;
-                    current = forward ? s.store.iterator(lo, hi) : s.store.reverseIterator(lo, hi);
-                    stored = null;
-                }
-                if (stored == null && current.hasNext()) {
-                    stored = current.next();
-                }
-                Map.Entry<byte[], byte[]> pending = nextBuffered < buffered.size() ? buffered.get(nextBuffered) : null;
-                if (stored == null && pending == null) {
-                    current.close();
-                    current = null;
-                    continue;
-                }
-                int c = stored == null ? -1 : pending == null ? 1 : Arrays.compareUnsigned(pending.getKey(), stored.key());
-                if (!forward && stored != null && pending != null) {
-                    c = -c;
-                }
-                if (c > 0) {
-                    io.bloomstore.core.KeyValue out = stored;
-                    stored = null;
-                    return out;
-                }
-                nextBuffered++;
-                if (c == 0) {
-                    stored = null;
-                }
-                if (pending.getValue() != null) {
-                    return new io.bloomstore.core.KeyValue(pending.getKey(), pending.getValue().clone());
-                }
-            }
-        }
-
-        void close() {
-            if (current != null) {
-                current.close();
-                current = null;
-            }
-            for (Segment s : pinned) {
-                s.release();
-            }
-            pinned.clear();
         }
     }
 }

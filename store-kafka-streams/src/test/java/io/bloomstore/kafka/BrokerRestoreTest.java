@@ -198,31 +198,35 @@ class BrokerRestoreTest {
     }
 
     /**
-     * Exactly-once with uncommitted writes on disk. Kafka 4.4 writes no changelog offsets into a
-     * store while an exactly-once task runs (only when the task closes or is checkpointed), so a
+     * Exactly-once with uncommitted writes on disk: write-through stores (exactly_once_v2 with
+     * {@code enable.transactional.statestores} off, {@link CommitMode}). Kafka 4.4 then writes no
+     * changelog offsets into a store while the task runs (only when it is suspended or closed), so a
      * store first opened by the crashed run holds no offsets, and Kafka itself wipes it as
      * corrupted. The dangerous case is a store that was closed cleanly once: its offsets describe
      * that close, and a crash after uncommitted writes reached its files leaves both on disk. So:
-     * run 1 counts n events, commits and closes cleanly (SIGTERM); run 2 opens the same state
-     * directory, counts n more, and its store writes them out at every record (an iterator) inside
-     * a transaction that commits only every 30 s; SIGKILL 3 s later, with none of run 2's outputs
-     * committed; run 3 reprocesses those n events. Every count must still run 1, 2, 3, … per
-     * key: the aborted increments must not survive. They do survive when the store does not refuse
-     * to open after the unclean shutdown (Kafka would restore from the stale offsets over data
-     * holding the aborted writes), so this test fails with that check ({@link OpenStatus}) removed.
+     * run 1 counts n events over n = 4,000 keys, commits and closes cleanly (SIGTERM); run 2 opens
+     * the same state directory and counts n more, each key again, inside a transaction that commits
+     * only every 30 s, so each partition's buffer (about 130 KiB) passes the 64 KiB bound and goes
+     * to the files; SIGKILL once it processed them all, with none of run 2's outputs committed; run 3
+     * reprocesses those n events. Every count must still
+     * run 1, 2, 3, … per key: the aborted increments must not survive. They do survive when the store
+     * does not refuse to open after the unclean shutdown (Kafka would restore from the stale offsets
+     * over data holding the aborted writes), so this test fails with that check ({@link OpenStatus})
+     * removed.
      */
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void abortedTransactionsLeaveNoTraceAfterKillDashNine() throws Exception {
         String app = "abort-app";
-        int n = events() / 2;
+        int keys = 4000;
+        int n = keys;
         createTopics(app);
         Path state = dir.resolve("state");
-        OutputChecker out = new OutputChecker(app);
+        OutputChecker out = new OutputChecker(app, keys);
         Process run = startChild(app, state, dir.resolve("abort-1.log"), true);
         try {
             awaitCondition("run 1 running", 60, () -> logContains(dir.resolve("abort-1.log"), "STATE RUNNING"));
-            produce(app, 0, n);
+            produce(app, 0, n, keys);
             out.awaitTotal(n);
             run.destroy();
             assertTrue(run.waitFor(60, TimeUnit.SECONDS), "run 1 exits on SIGTERM");
@@ -230,8 +234,10 @@ class BrokerRestoreTest {
 
             run = startChild(app, state, dir.resolve("abort-2.log"), true);
             awaitCondition("run 2 running", 60, () -> logContains(dir.resolve("abort-2.log"), "STATE RUNNING"));
-            produce(app, n, n);
-            Thread.sleep(3000);   // processed and written out, not committed (commits every 30 s)
+            produce(app, n, n, keys);
+            // All processed, past the buffer bound and so written out, not committed (commits every 30 s).
+            awaitCondition("run 2 processed its input", 60,
+                    () -> logContains(dir.resolve("abort-2.log"), "PROCESSED " + n + "\n"));
             run.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             out.pollFor(Duration.ofSeconds(2));
             assertEquals(n, out.total(), "run 2 committed none of its outputs before the kill");
@@ -245,6 +251,78 @@ class BrokerRestoreTest {
             out.close();
         }
         out.assertExactCounts(2L * n);
+    }
+
+    /**
+     * Transactional state stores ({@code enable.transactional.statestores} on) under exactly_once_v2
+     * and SIGKILL: a store holds only committed writes, so a killed instance resumes from its last
+     * commit without a wipe. Run 1 (commits every 100 ms) counts 2n events over n = 4,000 keys and
+     * is killed; run 2 (commits every 30 s, an iterator open at every record) counts n more, each
+     * key again, in one transaction whose buffer (about 130 KiB per partition's store) is past the
+     * 64 KiB at which a write-through store writes it out, and is killed once it has processed them
+     * all, with none of it committed; run 3 reprocesses
+     * those n events. Every count must run 1, 2, 3, … per key (the aborted increments never
+     * existed), each task directory must still hold the marker written after run 1's kill (Kafka
+     * wipes a task by deleting its directory), and the restores of runs 2 and 3 must read only the
+     * few records a crash between a transaction's commit and the store's commit leaves, not the
+     * 2n of a restore from scratch.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void transactionalStoresResumeWithoutAWipeAfterKillDashNine() throws Exception {
+        String app = "tx-kill-app";
+        int keys = 4000;
+        int n = keys;
+        createTopics(app);
+        Path state = dir.resolve("state");
+        OutputChecker out = new OutputChecker(app, keys);
+        Process run = startChild(app, state, dir.resolve("tx-1.log"), "tx");
+        try {
+            awaitCondition("run 1 running", 60, () -> logContains(dir.resolve("tx-1.log"), "STATE RUNNING"));
+            produce(app, 0, 2 * n, keys);
+            out.awaitTotal(2L * n);
+            run.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            List<Path> markers = new ArrayList<>();
+            try (var tasks = Files.list(state.resolve(app))) {
+                for (Path task : tasks.filter(Files::isDirectory).toList()) {
+                    markers.add(Files.writeString(task.resolve("marker-written-after-the-crash"), "kept"));
+                }
+            }
+            assertEquals(PARTITIONS, markers.size(), "task directories " + markers);
+
+            run = startChild(app, state, dir.resolve("tx-2.log"), "tx-write-out");
+            awaitCondition("run 2 running", 60, () -> logContains(dir.resolve("tx-2.log"), "STATE RUNNING"));
+            produce(app, 2 * n, n, keys);
+            // All processed: in the stores' buffers, not committed (commits every 30 s).
+            awaitCondition("run 2 processed its input", 60,
+                    () -> logContains(dir.resolve("tx-2.log"), "PROCESSED " + n + "\n"));
+            run.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            out.pollFor(Duration.ofSeconds(2));
+            assertEquals(2L * n, out.total(), "run 2 committed none of its outputs before the kill");
+
+            run = startChild(app, state, dir.resolve("tx-3.log"), "tx");
+            out.awaitTotal(3L * n);
+            for (Path marker : markers) {
+                assertTrue(Files.exists(marker), "the task directory was not wiped: " + marker);
+            }
+            long restored2 = restored(dir.resolve("tx-2.log"));
+            long restored3 = restored(dir.resolve("tx-3.log"));
+            System.out.println("BrokerRestoreTest: after SIGKILL, run 2 restored " + restored2 + " and run 3 restored "
+                    + restored3 + " changelog records (a restore from scratch: at least " + 2 * n + ")");
+            assertTrue(restored2 < n / 4 && restored3 < n / 4, "restored " + restored2 + " and " + restored3
+                    + " records: only what followed the stores' last commits");
+        } finally {
+            run.destroyForcibly();
+            run.waitFor(30, TimeUnit.SECONDS);
+            out.close();
+        }
+        out.assertExactCounts(3L * n);
+    }
+
+    /** The sum of the {@code RESTORED <records>} lines a child printed. */
+    private static long restored(Path log) throws java.io.IOException {
+        return Files.readAllLines(log).stream().filter(l -> l.startsWith("RESTORED "))
+                .mapToLong(l -> Long.parseLong(l.substring("RESTORED ".length()).trim())).sum();
     }
 
     /**
@@ -334,6 +412,11 @@ class BrokerRestoreTest {
     }
 
     private Process startChild(String app, Path stateDir, Path log, boolean writeOut) throws Exception {
+        return startChild(app, stateDir, log, writeOut ? "write-out" : "");
+    }
+
+    /** A child instance in {@code mode} (see {@link CountApp#main}; "" for the default). */
+    private Process startChild(String app, Path stateDir, Path log, String mode) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -348,8 +431,8 @@ class BrokerRestoreTest {
         cmd.add(cluster.bootstrapServers());
         cmd.add(app);
         cmd.add(stateDir.toString());
-        if (writeOut) {
-            cmd.add("write-out");
+        if (!mode.isEmpty()) {
+            cmd.add(mode);
         }
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
@@ -371,13 +454,18 @@ class BrokerRestoreTest {
 
     /** Event i goes to key i mod KEYS; the topics are suffixed with the application id. */
     private static void produce(String app, int from, int count) {
+        produce(app, from, count, KEYS);
+    }
+
+    /** Event i goes to key i mod {@code keys}. */
+    private static void produce(String app, int from, int count, int keys) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = from; i < from + count; i++) {
-                producer.send(new ProducerRecord<>(CountApp.INPUT + "-" + app, "key-" + (i % KEYS), "e" + i));
+                producer.send(new ProducerRecord<>(CountApp.INPUT + "-" + app, "key-" + (i % keys), "e" + i));
                 if (i % 500 == 0) {
                     producer.flush();
                 }
@@ -451,9 +539,16 @@ class BrokerRestoreTest {
     private static final class OutputChecker implements AutoCloseable {
         private final KafkaConsumer<String, Long> consumer;
         private final Map<String, List<Long>> counts = new HashMap<>();
+        private final int keys;
         private long total;
 
         OutputChecker(String app) {
+            this(app, KEYS);
+        }
+
+        /** For an application whose events go to {@code keys} keys. */
+        OutputChecker(String app, int keys) {
+            this.keys = keys;
             Properties p = new Properties();
             p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
             p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -493,7 +588,7 @@ class BrokerRestoreTest {
         }
 
         void assertExactCounts(long expectedTotal) {
-            assertEquals(KEYS, counts.size());
+            assertEquals(keys, counts.size());
             for (Map.Entry<String, List<Long>> e : counts.entrySet()) {
                 List<Long> seq = e.getValue();
                 for (int i = 0; i < seq.size(); i++) {
@@ -502,7 +597,7 @@ class BrokerRestoreTest {
                                 + " (outputs " + seq.subList(Math.max(0, i - 3), Math.min(seq.size(), i + 3)) + ")");
                     }
                 }
-                assertEquals(expectedTotal / KEYS, seq.size(), "outputs for " + e.getKey());
+                assertEquals(expectedTotal / keys, seq.size(), "outputs for " + e.getKey());
             }
             assertEquals(expectedTotal, total);
         }

@@ -1,5 +1,6 @@
 package io.bloomstore.kafka;
 
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -9,6 +10,7 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -18,6 +20,7 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
 
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The stateful application of the broker tests: counts events per key into a BloomStore (every
@@ -38,8 +41,9 @@ final class CountApp {
     }
 
     /**
-     * With {@code writeOut}, every count also opens an iterator on the store, which makes the
-     * store write its buffered writes (of a transaction not committed yet) to its files.
+     * With {@code writeOut}, every count also opens an iterator on the store and keeps it open
+     * until the next record: a write-through store then writes its buffered writes (of a
+     * transaction not committed yet) to its files, and a crash always finds an iterator open.
      */
     static Topology topology(String app, boolean writeOut) {
         StreamsBuilder builder = new StreamsBuilder();
@@ -54,6 +58,9 @@ final class CountApp {
         return builder.build();
     }
 
+    /** Records the write-out topology processed in this JVM, printed every 1,000 as {@code PROCESSED <n>}. */
+    private static final AtomicLong PROCESSED = new AtomicLong();
+
     /** Opens (and closes) an iterator of the count store for every record, then forwards it. */
     static final class WriteOut implements Processor<String, Long, String, Long> {
         private ProcessorContext<String, Long> context;
@@ -65,12 +72,27 @@ final class CountApp {
             store = context.getStateStore(STORE);
         }
 
+        private KeyValueIterator<String, ValueAndTimestamp<Long>> open;
+
         @Override
         public void process(Record<String, Long> record) {
-            try (KeyValueIterator<String, ValueAndTimestamp<Long>> it = store.range(record.key(), record.key())) {
-                it.hasNext();
+            if (open != null) {
+                open.close();
             }
+            open = store.range(record.key(), record.key());
+            open.hasNext();
             context.forward(record);
+            long n = PROCESSED.incrementAndGet();
+            if (n % 1000 == 0) {
+                System.out.println("PROCESSED " + n);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (open != null) {
+                open.close();
+            }
         }
     }
 
@@ -93,19 +115,39 @@ final class CountApp {
     }
 
     /**
-     * args: bootstrap servers, application id, state directory, and optionally {@code write-out}
-     * (the write-out topology, committing every 30 s). Prints each state change. SIGTERM closes
-     * the instance cleanly (a shutdown hook); SIGKILL is the crash.
+     * args: bootstrap servers, application id, state directory, and optionally a mode:
+     * {@code write-out} (the write-out topology, committing every 30 s), {@code tx-write-out} (the
+     * same with {@code enable.transactional.statestores} on), {@code tx} (setting on, commits at
+     * the default interval). Prints each state change and, at each restore's end, {@code RESTORED
+     * <records>}. SIGTERM closes the instance cleanly (a shutdown hook); SIGKILL is the crash.
      */
     public static void main(String[] args) throws InterruptedException {
-        boolean writeOut = args.length > 3 && args[3].equals("write-out");
+        String mode = args.length > 3 ? args[3] : "";
+        boolean writeOut = mode.endsWith("write-out");
         Properties config = config(args[0], args[1], args[2]);
         if (writeOut) {
             config.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 30000);
             config.put(StreamsConfig.producerPrefix("transaction.timeout.ms"), 60000);
         }
+        if (mode.startsWith("tx")) {
+            config.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
+        }
         KafkaStreams streams = new KafkaStreams(topology(args[1], writeOut), config);
         streams.setStateListener((now, before) -> System.out.println("STATE " + now));
+        streams.setGlobalStateRestoreListener(new StateRestoreListener() {
+            @Override
+            public void onRestoreStart(TopicPartition partition, String store, long start, long end) {
+            }
+
+            @Override
+            public void onBatchRestored(TopicPartition partition, String store, long batchEnd, long restored) {
+            }
+
+            @Override
+            public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
+                System.out.println("RESTORED " + totalRestored);
+            }
+        });
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             boolean closed = streams.close(Duration.ofSeconds(30));
             System.out.println(closed ? "CLOSED CLEANLY" : "CLOSE TIMED OUT");

@@ -93,7 +93,7 @@ class KeyValueStoreContractTest {
                             drain(bloom.prefixScan(prefix.get(), Serdes.ByteArray().serializer())),
                             what + " prefixScan " + prefix);
                 } else {
-                    bloom.flush();
+                    bloom.commit(java.util.Map.of());
                 }
             }
             assertEquals(drain(ref.all()), drain(bloom.all()), "final contents (seed " + seed + ")");

@@ -94,9 +94,8 @@ class SegmentedStoreTest {
             for (int i = 0; i < 2000; i++) {
                 store.put(key("user-" + i), value("v" + i + "@" + minute), minute * MINUTE);
             }
+            store.commit(Map.of());
         }
-        store.commit(Map.of());
-        store.flush();
         assertEquals(3, store.segmentIds().size(), "segments " + store.segmentIds());
         long tables = store.segmentStats().stream().mapToLong(s -> s.levels().stream()
                 .mapToLong(StoreStats.LevelStats::files).sum()).sum();

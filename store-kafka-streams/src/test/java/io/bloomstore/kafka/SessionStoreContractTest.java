@@ -1,21 +1,29 @@
 package io.bloomstore.kafka;
 
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.SessionWindow;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlySessionStore;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.Stores;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.function.Supplier;
 
 import static io.bloomstore.kafka.WindowStoreContractTest.hex;
 import static io.bloomstore.kafka.WindowStoreContractTest.randomKey;
@@ -31,29 +39,42 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * findSessions by end-time range, fetch and backwardFetch of a key and of a key range. Key-range
  * results are compared as sorted lists (Kafka's in-memory and RocksDB stores order them
  * differently), and the BloomStore's own order is checked to be RocksDB's: segment, key, end,
- * start. Stream time moves on, so segments expire. Seed: {@code -Dcontract.seed=N} (printed);
- * operations {@code -Dcontract.ops=N}.
+ * start. Stream time moves on, so segments expire.
+ *
+ * <p>Transactional, as in {@link WindowStoreContractTest}: with {@code enable.transactional.statestores}
+ * on (exactly_once_v2) and off (at-least-once), commits at random points; {@code readOnly(READ_COMMITTED)}
+ * answers with the contents of the last commit, and a crash opens without a wipe holding exactly
+ * those and the last committed offset. Seed: {@code -Dcontract.seed=N} (printed); operations
+ * {@code -Dcontract.ops=N}.
  */
 class SessionStoreContractTest {
     private static final long RETENTION = 180_000;
     private static final long INTERVAL = 90_000;
+    private static final TopicPartition CHANGELOG = new TopicPartition("changelog", 0);
 
     @TempDir
     Path dir;
 
-    @Test
-    void sameResultsAsKafkaInMemoryStore() {
+    @ParameterizedTest(name = "transactional setting {0}")
+    @ValueSource(booleans = {true, false})
+    void sameResultsAsKafkaInMemoryStore(boolean setting) throws IOException {
         long seed = Long.getLong("contract.seed", 20261125L) + 7;
         int ops = Integer.getInteger("contract.ops", 4_000);
-        System.out.println("SessionStoreContractTest seed=" + seed + " ops=" + ops);
+        System.out.println("SessionStoreContractTest setting=" + setting + " seed=" + seed + " ops=" + ops);
         Random rnd = new Random(seed);
-        BloomSessionStore bloom = (BloomSessionStore) BloomStores.persistentSessionStore("s",
+        String guarantee = setting ? StreamsConfig.EXACTLY_ONCE_V2 : StreamsConfig.AT_LEAST_ONCE;
+        Supplier<BloomSessionStore> create = () -> (BloomSessionStore) BloomStores.persistentSessionStore("s",
                 Duration.ofMillis(RETENTION), StoreHarness.SMALL).get();
-        StoreHarness.initStore(bloom, dir.resolve("bloom").toFile());
+        Path live = dir.resolve("bloom");
+        BloomSessionStore bloom = create.get();
+        bloom.init(StoreHarness.context(live.toFile(), guarantee, setting), bloom);
         SessionStore<Bytes, byte[]> ref = Stores.inMemorySessionStore("s", Duration.ofMillis(RETENTION)).get();
-        StoreHarness.initStore(ref, dir.resolve("ref").toFile());
+        ref.init(StoreHarness.context(dir.resolve("ref").toFile(), guarantee, setting), ref);
         long streamTime = 0;
         List<Windowed<Bytes>> written = new ArrayList<>();
+        List<String> committed = List.of();
+        long offset = 0;
+        int crashes = 0;
         try {
             for (int i = 0; i < ops; i++) {
                 int op = rnd.nextInt(100);
@@ -118,15 +139,51 @@ class SessionStoreContractTest {
                     compareRange(forward ? ref.fetch(kf, kt) : ref.backwardFetch(kf, kt),
                             forward ? bloom.fetch(kf, kt) : bloom.backwardFetch(kf, kt), forward,
                             what + " fetch " + kf + ".." + kt);
-                } else if (op < 97) {
+                } else if (op < 94) {
                     long earliestEnd = randomTime(rnd, streamTime);
                     long latestEnd = earliestEnd + rnd.nextInt(100_000);
                     compareRange(ref.findSessions(earliestEnd, latestEnd), bloom.findSessions(earliestEnd, latestEnd),
                             true, what + " findSessions by end " + earliestEnd + ".." + latestEnd);
+                } else if (op < 96) {
+                    ReadOnlySessionStore<Bytes, byte[]> view = bloom.readOnly(IsolationLevel.READ_COMMITTED);
+                    WindowStoreContractTest.assertSameList(committed, sorted(view.fetch(null, null)),
+                            what + " READ_COMMITTED contents");
+                    if (!written.isEmpty()) {
+                        Windowed<Bytes> s = written.get(rnd.nextInt(written.size()));
+                        String entry = s.key() + "@" + s.window().start() + "-" + s.window().end() + "=";
+                        String expected = committed.stream().filter(e -> e.startsWith(entry)).findFirst()
+                                .map(e -> e.substring(entry.length())).orElse("null");
+                        assertEquals(expected, hex(view.fetchSession(s.key(), s.window().start(), s.window().end())),
+                                what + " READ_COMMITTED fetchSession " + s);
+                    }
+                    if (setting) {
+                        WindowStoreContractTest.assertCommittedLikeKafkas(
+                                sorted(ref.readOnly(IsolationLevel.READ_COMMITTED).fetch(null, null)),
+                                sorted(view.fetch(null, null)), sorted(ref.fetch(null, null)), what);
+                    }
+                } else if (op < 99 || rnd.nextInt(3) > 0) {
+                    offset += 1 + rnd.nextInt(20);
+                    bloom.commit(Map.of(CHANGELOG, offset));
+                    ref.commit(Map.of(CHANGELOG, offset));
+                    committed = sorted(ref.fetch(null, null));
+                    assertEquals(0, bloom.approximateNumUncommittedBytes(), what + " uncommitted bytes after a commit");
                 } else {
-                    bloom.commit(java.util.Map.of());
+                    Path crashed = dir.resolve("crash-" + crashes++);
+                    bloom.settle();
+                    StoreHarness.copyState(live, crashed);
+                    BloomSessionStore reopened = create.get();
+                    reopened.init(StoreHarness.context(crashed.toFile(), guarantee, setting), reopened);
+                    try {
+                        WindowStoreContractTest.assertSameList(committed, sorted(reopened.fetch(null, null)),
+                                what + " contents after a crash");
+                        assertEquals(offset == 0 ? null : offset, reopened.committedOffset(CHANGELOG),
+                                what + " committed offset after a crash");
+                    } finally {
+                        reopened.close();
+                    }
                 }
             }
+            assertTrue(crashes > 0, "the sequence crashed the store at least once");
             compareRange(ref.fetch(null, null), bloom.fetch(null, null), true, "final contents (seed " + seed + ")");
             assertTrue(bloom.segmentStats().size() <= RETENTION / INTERVAL + 2, "expired segments were dropped");
             assertEquals(0, bloom.openIterators(), "every iterator closed");
@@ -171,6 +228,12 @@ class SessionStoreContractTest {
     private static List<String> render(List<KeyValue<Windowed<Bytes>, byte[]>> kvs) {
         return kvs.stream().map(kv -> kv.key.key() + "@" + kv.key.window().start() + "-" + kv.key.window().end() + "="
                 + Bytes.wrap(kv.value)).toList();
+    }
+
+    private static List<String> sorted(KeyValueIterator<Windowed<Bytes>, byte[]> it) {
+        List<String> out = new ArrayList<>(render(drain(it)));
+        out.sort(null);
+        return out;
     }
 
     private static long randomTime(Random rnd, long streamTime) {

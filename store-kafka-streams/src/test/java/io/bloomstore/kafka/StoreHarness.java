@@ -12,9 +12,13 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.stream.Stream;
 
 /** Opens stores outside a topology through Kafka's own store-testing context; test helpers. */
 final class StoreHarness {
@@ -30,7 +34,16 @@ final class StoreHarness {
 
     /** A context whose application runs with {@code processingGuarantee}. */
     static StateStoreContext context(File stateDir, String processingGuarantee) {
+        return context(stateDir, processingGuarantee, false);
+    }
+
+    /**
+     * A context whose application runs with {@code processingGuarantee} and
+     * {@code enable.transactional.statestores} set to {@code transactionalSetting}.
+     */
+    static StateStoreContext context(File stateDir, String processingGuarantee, boolean transactionalSetting) {
         Properties props = new Properties();
+        props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, transactionalSetting);
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, processingGuarantee);
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "contract");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
@@ -62,6 +75,24 @@ final class StoreHarness {
             }
         }
         return out;
+    }
+
+    /**
+     * A crash of the process holding the stores under {@code from}: copies the files as they are
+     * now (everything a store wrote reached the file, unsynced writes included, as after a process
+     * crash), without the lock files.
+     */
+    static void copyState(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path p : files.toList()) {
+                Path target = to.resolve(from.relativize(p));
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else if (!p.getFileName().toString().equals("LOCK")) {
+                    Files.copy(p, target);
+                }
+            }
+        }
     }
 
     static Bytes key(int... unsignedBytes) {

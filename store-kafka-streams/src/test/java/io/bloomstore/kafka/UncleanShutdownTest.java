@@ -17,26 +17,30 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * After a crash, under exactly_once_v2, a store may hold writes of a transaction that never
- * committed (its buffer passed its bound, or an iterator wrote it out). Like Kafka's RocksDB
- * store, every BloomStore-backed store then refuses to open with {@link TaskCorruptedException}, so
- * Kafka wipes the task's state and restores it from the changelog; after a clean close, or under
- * at-least-once, it opens with its data. The crash is a copy of the state directory taken while
- * the store is open, after uncommitted writes reached its files.
+ * What a store opens to after a crash, per {@link CommitMode}. The crash is a copy of the state
+ * directory taken while the store is open.
+ *
+ * <p>Transactional (exactly_once_v2 with {@code enable.transactional.statestores} on): uncommitted
+ * writes never reach the files, so the store opens without {@link TaskCorruptedException}, holding
+ * exactly its last commit and that commit's changelog offset: Kafka replays only what follows.
+ *
+ * <p>Write-through (exactly_once_v2 with the setting off): a store may hold writes of a transaction
+ * that never committed (its buffer went out, as at its bound). Like Kafka's RocksDB store, it then
+ * refuses to open with {@link TaskCorruptedException}, so Kafka wipes the task's state and restores
+ * it from the changelog; after a clean close, or under at-least-once, it opens with its data.
  */
 class UncleanShutdownTest {
     @TempDir
@@ -60,7 +64,7 @@ class UncleanShutdownTest {
         store.commit(Map.of(new TopicPartition("changelog", 0), 10L));
         store.flush();   // the buffered writes reach the BloomStore's files, as a bound or an iterator would
         Path crashed = dir.resolve("crashed");
-        copy(live, crashed);
+        StoreHarness.copyState(live, crashed);
         store.close();
 
         TaskCorruptedException e = assertThrows(TaskCorruptedException.class,
@@ -77,6 +81,89 @@ class UncleanShutdownTest {
         assertArrayEquals(VALUE, read(again));
         assertEquals(10L, again.committedOffset(new TopicPartition("changelog", 0)));
         again.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"key-value", "window", "session"})
+    void transactionalStoreOpensAtItsLastCommitWithoutAWipe(String kind) throws IOException {
+        Supplier<StateStore> create = supplier(kind);
+        Path live = dir.resolve("live");
+        StateStore store = create.get();
+        store.init(StoreHarness.context(live.toFile(), StreamsConfig.EXACTLY_ONCE_V2, true), store);
+        write(store);
+        store.commit(Map.of(new TopicPartition("changelog", 0), 10L));
+        byte[] committed = read(store);
+        writeAnother(store);   // an open transaction: read back by the stream thread, never on disk
+        assertArrayEquals(new byte[] {7}, readAnother(store));
+        settle(store);
+        Path crashed = dir.resolve("crashed");
+        StoreHarness.copyState(live, crashed);
+        store.close();
+
+        StateStore reopened = create.get();
+        reopened.init(StoreHarness.context(crashed.toFile(), StreamsConfig.EXACTLY_ONCE_V2, true), reopened);
+        assertArrayEquals(committed, read(reopened), "the committed write survives");
+        assertNull(readAnother(reopened), "the uncommitted write is gone");
+        assertEquals(10L, reopened.committedOffset(new TopicPartition("changelog", 0)));
+        reopened.close();
+    }
+
+    /** A write-through run that crashed left uncommitted writes: a transactional run refuses them too. */
+    @ParameterizedTest
+    @ValueSource(strings = {"key-value", "window", "session"})
+    void transactionalRunRefusesTheFilesOfACrashedWriteThroughRun(String kind) throws IOException {
+        Supplier<StateStore> create = supplier(kind);
+        Path live = dir.resolve("live");
+        StateStore store = open(create, live, StreamsConfig.EXACTLY_ONCE_V2);
+        write(store);
+        store.flush();
+        Path crashed = dir.resolve("crashed");
+        StoreHarness.copyState(live, crashed);
+        store.close();
+        StateStore next = create.get();
+        assertThrows(TaskCorruptedException.class, () -> next.init(
+                StoreHarness.context(crashed.toFile(), StreamsConfig.EXACTLY_ONCE_V2, true), next));
+    }
+
+    private static Supplier<StateStore> supplier(String kind) {
+        return switch (kind) {
+            case "key-value" -> () -> new BloomStoreSupplier("s", StoreHarness.SMALL, DslStoreFormat.TIMESTAMPED).get();
+            case "window" -> () -> BloomStores.windowStore("s", Duration.ofMinutes(10), Duration.ofMinutes(1), false,
+                    StoreHarness.SMALL, DslStoreFormat.TIMESTAMPED).get();
+            default -> () -> BloomStores.sessionStore("s", Duration.ofMinutes(10), StoreHarness.SMALL, false).get();
+        };
+    }
+
+    private static void settle(StateStore store) throws IOException {
+        if (store instanceof BloomKeyValueStore kv) {
+            kv.settle();
+        } else {
+            ((SegmentedBytesStore) store).settle();
+        }
+    }
+
+    private static final Bytes OTHER = Bytes.wrap(new byte[] {4, 5});
+
+    @SuppressWarnings("unchecked")
+    private static void writeAnother(StateStore store) {
+        if (store instanceof KeyValueStore<?, ?> kv) {
+            ((KeyValueStore<Bytes, byte[]>) kv).put(OTHER, new byte[] {7});
+        } else if (store instanceof WindowStore<?, ?> w) {
+            ((WindowStore<Bytes, byte[]>) w).put(OTHER, new byte[] {7}, 120_000);
+        } else {
+            ((SessionStore<Bytes, byte[]>) store).put(new Windowed<>(OTHER, new SessionWindow(0, 120_000)),
+                    new byte[] {7});
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static byte[] readAnother(StateStore store) {
+        if (store instanceof KeyValueStore<?, ?> kv) {
+            return ((KeyValueStore<Bytes, byte[]>) kv).get(OTHER);
+        } else if (store instanceof WindowStore<?, ?> w) {
+            return ((WindowStore<Bytes, byte[]>) w).fetch(OTHER, 120_000);
+        }
+        return ((SessionStore<Bytes, byte[]>) store).fetchSession(OTHER, 0, 120_000);
     }
 
     private static StateStore open(Supplier<StateStore> create, Path stateDir, String guarantee) {
@@ -104,18 +191,5 @@ class UncleanShutdownTest {
             return ((WindowStore<Bytes, byte[]>) w).fetch(KEY, 60_000);
         }
         return ((SessionStore<Bytes, byte[]>) store).fetchSession(KEY, 0, 60_000);
-    }
-
-    private static void copy(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path p : files.toList()) {
-                Path target = to.resolve(from.relativize(p));
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else if (!p.getFileName().toString().equals("LOCK")) {
-                    Files.copy(p, target);
-                }
-            }
-        }
     }
 }

@@ -1,23 +1,32 @@
 package io.bloomstore.kafka;
 
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyWindowStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,8 +40,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * differently (the in-memory store by time, RocksDB's by segment, then key), so those are compared
  * as sorted lists, and the BloomStore's own order is checked to be RocksDB's. Stream time moves
  * forward with late and expired puts, so segments are created and dropped; tiny memtables spread
- * each segment over several tables. Seed: {@code -Dcontract.seed=N} (printed); operations
- * {@code -Dcontract.ops=N}.
+ * each segment over several tables.
+ *
+ * <p>Transactional ({@link CommitMode}): the same runs go with {@code enable.transactional.statestores}
+ * on (under exactly_once_v2, against Kafka's transactional in-memory store) and off (under
+ * at-least-once, where BloomStore's stores are transactional too), with commits at random points.
+ * Every read above is the stream thread's, uncommitted writes included; besides,
+ * {@code readOnly(READ_COMMITTED)} must answer with the contents of the last commit, and a crash
+ * (the state directory copied while the store is open) must open without a wipe holding exactly
+ * those contents and the last committed offset. Seed: {@code -Dcontract.seed=N} (printed);
+ * operations {@code -Dcontract.ops=N}.
  */
 class WindowStoreContractTest {
     private static final int[] ALPHABET = {0x00, 0x01, 0x02, 0x7F, 0xFF};
@@ -40,27 +57,40 @@ class WindowStoreContractTest {
     private static final long WINDOW = 10_000;
     /** Kafka's segment interval for this retention: max(retention / 2, 60 s). */
     private static final long INTERVAL = 90_000;
+    private static final TopicPartition CHANGELOG = new TopicPartition("changelog", 0);
 
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "retainDuplicates={0}")
-    @ValueSource(booleans = {false, true})
-    void sameResultsAsKafkaInMemoryStore(boolean retainDuplicates) {
+    static Stream<Arguments> cases() {
+        return Stream.of(Arguments.of(false, true), Arguments.of(true, true), Arguments.of(false, false),
+                Arguments.of(true, false));
+    }
+
+    @ParameterizedTest(name = "retainDuplicates={0}, transactional setting {1}")
+    @MethodSource("cases")
+    void sameResultsAsKafkaInMemoryStore(boolean retainDuplicates, boolean setting) throws IOException {
         long seed = Long.getLong("contract.seed", 20261125L) + (retainDuplicates ? 1 : 0);
         int ops = Integer.getInteger("contract.ops", 4_000);
-        System.out.println("WindowStoreContractTest retainDuplicates=" + retainDuplicates + " seed=" + seed
-                + " ops=" + ops);
+        System.out.println("WindowStoreContractTest retainDuplicates=" + retainDuplicates + " setting=" + setting
+                + " seed=" + seed + " ops=" + ops);
         Random rnd = new Random(seed);
-        BloomWindowStore bloom = (BloomWindowStore) BloomStores.windowStore("w", Duration.ofMillis(RETENTION),
-                Duration.ofMillis(WINDOW), retainDuplicates, StoreHarness.SMALL, DslStoreFormat.PLAIN).get();
-        StoreHarness.initStore(bloom, dir.resolve("bloom").toFile());
+        String guarantee = setting ? StreamsConfig.EXACTLY_ONCE_V2 : StreamsConfig.AT_LEAST_ONCE;
+        Supplier<BloomWindowStore> create = () -> (BloomWindowStore) BloomStores.windowStore("w",
+                Duration.ofMillis(RETENTION), Duration.ofMillis(WINDOW), retainDuplicates, StoreHarness.SMALL,
+                DslStoreFormat.PLAIN).get();
+        Path live = dir.resolve("bloom");
+        BloomWindowStore bloom = create.get();
+        bloom.init(StoreHarness.context(live.toFile(), guarantee, setting), bloom);
         WindowStore<Bytes, byte[]> ref = Stores.inMemoryWindowStore("w", Duration.ofMillis(RETENTION),
                 Duration.ofMillis(WINDOW), retainDuplicates).get();
-        StoreHarness.initStore(ref, dir.resolve("ref").toFile());
+        ref.init(StoreHarness.context(dir.resolve("ref").toFile(), guarantee, setting), ref);
         long streamTime = 0;
         int segmentsDropped = 0;
         long lastSegment = 0;
+        List<String> committed = List.of();
+        long offset = 0;
+        int crashes = 0;
         try {
             for (int i = 0; i < ops; i++) {
                 int op = rnd.nextInt(100);
@@ -108,12 +138,36 @@ class WindowStoreContractTest {
                     compareRange(forward ? ref.fetchAll(from, to) : ref.backwardFetchAll(from, to),
                             forward ? bloom.fetchAll(from, to) : bloom.backwardFetchAll(from, to), forward,
                             what + " fetchAll " + from + ".." + to);
-                } else if (op < 97) {
+                } else if (op < 94) {
                     boolean forward = rnd.nextBoolean();
                     compareRange(forward ? ref.all() : ref.backwardAll(), forward ? bloom.all() : bloom.backwardAll(),
                             forward, what + " all");
+                } else if (op < 96) {
+                    ReadOnlyWindowStore<Bytes, byte[]> view = bloom.readOnly(IsolationLevel.READ_COMMITTED);
+                    assertSameList(committed, sorted(view.all()), what + " READ_COMMITTED all");
+                    if (setting) {
+                        assertCommittedLikeKafkas(sorted(ref.readOnly(IsolationLevel.READ_COMMITTED).all()),
+                                sorted(view.all()), sorted(ref.all()), what);
+                    }
+                } else if (op < 99 || rnd.nextInt(3) > 0) {
+                    offset += 1 + rnd.nextInt(20);
+                    bloom.commit(Map.of(CHANGELOG, offset));
+                    ref.commit(Map.of(CHANGELOG, offset));
+                    committed = sorted(ref.all());
+                    assertEquals(0, bloom.approximateNumUncommittedBytes(), what + " uncommitted bytes after a commit");
                 } else {
-                    bloom.commit(java.util.Map.of());
+                    Path crashed = dir.resolve("crash-" + crashes++);
+                    bloom.settle();
+                    StoreHarness.copyState(live, crashed);
+                    BloomWindowStore reopened = create.get();
+                    reopened.init(StoreHarness.context(crashed.toFile(), guarantee, setting), reopened);
+                    try {
+                        assertSameList(committed, sorted(reopened.all()), what + " contents after a crash");
+                        assertEquals(offset == 0 ? null : offset, reopened.committedOffset(CHANGELOG),
+                                what + " committed offset after a crash");
+                    } finally {
+                        reopened.close();
+                    }
                 }
                 List<Long> ids = bloom.segmentIds();
                 if (!ids.isEmpty() && ids.get(0) > lastSegment) {
@@ -123,6 +177,7 @@ class WindowStoreContractTest {
                 assertTrue(ids.size() <= RETENTION / INTERVAL + 2, "live segments " + ids);
             }
             compareRange(ref.all(), bloom.all(), true, "final contents (seed " + seed + ")");
+            assertTrue(crashes > 0, "the sequence crashed the store at least once");
             assertTrue(segmentsDropped > 3, "expiry dropped segments: " + segmentsDropped);
             assertEquals(0, bloom.openIterators(), "every iterator closed");
         } finally {
@@ -148,6 +203,28 @@ class WindowStoreContractTest {
             int c = order.compare(a.get(i - 1), a.get(i));
             assertTrue(forward ? c <= 0 : c >= 0, what + ": out of order at " + i + ": " + render(a.subList(i - 1, i + 1)));
         }
+    }
+
+    /**
+     * Kafka's transactional in-memory stores expire committed entries by the stream time of
+     * uncommitted writes too; BloomStore's committed view is the state of the last commit, expiry
+     * included. So BloomStore's view holds Kafka's, and each entry beyond it is one the uncommitted
+     * stream time has expired (the live store no longer shows it).
+     */
+    static void assertCommittedLikeKafkas(List<String> kafkas, List<String> bloomStores, List<String> live,
+                                          String what) {
+        assertTrue(bloomStores.containsAll(kafkas), what + " READ_COMMITTED holds Kafka's view");
+        for (String e : bloomStores) {
+            assertTrue(kafkas.contains(e) || !live.contains(e), what + " READ_COMMITTED shows " + e
+                    + ", which Kafka's view lacks though it is not expired");
+        }
+    }
+
+    /** The entries rendered and sorted: Kafka's stores order key ranges differently. */
+    private static List<String> sorted(KeyValueIterator<Windowed<Bytes>, byte[]> it) {
+        List<String> out = new ArrayList<>(render(drainWindowed(it)));
+        out.sort(null);
+        return out;
     }
 
     /** assertEquals for long lists: the message names the first difference, not both lists. */

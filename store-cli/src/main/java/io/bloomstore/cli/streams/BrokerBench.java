@@ -44,7 +44,10 @@ import java.util.function.BooleanSupplier;
  * the same records. A run times the instance from RUNNING to its last input record processed,
  * reads Kafka's own store metrics ({@code metrics.recording.level=DEBUG}, a sample window longer
  * than the run so the averages cover all of it), then closes the instance, wipes its state
- * directory and times a new instance restoring the stores from their changelogs.
+ * directory and times a new instance restoring the stores from their changelogs. With
+ * {@link #exactlyOnce(boolean)} the applications run under {@code exactly_once_v2} with
+ * {@code enable.transactional.statestores} on: both engines' stores are then transactional (Kafka's
+ * RocksDB stores too), committing every 100 ms.
  *
  * <p>Thread safety: one bench per thread; {@link #close()} stops the broker.
  */
@@ -57,6 +60,7 @@ final class BrokerBench implements AutoCloseable {
     private final Path root;
     private final int partitions;
     private int apps;
+    private boolean exactlyOnce;
 
     private BrokerBench(KafkaClusterTestKit cluster, Path root, int partitions) {
         this.cluster = cluster;
@@ -92,6 +96,11 @@ final class BrokerBench implements AutoCloseable {
             System.setOut(stdout);
         }
         return new BrokerBench(cluster, root, partitions);
+    }
+
+    /** Runs the applications under exactly_once_v2 with transactional state stores (Kafka 4.4's KIP-892). */
+    void exactlyOnce(boolean on) {
+        exactlyOnce = on;
     }
 
     /**
@@ -223,6 +232,10 @@ final class BrokerBench implements AutoCloseable {
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, engine == StreamsEngine.BLOOMSTORE
                 ? BloomStoreDslStoreSuppliers.class : BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers.class);
+        if (exactlyOnce) {
+            props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+            props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
+        }
         return props;
     }
 

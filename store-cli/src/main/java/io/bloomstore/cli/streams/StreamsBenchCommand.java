@@ -94,6 +94,10 @@ public final class StreamsBenchCommand implements Callable<Integer> {
     @Option(names = "--no-restore", description = "Skip the changelog restore measurement.")
     boolean noRestore;
 
+    @Option(names = "--exactly-once", description = "With --broker: run under exactly_once_v2 with "
+            + "enable.transactional.statestores on (both engines' stores transactional, commits every 100 ms).")
+    boolean exactlyOnce;
+
     /** A class of Kafka Streams, looked up as a resource: present when Kafka's libraries are. */
     static final String KAFKA_PROBE = "org/apache/kafka/streams/KafkaStreams.class";
 
@@ -212,12 +216,13 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         quietKafkaUnlessVerbose();
         PrintWriter out = spec.commandLine().getOut();
         MachineInfo machine = MachineInfo.current();
-        out.println("bloomstore bench-streams --broker: bloomstore vs rocksdb (KafkaStreams on a KRaft broker on loopback) on "
-                + machine.describe());
+        out.println("bloomstore bench-streams --broker: bloomstore vs rocksdb (KafkaStreams on a KRaft broker on loopback"
+                + (exactlyOnce ? ", exactly_once_v2 with transactional state stores" : "") + ") on " + machine.describe());
         out.flush();
         Path root = data != null ? Files.createDirectories(data) : Files.createTempDirectory("bloomstore-bench-streams");
         List<BrokerResult> results = new ArrayList<>();
         try (BrokerBench bench = BrokerBench.start(root, partitions, !((Main) spec.root().userObject()).verbose())) {
+            bench.exactlyOnce(exactlyOnce);
             for (BrokerWorkload w : chosen) {
                 long n = bench.produce(w, w.events(brokerEvents, seed));
                 for (int round = 0; round < repeat; round++) {
@@ -254,6 +259,8 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         config.put("partitions", partitions);
         config.put("repeat", repeat);
         config.put("seed", seed);
+        config.put("processingGuarantee", exactlyOnce ? "exactly_once_v2" : "at_least_once");
+        config.put("transactionalStateStores", exactlyOnce);
         root.put("config", config);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (BrokerResult r : results) {
