@@ -2,6 +2,7 @@ package io.bloomstore.cli.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -234,7 +235,7 @@ public final class BenchRunner {
                     long writtenNow = ProcIo.storageWriteBytes();
                     filters.add(new LoadCost(name, round, engine.filterBitsPerKey(),
                             writtenAtFill < 0 || writtenNow < 0 ? -1 : writtenNow - writtenAtFill,
-                            (long) config.keys() * (config.keySize() + config.valueSize())));
+                            (long) config.keys() * (config.keySize() + config.valueSize()), bytesOnDisk(dir)));
                 }
                 results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round, dir)));
                 if (w.writes()) {
@@ -475,6 +476,21 @@ public final class BenchRunner {
                 throw re;
             }
             throw new IOException(cause);
+        }
+    }
+
+    /** The bytes of the regular files under {@code dir}; -1 when they cannot be listed. */
+    static long bytesOnDisk(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            return paths.filter(Files::isRegularFile).mapToLong(p -> {
+                try {
+                    return Files.size(p);
+                } catch (IOException e) {
+                    return 0; // a file deleted by the engine's background work while listed
+                }
+            }).sum();
+        } catch (IOException | UncheckedIOException e) {
+            return -1;
         }
     }
 

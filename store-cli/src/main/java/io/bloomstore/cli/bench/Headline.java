@@ -57,6 +57,11 @@ public final class Headline {
         return summary;
     }
 
+    /** Whether the engine keeps table and filter counters ({@link EngineCounters#kept()}): the peers do not. */
+    public boolean keepsCounters(String engine) {
+        return results.stream().anyMatch(r -> r.engine().equals(engine) && r.counters().kept());
+    }
+
     /** Filter negatives over all of the engine's workloads of a round (the median round's with several). */
     public long diskAccessesSaved(String engine) {
         List<Integer> roundsRun = results.stream().filter(r -> r.engine().equals(engine))
@@ -127,7 +132,9 @@ public final class Headline {
         String of = rounds > 1 ? ", median of " + rounds + " rounds" : "";
         out.println("Disk accesses saved by filters (filter negatives, all workloads" + of + "):");
         for (String e : engines) {
-            out.printf(Locale.ROOT, "  %-22s %,d%n", e, diskAccessesSaved(e));
+            if (keepsCounters(e)) {
+                out.printf(Locale.ROOT, "  %-22s %,d%n", e, diskAccessesSaved(e));
+            }
         }
         out.println("Data-block reads per missing lookup (readmissing" + of + "):");
         for (String e : engines) {
