@@ -46,7 +46,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--workloads", split = ",", paramLabel = "NAME",
             description = "Workloads (default: all but open and the scans): fillseq, fillrandom, readrandom, "
                     + "readmissing, readmixed, seekrandom, updaterandom, readwhilewriting; readlatest (YCSB D: 95%% lookups of recent "
-                    + "keys, 5%% inserts); open (reopen the loaded store "
+                    + "keys, 5%% inserts); fillbatch (db_bench's: ascending keys, " + Workload.BATCH_ENTRIES
+                    + " to a batch or transaction, run before the other fills); open (reopen the loaded store "
                     + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
                     + "prefixscan, prefixmissing, rangescan, rangemissing.")
     List<String> workloads;

@@ -148,7 +148,7 @@ public final class BenchRunner {
             throw new IllegalArgumentException("rounds must be positive: " + rounds);
         }
         HeapSizing.keepCommitted();
-        List<Workload> ordered = workloads.stream().distinct().sorted(Comparator.naturalOrder()).toList();
+        List<Workload> ordered = workloads.stream().distinct().sorted(Comparator.comparingInt(Workload::runOrder)).toList();
         boolean open = ordered.contains(Workload.OPEN);
         for (String name : engines) {
             if (open && !ChildJvm.canCreate(name)) {
@@ -524,6 +524,10 @@ public final class BenchRunner {
         private final byte[] prefix = scans.hasPrefixes() ? keySpace.newPrefixBuffer() : null;
         private final byte[] from = scans.hasPrefixes() ? keySpace.newBoundBuffer() : null;
         private final byte[] to = scans.hasPrefixes() ? keySpace.newBoundBuffer() : null;
+        /** fillbatch's batch, made on its first key; {@code batched} of its entries are filled. */
+        private byte[][] batchKeys;
+        private byte[][] batchValues;
+        private int batched;
 
         Worker(BenchEngine engine, Workload workload, int thread, long first, long count, long deadline, ProgressBar bar) {
             this.engine = engine;
@@ -547,6 +551,7 @@ public final class BenchRunner {
                 switch (workload) {
                     case FILLSEQ -> hit = write((int) op);
                     case FILLRANDOM -> hit = write(order[(int) op]);
+                    case FILLBATCH -> hit = writeBatched((int) op, done + 1 == count);
                     case READRANDOM, READWHILEWRITING -> hit = lookup(false);
                     case READMISSING -> hit = lookup(true);
                     case READMIXED -> hit = lookup(random.nextDouble() < config.missingFraction());
@@ -571,6 +576,26 @@ public final class BenchRunner {
             }
             bar.stepBy(done & (PROGRESS_STEP - 1));
             return new WorkerOutcome(done, found, latency);
+        }
+
+        /** Adds key {@code index} to the batch; writes the batch when it is full or {@code last}. */
+        private boolean writeBatched(int index, boolean last) throws IOException {
+            if (batchKeys == null) {
+                batchKeys = new byte[Workload.BATCH_ENTRIES][];
+                batchValues = new byte[Workload.BATCH_ENTRIES][];
+                for (int i = 0; i < batchKeys.length; i++) {
+                    batchKeys[i] = keySpace.newKeyBuffer();
+                    batchValues[i] = values.newValueBuffer();
+                }
+            }
+            keySpace.present(index, batchKeys[batched]);
+            values.fill(random, batchValues[batched]);
+            batched++;
+            if (batched == batchKeys.length || last) {
+                engine.putBatch(batchKeys, batchValues, batched);
+                batched = 0;
+            }
+            return true;
         }
 
         private boolean write(int index) throws IOException {

@@ -16,6 +16,7 @@ import com.sleepycat.je.Environment;
 import com.sleepycat.je.EnvironmentConfig;
 import com.sleepycat.je.LockMode;
 import com.sleepycat.je.OperationStatus;
+import com.sleepycat.je.Transaction;
 
 /**
  * Berkeley DB Java Edition: a B+tree whose nodes live in an append-only log, set up as its
@@ -70,6 +71,26 @@ public final class JeEngine extends PeerEngine {
             db.put(null, new DatabaseEntry(key), new DatabaseEntry(value));
         } catch (DatabaseException e) {
             throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    /** One transaction for the whole batch, committed with the environment's durability. */
+    @Override
+    public void putBatch(byte[][] keys, byte[][] values, int count) throws IOException {
+        Transaction txn = null;
+        try {
+            txn = env.beginTransaction(null, null);
+            for (int i = 0; i < count; i++) {
+                db.put(txn, new DatabaseEntry(keys[i]), new DatabaseEntry(values[i]));
+            }
+            txn.commit();
+            txn = null;
+        } catch (DatabaseException e) {
+            throw new IOException(e.getMessage(), e);
+        } finally {
+            if (txn != null) {
+                txn.abort();
+            }
         }
     }
 

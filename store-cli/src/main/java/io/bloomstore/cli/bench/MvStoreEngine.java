@@ -20,7 +20,9 @@ import org.h2.mvstore.type.ByteArrayDataType;
  *   <li>{@code autoCommitBufferSize}: the memtable budget — MVStore keeps changes in memory and
  *       writes them as a new chunk when this much has piled up or after its auto-commit delay (1 s);
  *       nothing is synced per write;</li>
- *   <li>{@code compress()} (LZF, its fast codec) when the run compresses, none otherwise.</li>
+ *   <li>{@code compress()} (LZF, its fast codec) when the run compresses, none otherwise;</li>
+ *   <li>fillbatch's batches as one put after another: the map has no batch write, and its puts
+ *       wait in memory for the next auto-commit all the same.</li>
  * </ul>
  * MVStore has no write-ahead log: a process that dies loses the changes of the last auto-commit
  * interval, where the other engines' unsynced writes have reached the operating system. It has no

@@ -71,6 +71,20 @@ public final class XodusEngine extends PeerEngine {
         }
     }
 
+    /** One transaction for the whole batch (retried whole if its commit meets a concurrent one). */
+    @Override
+    public void putBatch(byte[][] keys, byte[][] values, int count) throws IOException {
+        try {
+            env.executeInTransaction(txn -> {
+                for (int i = 0; i < count; i++) {
+                    store.put(txn, new ArrayByteIterable(keys[i]), new ArrayByteIterable(values[i]));
+                }
+            });
+        } catch (ExodusException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
     @Override
     public int get(byte[] key, byte[] valueBuffer) throws IOException {
         Transaction txn = env.beginReadonlyTransaction();

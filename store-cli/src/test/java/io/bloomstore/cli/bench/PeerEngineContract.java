@@ -51,16 +51,30 @@ abstract class PeerEngineContract {
 
     private static final java.util.Comparator<byte[]> UNSIGNED = Arrays::compareUnsigned;
 
-    /** Loads {@link #KEYS} random keys through one reused key and value buffer; returns the model. */
+    /**
+     * Loads {@link #KEYS} random keys: half through one reused key and value buffer, half in
+     * batches of 100 through reused batch arrays ({@link BenchEngine#putBatch}); returns the model.
+     */
     private NavigableMap<byte[], byte[]> load(BenchEngine engine, SplittableRandom random) throws Exception {
         NavigableMap<byte[], byte[]> model = new TreeMap<>(UNSIGNED);
         byte[] key = new byte[KEY_SIZE];
         byte[] value = new byte[VALUE_SIZE];
-        while (model.size() < KEYS) {
+        while (model.size() < KEYS / 2) {
             random.nextBytes(key);
             random.nextBytes(value);
             engine.put(key, value);
             model.put(key.clone(), value.clone());
+        }
+        byte[][] keys = new byte[100][KEY_SIZE];
+        byte[][] values = new byte[100][VALUE_SIZE];
+        while (model.size() < KEYS) {
+            int count = 1 + random.nextInt(keys.length);
+            for (int i = 0; i < count; i++) {
+                random.nextBytes(keys[i]);
+                random.nextBytes(values[i]);
+                model.put(keys[i].clone(), values[i].clone());
+            }
+            engine.putBatch(keys, values, count);
         }
         return model;
     }
@@ -195,13 +209,14 @@ abstract class PeerEngineContract {
         System.out.println(getClass().getSimpleName() + " bench seed " + config.seed());
         BenchResults run = new BenchRunner(config, EngineFactory.standard(), null).run(List.of(engineName()),
                 List.of(Workload.FILLSEQ, Workload.FILLRANDOM, Workload.READRANDOM, Workload.READMISSING,
-                        Workload.SEEKRANDOM, Workload.UPDATERANDOM), dir, 1);
+                        Workload.SEEKRANDOM, Workload.UPDATERANDOM, Workload.FILLBATCH), dir, 1);
         Headline h = new Headline(run.results());
         assertEquals(config.reads(), h.find(engineName(), Workload.READRANDOM).found(), "every loaded key found");
         assertEquals(0, h.find(engineName(), Workload.READMISSING).found(), "no absent key found");
         assertEquals(config.reads(), h.find(engineName(), Workload.SEEKRANDOM).found(), "every seek finds entries");
         assertEquals(config.reads(), h.find(engineName(), Workload.UPDATERANDOM).found(), "every update finds its key");
         assertEquals(config.keys(), h.find(engineName(), Workload.FILLRANDOM).ops());
+        assertEquals(config.keys(), h.find(engineName(), Workload.FILLBATCH).ops());
         LoadCost load = run.filters().get(0);
         assertTrue(load.bytesOnDisk() > 0, "bytes on disk after the fill: " + load.bytesOnDisk());
     }
