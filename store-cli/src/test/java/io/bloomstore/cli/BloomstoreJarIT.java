@@ -1,6 +1,7 @@
 package io.bloomstore.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -97,6 +98,40 @@ class BloomstoreJarIT {
         assertEquals(0, list.code, list.err);
         assertTrue(list.out.contains("io.bloomstore.cli.jmh.FilterQueryBenchmark.mightContain"), list.out);
         assertTrue(list.out.contains("io.bloomstore.cli.jmh.FilterAddBenchmark.add"), list.out);
+    }
+
+    /**
+     * The peers under plain {@code java -jar} (LMDB's native library and buffer access need no flag
+     * the manifest does not grant), with the output to files, as {@code bench > log} sends it: no
+     * progress-bar frame on standard error, and every engine's rows and ratios on standard output.
+     */
+    @Test
+    void benchWithEveryPeerToAFileDrawsNoProgressBars() throws Exception {
+        Run r = run("bench", "--engines", "bloomstore,lmdb,mvstore,je,xodus", "--workloads",
+                "fillrandom,readrandom,readmissing,seekrandom", "--keys", "3000", "--reads", "1000", "--cold-ops", "0",
+                "--warmup-keys", "0", "--data", dir.resolve("peers").toString());
+        assertEquals(0, r.code, r.err);
+        assertFalse(r.err.contains("\r") || r.out.contains("\r"), "progress frames: " + r.err);
+        for (String engine : List.of("lmdb", "mvstore", "je", "xodus")) {
+            assertTrue(r.out.contains(engine + " "), engine + " in " + r.out);
+        }
+        assertTrue(r.out.contains("bloomstore / each engine"), r.out);
+    }
+
+    /** A load of a file large enough for a progress bar, to a file: none drawn. */
+    @Test
+    void loadToAFileDrawsNoProgressBar() throws Exception {
+        Path lines = dir.resolve("lines.tsv");
+        StringBuilder sb = new StringBuilder();
+        String value = "v".repeat(90);
+        for (int i = 0; i < 200_000; i++) {
+            sb.append("key").append(i).append('\t').append(value).append('\n');
+        }
+        Files.writeString(lines, sb);
+        assertTrue(Files.size(lines) >= 16 << 20, "at least the size that draws a bar");
+        Run r = run("--data", dir.resolve("loaded").toString(), "load", lines.toString());
+        assertEquals(0, r.code, r.err);
+        assertFalse(r.err.contains("\r") || r.err.contains("Loading"), "progress frames: " + r.err);
     }
 
     /** Kafka's own warnings (temporary state directory, exception handler) stay out of the output. */

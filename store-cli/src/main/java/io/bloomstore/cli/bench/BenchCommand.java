@@ -1,6 +1,7 @@
 package io.bloomstore.cli.bench;
 
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.cli.Terminal;
 import io.bloomstore.cli.Units;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -28,6 +29,9 @@ import picocli.CommandLine.Spec;
         description = {"Measure disk accesses saved by filters, side by side with RocksDB.",
                 "Defaults finish in a few minutes on 2 cores."})
 public final class BenchCommand implements Callable<Integer> {
+    /** The engines with no way to bypass the page cache. */
+    private static final List<String> PEERS =
+            List.of(LmdbEngine.NAME, MvStoreEngine.NAME, JeEngine.NAME, XodusEngine.NAME);
     private final EngineFactory factory;
 
     @Spec
@@ -35,13 +39,15 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--engines", split = ",", paramLabel = "NAME",
             description = "Engines to run: bloomstore, bloomstore-nofilter, rocksdb, rocksdb-ribbon (RocksDB with its "
-                    + "Ribbon filter at the same bits per key) (default: all).")
+                    + "Ribbon filter at the same bits per key), and the peers lmdb, mvstore (H2), je (Berkeley DB Java "
+                    + "Edition), xodus (default: the four BloomStore and RocksDB engines).")
     List<String> engines;
 
     @Option(names = "--workloads", split = ",", paramLabel = "NAME",
             description = "Workloads (default: all but open and the scans): fillseq, fillrandom, readrandom, "
                     + "readmissing, readmixed, seekrandom, updaterandom, readwhilewriting; readlatest (YCSB D: 95%% lookups of recent "
-                    + "keys, 5%% inserts); open (reopen the loaded store "
+                    + "keys, 5%% inserts); fillbatch (db_bench's: ascending keys, " + Workload.BATCH_ENTRIES
+                    + " to a batch or transaction, run before the other fills); open (reopen the loaded store "
                     + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
                     + "prefixscan, prefixmissing, rangescan, rangemissing.")
     List<String> workloads;
@@ -125,10 +131,12 @@ public final class BenchCommand implements Callable<Integer> {
     Path report;
 
     @Option(names = "--direct-reads", description = "Read data blocks with O_DIRECT, past the page cache"
-            + " (BloomStore directReads, RocksDB use_direct_reads), so block-cache misses reach the device.")
+            + " (BloomStore directReads, RocksDB use_direct_reads), so block-cache misses reach the device. The peers"
+            + " lmdb, mvstore, je and xodus have no such setting: they read through the page cache all the same.")
     boolean directReads;
 
-    @Option(names = "--no-progress", description = "Do not draw progress bars on stderr.")
+    @Option(names = "--no-progress", description = "Do not draw progress bars on stderr (they are drawn only when"
+            + " the output goes to a terminal).")
     boolean noProgress;
 
     @Option(names = "--prefix-bytes", description = "Keys get a prefix of this many bytes (0-4; 0: none), for "
@@ -191,7 +199,7 @@ public final class BenchCommand implements Callable<Integer> {
             return manyStores();
         }
         BenchConfig config = config();
-        List<String> engineNames = engines == null || engines.isEmpty() ? factory.names() : engines;
+        List<String> engineNames = engines == null || engines.isEmpty() ? factory.defaultNames() : engines;
         for (String e : engineNames) {
             if (!factory.names().contains(e)) {
                 throw usage("unknown engine '" + e + "'; known: " + String.join(", ", factory.names()));
@@ -239,6 +247,13 @@ public final class BenchCommand implements Callable<Integer> {
         HeapSizing.keepCommitted();
         MachineInfo machine = MachineInfo.current();
         out.println("bloomstore bench: " + String.join(", ", engineNames) + " on " + machine.describe());
+        if (directReads) {
+            List<String> cached = engineNames.stream().filter(PEERS::contains).toList();
+            if (!cached.isEmpty()) {
+                out.println("--direct-reads: " + String.join(", ", cached) + " cannot bypass the page cache and read"
+                        + " through it");
+            }
+        }
         if (writerRate > 0 && chosen.contains(Workload.READWHILEWRITING)) {
             out.println("readwhilewriting's writer paced to " + Units.count(Math.round(writerRate)) + " puts/s");
         }
@@ -253,7 +268,8 @@ public final class BenchCommand implements Callable<Integer> {
         List<OneShotResult> oneShot = List.of();
         Exception oneShotFailure = null;
         try {
-            run = new BenchRunner(config, scans, factory, noProgress ? null : System.err, warmUpKeys)
+            run = new BenchRunner(config, scans, factory, noProgress || !Terminal.showsProgress() ? null : System.err,
+                    warmUpKeys)
                     .withColdOps(coldOps).withWriterRate(writerRate).run(engineNames, chosen, root, repeat);
             if (oneShotRuns > 0) {
                 try {

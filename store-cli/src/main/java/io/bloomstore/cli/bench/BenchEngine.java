@@ -24,6 +24,18 @@ public interface BenchEngine extends AutoCloseable {
     void put(byte[] key, byte[] value) throws IOException;
 
     /**
+     * Writes the first {@code count} pairs of {@code keys} and {@code values} as one batch (the
+     * fillbatch workload): in one atomic write where the engine's advice for bulk writes is to batch
+     * (a write batch, one transaction), else one {@link #put} after another. The harness reuses the
+     * arrays once this returns.
+     */
+    default void putBatch(byte[][] keys, byte[][] values, int count) throws IOException {
+        for (int i = 0; i < count; i++) {
+            put(keys[i], values[i]);
+        }
+    }
+
+    /**
      * Looks {@code key} up, copying as much of its value as fits into {@code valueBuffer}.
      * Returns the value's full length, or {@link #NOT_FOUND}.
      */

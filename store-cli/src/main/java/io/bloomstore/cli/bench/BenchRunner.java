@@ -2,6 +2,7 @@ package io.bloomstore.cli.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -147,7 +148,7 @@ public final class BenchRunner {
             throw new IllegalArgumentException("rounds must be positive: " + rounds);
         }
         HeapSizing.keepCommitted();
-        List<Workload> ordered = workloads.stream().distinct().sorted(Comparator.naturalOrder()).toList();
+        List<Workload> ordered = workloads.stream().distinct().sorted(Comparator.comparingInt(Workload::runOrder)).toList();
         boolean open = ordered.contains(Workload.OPEN);
         for (String name : engines) {
             if (open && !ChildJvm.canCreate(name)) {
@@ -234,7 +235,7 @@ public final class BenchRunner {
                     long writtenNow = ProcIo.storageWriteBytes();
                     filters.add(new LoadCost(name, round, engine.filterBitsPerKey(),
                             writtenAtFill < 0 || writtenNow < 0 ? -1 : writtenNow - writtenAtFill,
-                            (long) config.keys() * (config.keySize() + config.valueSize())));
+                            (long) config.keys() * (config.keySize() + config.valueSize()), bytesOnDisk(dir)));
                 }
                 results.add(timed(spent, TimeSpent.Phase.MEASURED, engine, e -> measure(name, e, w, w.cliName(), round, dir)));
                 if (w.writes()) {
@@ -478,6 +479,21 @@ public final class BenchRunner {
         }
     }
 
+    /** The bytes of the regular files under {@code dir}; -1 when they cannot be listed. */
+    static long bytesOnDisk(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            return paths.filter(Files::isRegularFile).mapToLong(p -> {
+                try {
+                    return Files.size(p);
+                } catch (IOException e) {
+                    return 0; // a file deleted by the engine's background work while listed
+                }
+            }).sum();
+        } catch (IOException | UncheckedIOException e) {
+            return -1;
+        }
+    }
+
     static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
@@ -508,6 +524,10 @@ public final class BenchRunner {
         private final byte[] prefix = scans.hasPrefixes() ? keySpace.newPrefixBuffer() : null;
         private final byte[] from = scans.hasPrefixes() ? keySpace.newBoundBuffer() : null;
         private final byte[] to = scans.hasPrefixes() ? keySpace.newBoundBuffer() : null;
+        /** fillbatch's batch, made on its first key; {@code batched} of its entries are filled. */
+        private byte[][] batchKeys;
+        private byte[][] batchValues;
+        private int batched;
 
         Worker(BenchEngine engine, Workload workload, int thread, long first, long count, long deadline, ProgressBar bar) {
             this.engine = engine;
@@ -531,6 +551,7 @@ public final class BenchRunner {
                 switch (workload) {
                     case FILLSEQ -> hit = write((int) op);
                     case FILLRANDOM -> hit = write(order[(int) op]);
+                    case FILLBATCH -> hit = writeBatched((int) op, done + 1 == count);
                     case READRANDOM, READWHILEWRITING -> hit = lookup(false);
                     case READMISSING -> hit = lookup(true);
                     case READMIXED -> hit = lookup(random.nextDouble() < config.missingFraction());
@@ -555,6 +576,26 @@ public final class BenchRunner {
             }
             bar.stepBy(done & (PROGRESS_STEP - 1));
             return new WorkerOutcome(done, found, latency);
+        }
+
+        /** Adds key {@code index} to the batch; writes the batch when it is full or {@code last}. */
+        private boolean writeBatched(int index, boolean last) throws IOException {
+            if (batchKeys == null) {
+                batchKeys = new byte[Workload.BATCH_ENTRIES][];
+                batchValues = new byte[Workload.BATCH_ENTRIES][];
+                for (int i = 0; i < batchKeys.length; i++) {
+                    batchKeys[i] = keySpace.newKeyBuffer();
+                    batchValues[i] = values.newValueBuffer();
+                }
+            }
+            keySpace.present(index, batchKeys[batched]);
+            values.fill(random, batchValues[batched]);
+            batched++;
+            if (batched == batchKeys.length || last) {
+                engine.putBatch(batchKeys, batchValues, batched);
+                batched = 0;
+            }
+            return true;
         }
 
         private boolean write(int index) throws IOException {

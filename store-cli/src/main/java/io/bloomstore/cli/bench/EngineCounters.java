@@ -22,7 +22,9 @@ package io.bloomstore.cli.bench;
  *       read into the block cache (BLOCK_CACHE_FILTER_MISS). A missing-key lookup that reads
  *       neither a data block nor a filter touched no file.</li>
  *   <li>{@code configuredFpr}: the false-positive rate the filters were built for, in theory;
- *       1 for an engine without filters (every consulted table is read).</li>
+ *       1 for an engine without filters (every consulted table is read); NaN for an engine
+ *       that keeps none of these counters ({@link #notKept()}: the B+tree and log-structured peers,
+ *       which have no tables, filters or block-cache tickers).</li>
  * </ul>
  *
  * <p>Thread safety: immutable.
@@ -61,6 +63,16 @@ public record EngineCounters(long gets, long tablesConsulted, long dataBlockRead
     public double measuredFpr() {
         long absentChecks = filterNegatives + falsePositives();
         return absentChecks == 0 ? Double.NaN : (double) falsePositives() / absentChecks;
+    }
+
+    /** The counters of an engine that keeps none of them: zeros, and a NaN configured rate that says so. */
+    public static EngineCounters notKept() {
+        return zero(Double.NaN);
+    }
+
+    /** Whether the engine keeps these counters (false for {@link #notKept()}). */
+    public boolean kept() {
+        return !Double.isNaN(configuredFpr);
     }
 
     public static EngineCounters zero(double configuredFpr) {

@@ -8,13 +8,15 @@ import java.util.function.Supplier;
 
 /**
  * Maps the engine names {@code --engines} accepts to fresh {@link BenchEngine} instances.
- * {@link #standard()} is the set {@code bloomstore bench} runs by default, in the order
- * the results are shown.
+ * {@link #standard()} holds every engine of {@code bloomstore bench}; {@link #defaultNames()} those
+ * it runs when no {@code --engines} are named (BloomStore and RocksDB: the peers run when named),
+ * in the order the results are shown.
  *
  * <p>Thread safety: build it on one thread, then read it from any.
  */
 public final class EngineFactory {
     private final Map<String, Supplier<BenchEngine>> engines = new LinkedHashMap<>();
+    private final List<String> defaults = new ArrayList<>();
 
     /** The engines of {@code bloomstore bench}; the first listed are shown first, the baseline last. */
     public static EngineFactory standard() {
@@ -22,15 +24,32 @@ public final class EngineFactory {
                 .register(BloomStoreEngine.NAME, () -> new BloomStoreEngine(true))
                 .register(BloomStoreEngine.NAME_NO_FILTER, () -> new BloomStoreEngine(false))
                 .register(RocksDbEngine.NAME, RocksDbEngine::new)
-                .register(RocksDbEngine.NAME_RIBBON, () -> new RocksDbEngine(true));
+                .register(RocksDbEngine.NAME_RIBBON, () -> new RocksDbEngine(true))
+                .register(LmdbEngine.NAME, LmdbEngine::new, false)
+                .register(MvStoreEngine.NAME, MvStoreEngine::new, false)
+                .register(JeEngine.NAME, JeEngine::new, false)
+                .register(XodusEngine.NAME, XodusEngine::new, false);
     }
 
-    /** Adds an engine under {@code name}; names are unique. */
+    /** Adds an engine under {@code name}, part of the default run; names are unique. */
     public EngineFactory register(String name, Supplier<BenchEngine> supplier) {
+        return register(name, supplier, true);
+    }
+
+    /** Adds an engine under {@code name}, part of the default run when {@code byDefault}; names are unique. */
+    public EngineFactory register(String name, Supplier<BenchEngine> supplier, boolean byDefault) {
         if (engines.putIfAbsent(name, supplier) != null) {
             throw new IllegalArgumentException("engine '" + name + "' is registered twice");
         }
+        if (byDefault) {
+            defaults.add(name);
+        }
         return this;
+    }
+
+    /** The engines run when none are named, in registration order. */
+    public List<String> defaultNames() {
+        return List.copyOf(defaults);
     }
 
     /** Registered names, in registration order. */

@@ -57,6 +57,11 @@ public final class Headline {
         return summary;
     }
 
+    /** Whether the engine keeps table and filter counters ({@link EngineCounters#kept()}): the peers do not. */
+    public boolean keepsCounters(String engine) {
+        return results.stream().anyMatch(r -> r.engine().equals(engine) && r.counters().kept());
+    }
+
     /** Filter negatives over all of the engine's workloads of a round (the median round's with several). */
     public long diskAccessesSaved(String engine) {
         List<Integer> roundsRun = results.stream().filter(r -> r.engine().equals(engine))
@@ -112,6 +117,36 @@ public final class Headline {
         return out;
     }
 
+    /**
+     * BloomStore against every other engine, workloads as rows and engines as columns: the median
+     * of the per-round ratios bloomstore / that engine ({@link Summary.Row#medianRatioTo()}); "n/a"
+     * where the engine did not run the workload.
+     */
+    void printRatiosToEveryEngine(PrintWriter out) {
+        String ours = BloomStoreEngine.NAME;
+        List<String> others = engines.stream().filter(e -> !e.equals(ours)).toList();
+        if (!engines.contains(ours) || others.isEmpty()) {
+            return;
+        }
+        out.println(ours + " / each engine (ops/s, above 1: " + ours + " faster"
+                + (rounds > 1 ? "; median of the " + rounds + " per-round ratios" : "") + "):");
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "  %-18s", "workload"));
+        others.forEach(e -> header.append(String.format(Locale.ROOT, " %14s", e)));
+        out.println(header);
+        for (Workload w : Workload.values()) {
+            Summary.Row row = summary.find(ours, w);
+            if (row == null) {
+                continue;
+            }
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-18s", w.cliName()));
+            for (String e : others) {
+                Double r = row.medianRatioTo().get(e);
+                line.append(String.format(Locale.ROOT, " %14s", r == null ? "n/a" : String.format(Locale.ROOT, "%.2fx", r)));
+            }
+            out.println(line);
+        }
+    }
+
     /** The engine's result for the workload in the first round it ran, or null. */
     public WorkloadResult find(String engine, Workload workload) {
         for (WorkloadResult r : results) {
@@ -127,7 +162,9 @@ public final class Headline {
         String of = rounds > 1 ? ", median of " + rounds + " rounds" : "";
         out.println("Disk accesses saved by filters (filter negatives, all workloads" + of + "):");
         for (String e : engines) {
-            out.printf(Locale.ROOT, "  %-22s %,d%n", e, diskAccessesSaved(e));
+            if (keepsCounters(e)) {
+                out.printf(Locale.ROOT, "  %-22s %,d%n", e, diskAccessesSaved(e));
+            }
         }
         out.println("Data-block reads per missing lookup (readmissing" + of + "):");
         for (String e : engines) {
@@ -142,6 +179,7 @@ public final class Headline {
                 out.println(line);
             });
         }
+        printRatiosToEveryEngine(out);
         if (engines.contains(RIBBON_BASELINE) && engines.size() > 1) {
             out.println("Throughput ratio to " + RIBBON_BASELINE + " (ops/s, higher is better"
                     + (rounds > 1 ? "; median of the " + rounds + " per-round ratios" : "") + "):");

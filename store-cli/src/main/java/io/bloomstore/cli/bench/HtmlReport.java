@@ -15,7 +15,8 @@ import java.util.function.ToDoubleFunction;
  * charts as inline SVG, no scripts and no network fetches. The markup is XHTML, so the file
  * also parses as XML. Sections, each {@code <section class="chart">} holding one chart:
  * throughput, disk reads per lookup, measured FPR against theory, disk accesses saved (medians
- * over rounds when the run was repeated); then the summary over rounds, the cold-start and
+ * over rounds when the run was repeated); then one chart per workload with every engine and the
+ * ratios bloomstore / each engine; then the summary over rounds, the cold-start and
  * reopen tables when those probes ran, the full results table and the definitions of its columns.
  *
  * <p>Thread safety: stateless.
@@ -75,7 +76,9 @@ public final class HtmlReport {
         chartSection(h, "saved", "Disk accesses saved",
                 "Filter negatives: tables the filter ruled out, each one data-block read that never happened.",
                 SvgChart.bars("Disk accesses saved (filter negatives)", "accesses saved", names(reads), engines,
-                        values(headline, engines, reads, r -> (double) r.diskAccessesSaved())));
+                        values(headline, engines, reads,
+                                r -> r.counters().kept() ? (double) r.diskAccessesSaved() : Double.NaN)));
+        perWorkloadCharts(h, headline, engines, all, run.rounds());
         if (run.rounds() > 1) {
             summaryTable(h, headline.summary(), run.rounds());
         }
@@ -95,8 +98,9 @@ public final class HtmlReport {
     private static void headlineList(StringBuilder h, Headline headline) {
         h.append("<section id=\"headline\">\n<h2>Headline</h2>\n<ul>\n");
         for (String e : headline.engines()) {
-            h.append("<li>").append(escape(e)).append(": ")
-                    .append(String.format(Locale.ROOT, "%,d disk accesses saved", headline.diskAccessesSaved(e)));
+            h.append("<li>").append(escape(e)).append(": ").append(headline.keepsCounters(e)
+                    ? String.format(Locale.ROOT, "%,d disk accesses saved", headline.diskAccessesSaved(e))
+                    : "no table or filter counters");
             headline.readsPerMissingLookup(e).ifPresent(v ->
                     h.append(String.format(Locale.ROOT, ", %.4f data-block reads per missing lookup", v)));
             headline.ratios().getOrDefault(e, Map.of()).forEach((w, v) ->
@@ -110,6 +114,37 @@ public final class HtmlReport {
         h.append("<section class=\"chart\" id=\"").append(id).append("\">\n<h2>").append(escape(heading))
                 .append("</h2>\n<p class=\"note\">").append(escape(note)).append("</p>\n").append(svg)
                 .append("</section>\n");
+    }
+
+    /**
+     * One chart per workload, every engine a bar of its ops/s (the median over rounds), and under it
+     * each engine's ratio to BloomStore's: the median of the per-round ratios bloomstore / that engine.
+     * An engine that did not run the workload has no bar and says so.
+     */
+    private static void perWorkloadCharts(StringBuilder h, Headline headline, List<String> engines,
+            List<Workload> workloads, int rounds) {
+        h.append("<section id=\"per-workload\">\n<h2>Every engine, workload by workload</h2>\n");
+        for (Workload w : workloads) {
+            double[][] v = values(headline, engines, List.of(w), WorkloadResult::opsPerSec);
+            StringBuilder note = new StringBuilder("Operations per second")
+                    .append(rounds > 1 ? " (median of " + rounds + " rounds)." : ".");
+            Summary.Row ours = headline.summary().find(BloomStoreEngine.NAME, w);
+            for (int e = 0; e < engines.size(); e++) {
+                String engine = engines.get(e);
+                if (Double.isNaN(v[e][0])) {
+                    note.append(' ').append(engine).append(": did not run ").append(w.cliName()).append('.');
+                } else if (ours != null && ours.medianRatioTo().containsKey(engine)) {
+                    note.append(String.format(Locale.ROOT, " %s / %s: %.2f×.", BloomStoreEngine.NAME, engine,
+                            ours.medianRatioTo().get(engine)));
+                }
+            }
+            h.append("<section class=\"chart\" id=\"workload-").append(w.cliName()).append("\">\n<h3>")
+                    .append(w.cliName()).append("</h3>\n<p class=\"note\">").append(escape(note.toString()))
+                    .append("</p>\n").append(SvgChart.bars(w.cliName() + " (ops/s)", "ops/s", List.of(w.cliName()),
+                            engines, v))
+                    .append("</section>\n");
+        }
+        h.append("</section>\n");
     }
 
     private static void summaryTable(StringBuilder h, Summary summary, int rounds) {
@@ -216,11 +251,11 @@ public final class HtmlReport {
             cell(h, String.format(Locale.ROOT, "%.1f", r.p50Micros()));
             cell(h, String.format(Locale.ROOT, "%.1f", r.p99Micros()));
             cell(h, String.format(Locale.ROOT, "%.1f", r.p999Micros()));
-            cell(h, String.format(Locale.ROOT, "%.4f", r.dataBlockReadsPerOp()));
-            cell(h, String.format(Locale.ROOT, "%.5f", r.filterFileReadsPerOp()));
-            cell(h, String.format(Locale.ROOT, "%.2f", r.tablesConsultedPerOp()));
-            cell(h, String.format(Locale.ROOT, "%,d", r.diskAccessesSaved()));
-            cell(h, String.format(Locale.ROOT, "%.3f", r.diskAccessesSavedPerOp()));
+            cell(h, ResultTable.counter(r, "%.4f", r.dataBlockReadsPerOp()));
+            cell(h, ResultTable.counter(r, "%.5f", r.filterFileReadsPerOp()));
+            cell(h, ResultTable.counter(r, "%.2f", r.tablesConsultedPerOp()));
+            cell(h, ResultTable.counter(r, "%,.0f", r.diskAccessesSaved()));
+            cell(h, ResultTable.counter(r, "%.3f", r.diskAccessesSavedPerOp()));
             cell(h, ResultTable.fpr(r));
             cell(h, r.osIo().map(io -> String.format(Locale.ROOT, "%,d", io.readSyscalls())).orElse("n/a"));
             cell(h, r.osIo().map(io -> String.format(Locale.ROOT, "%,d", io.storageReadBytes())).orElse("n/a"));

@@ -14,7 +14,8 @@ import java.util.Locale;
  * Writes a run as JSON ({@code --json FILE}): the configuration, the machine, a
  * {@code results} array with one object per engine, workload and round, the {@code summary}
  * over rounds, the cold-start and reopen probes, the closes after fills, and the headline (medians over rounds).
- * Rates that are undefined (no filter checks, no OS counters) are written as {@code null}.
+ * Rates that are undefined (no filter checks, no OS counters) are written as {@code null}, and so
+ * are the table and filter counters of an engine that keeps none ({@link EngineCounters#kept()}).
  *
  * <pre>
  * { "config": {..., repeat, coldOps, writerRate, rocksdbStatistics}, "machine": {cores, jvm, os, arch, maxHeapBytes, heapSizing},
@@ -25,7 +26,8 @@ import java.util.Locale;
  *                  filterTruePositives, measuredFpr, configuredFpr, blockCacheHits, bytesRead,
  *                  osReadSyscalls, osStorageReadBytes, deviceReads, deviceReadBytes } ],
  *   "summary": [ { engine, workload, rounds, medianOpsPerSec, minOpsPerSec, maxOpsPerSec,
- *                  medianRatioToRocksdb } ],
+ *                  medianRatioToRocksdb, medianRatioTo: {other engine: median over rounds of this
+ *                  engine's ops/s / the other's in the same round} } ],
  *   "cold": [ { engine, round, ops, startupMillis, fillOpsPerSec, readOpsPerSec, fillCpuMillis, readCpuMillis,
  *               fillThreadCpuMillis, readThreadCpuMillis, fillJitCpuMillis, readJitCpuMillis } ],
  *   "open": [ { engine, round, keys, loadMillis, openMillis, closeMillis, reopenMillis, baselineHeapBytes, heapAfterOpenBytes, heapAfterReadsBytes,
@@ -33,7 +35,7 @@ import java.util.Locale;
  *               dataBytesOnDisk, reads, readOpsPerSec } ],
  *   "close": [ { engine, round, after, millis } ],
  *   "closeSummary": [ { engine, after, rounds, medianMillis, maxMillis } ],
- *   "load": [ { engine, round, filterBitsPerKey, bytesWritten, userBytes, writeAmplification } ],
+ *   "load": [ { engine, round, filterBitsPerKey, bytesWritten, userBytes, writeAmplification, bytesOnDisk } ],
  *   "secondsSpent": { engine: { warm_up, cold_probe, load, settle, measured, open_probe, total } },
  *   "headline": { "diskAccessesSaved": {engine: n}, "readsPerMissingLookup": {engine: x},
  *                 "opsPerSecRatioToRocksdb": {engine: {workload: x}} } }
@@ -91,6 +93,8 @@ public final class JsonReport {
             o.put("minOpsPerSec", r.minOpsPerSec());
             o.put("maxOpsPerSec", r.maxOpsPerSec());
             putRate(o, "medianRatioTo" + capitalised(Headline.BASELINE), r.medianRatioToBaseline());
+            ObjectNode to = o.putObject("medianRatioTo");
+            r.medianRatioTo().forEach(to::put);
         }
         ArrayNode cold = root.putArray("cold");
         run.cold().forEach(r -> cold.add(MAPPER.valueToTree(r)));
@@ -133,6 +137,7 @@ public final class JsonReport {
             if (!Double.isNaN(l.writeAmplification())) {
                 o.put("writeAmplification", l.writeAmplification());
             }
+            o.put("bytesOnDisk", l.bytesOnDisk());
         }
         ObjectNode time = root.putObject("secondsSpent");
         for (TimeSpent t : run.time()) {
@@ -190,15 +195,27 @@ public final class JsonReport {
             o.putNull("deviceReads");
             o.putNull("deviceReadBytes");
         }
+        if (!c.kept()) {
+            for (String counter : NOT_KEPT) {
+                o.putNull(counter);
+            }
+        }
         return o;
     }
+
+    /** The fields written as null for an engine that keeps no table or filter counters. */
+    private static final List<String> NOT_KEPT = List.of("dataBlockReadsPerOp", "filterFileReads",
+            "filterFileReadsPerOp", "tablesConsultedPerOp", "diskAccessesSaved", "diskAccessesSavedPerOp",
+            "filterPositives", "filterTruePositives", "measuredFpr", "configuredFpr", "blockCacheHits", "bytesRead");
 
     private static ObjectNode headline(Headline h) {
         ObjectNode o = MAPPER.createObjectNode();
         ObjectNode saved = o.putObject("diskAccessesSaved");
         ObjectNode missing = o.putObject("readsPerMissingLookup");
         for (String e : h.engines()) {
-            saved.put(e, h.diskAccessesSaved(e));
+            if (h.keepsCounters(e)) {
+                saved.put(e, h.diskAccessesSaved(e));
+            }
             h.readsPerMissingLookup(e).ifPresent(v -> missing.put(e, v));
         }
         ObjectNode ratios = o.putObject("opsPerSecRatioTo" + capitalised(Headline.BASELINE));

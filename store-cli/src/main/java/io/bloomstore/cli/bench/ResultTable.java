@@ -19,6 +19,7 @@ import java.util.Locale;
  *   tbl/op       tables whose key range held the key, per operation
  *   saved        filter negatives: table reads the filters avoided; saved/op per operation
  *   fpr          measured false-positive rate / the configured (theoretical) one
+ *                (blk/op to fpr: "-" for the peers, which keep no such counters)
  *   os rd/op     read system calls per operation, from /proc/self/io (whole process)
  *   os MB        bytes the process fetched from storage (page-cache misses), /proc/self/io
  *   dev rd/op    reads completed by the store's block device per operation, /proc/diskstats
@@ -32,7 +33,7 @@ public final class ResultTable {
     private static final String HEADER_FORMAT =
             "%-20s %-16s %5s %10s %11s %10s %8s %8s %9s %8s %8s %6s %10s %8s %17s %9s %8s %9s %8s%n";
     private static final String ROW_FORMAT =
-            "%-20s %-16s %5d %,10d %,11.0f %10s %8.1f %8.1f %9.1f %8.4f %8.5f %6.2f %,10d %8.3f %17s %9s %8s %9s %8s%n";
+            "%-20s %-16s %5d %,10d %,11.0f %10s %8.1f %8.1f %9.1f %8s %8s %6s %10s %8s %17s %9s %8s %9s %8s%n";
 
     private ResultTable() {
     }
@@ -78,10 +79,11 @@ public final class ResultTable {
                 "os rd/op", "os MB", "dev rd/op", "dev MB");
         for (WorkloadResult r : results) {
             out.printf(Locale.ROOT, ROW_FORMAT, r.engine(), r.workload().cliName(), r.round() + 1, r.ops(),
-                    r.opsPerSec(), writer(r), r.p50Micros(), r.p99Micros(), r.p999Micros(), r.dataBlockReadsPerOp(),
-                    r.filterFileReadsPerOp(), r.tablesConsultedPerOp(), r.diskAccessesSaved(),
-                    r.diskAccessesSavedPerOp(), fpr(r), osReadsPerOp(r), osMegabytes(r), deviceReadsPerOp(r),
-                    deviceMegabytes(r));
+                    r.opsPerSec(), writer(r), r.p50Micros(), r.p99Micros(), r.p999Micros(),
+                    counter(r, "%.4f", r.dataBlockReadsPerOp()), counter(r, "%.5f", r.filterFileReadsPerOp()),
+                    counter(r, "%.2f", r.tablesConsultedPerOp()), counter(r, "%,.0f", r.diskAccessesSaved()),
+                    counter(r, "%.3f", r.diskAccessesSavedPerOp()), fpr(r), osReadsPerOp(r), osMegabytes(r),
+                    deviceReadsPerOp(r), deviceMegabytes(r));
         }
     }
 
@@ -102,14 +104,15 @@ public final class ResultTable {
         out.println("Filter memory per key (the loaded, settled store: filter bytes x 8 / entries of the live tables,"
                 + " from each engine's own statistics) and write amplification (bytes the process sent to storage"
                 + " from the fill's start to the settle's end, /proc/self/io, over the keys' and values' bytes;"
-                + " the settle compacts everything into one level):");
-        out.printf(Locale.ROOT, "%-20s %5s %12s %14s %10s%n", "engine", "round", "bits/key", "written MiB", "write amp");
+                + " the settle compacts everything into one level), and the store's files then (disk MiB):");
+        out.printf(Locale.ROOT, "%-20s %5s %12s %14s %10s %10s%n", "engine", "round", "bits/key", "written MiB",
+                "write amp", "disk MiB");
         for (LoadCost f : filters) {
-            out.printf(Locale.ROOT, "%-20s %5d %12s %14s %10s%n", f.engine(), f.round() + 1,
+            out.printf(Locale.ROOT, "%-20s %5d %12s %14s %10s %10s%n", f.engine(), f.round() + 1,
                     Double.isNaN(f.bitsPerKey()) ? "n/a" : String.format(Locale.ROOT, "%.2f", f.bitsPerKey()),
                     f.bytesWritten() < 0 ? "n/a" : mib(f.bytesWritten()),
                     Double.isNaN(f.writeAmplification()) ? "n/a"
-                            : String.format(Locale.ROOT, "%.2f", f.writeAmplification()));
+                            : String.format(Locale.ROOT, "%.2f", f.writeAmplification()), mib(f.bytesOnDisk()));
         }
     }
 
@@ -167,7 +170,18 @@ public final class ResultTable {
         return r.workload() == Workload.READWHILEWRITING ? String.format(Locale.ROOT, "%,.0f", r.writerOpsPerSec()) : "-";
     }
 
+    /**
+     * A figure from the engine's own counters, or "-" for an engine that keeps none (the peers: no
+     * tables, filters or block cache to count; a zero there would read as "no disk access").
+     */
+    static String counter(WorkloadResult r, String format, double value) {
+        return r.counters().kept() ? String.format(Locale.ROOT, format, value) : "-";
+    }
+
     static String fpr(WorkloadResult r) {
+        if (!r.counters().kept()) {
+            return "-";
+        }
         double measured = r.measuredFpr();
         String m = Double.isNaN(measured) ? "-" : String.format(Locale.ROOT, "%.4f", measured);
         return m + "/" + String.format(Locale.ROOT, "%.4f", r.counters().configuredFpr());

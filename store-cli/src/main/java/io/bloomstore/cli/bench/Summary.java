@@ -2,6 +2,7 @@ package io.bloomstore.cli.bench;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,9 @@ import java.util.function.ToDoubleFunction;
  * median, minimum and maximum ops/s, and the median over rounds of the ratio to the
  * {@value Headline#BASELINE} engine's ops/s in the same round — a ratio of two figures measured
  * minutes apart rather than of two medians that may come from different rounds — and the same
- * against {@value Headline#RIBBON_BASELINE} (RocksDB with its Ribbon filter) when it ran. With one
- * round the median is the round's figure.
+ * against {@value Headline#RIBBON_BASELINE} (RocksDB with its Ribbon filter) when it ran, and against
+ * every other engine of the run ({@link Row#medianRatioTo()}). With one round the median is the
+ * round's figure.
  *
  * <p>Thread safety: immutable.
  */
@@ -23,9 +25,16 @@ public final class Summary {
      *
      * @param medianRatioToBaseline NaN when the baseline did not run the workload
      * @param medianRatioToRibbon   the same against {@value Headline#RIBBON_BASELINE}; NaN when it did not run it
+     * @param medianRatioTo         every other engine that ran the workload → the median over rounds of this
+     *                              engine's ops/s over that engine's in the same round (for bloomstore's
+     *                              rows: bloomstore / that engine), in run order
      */
     public record Row(String engine, Workload workload, int rounds, double medianOpsPerSec, double minOpsPerSec,
-            double maxOpsPerSec, double medianRatioToBaseline, double medianRatioToRibbon) {
+            double maxOpsPerSec, double medianRatioToBaseline, double medianRatioToRibbon,
+            Map<String, Double> medianRatioTo) {
+        public Row {
+            medianRatioTo = Collections.unmodifiableMap(new LinkedHashMap<>(medianRatioTo));
+        }
     }
 
     private final List<Row> rows = new ArrayList<>();
@@ -38,8 +47,16 @@ public final class Summary {
         }
         byEngine.forEach((engine, workloads) -> workloads.forEach((w, runs) -> {
             double[] ops = runs.stream().mapToDouble(WorkloadResult::opsPerSec).sorted().toArray();
+            Map<String, Double> toOthers = new LinkedHashMap<>();
+            for (String other : byEngine.keySet()) {
+                double ratio = other.equals(engine) ? Double.NaN : medianRatio(results, runs, other);
+                if (!Double.isNaN(ratio)) {
+                    toOthers.put(other, ratio);
+                }
+            }
             rows.add(new Row(engine, w, runs.size(), median(ops), ops[0], ops[ops.length - 1],
-                    medianRatio(results, runs, Headline.BASELINE), medianRatio(results, runs, Headline.RIBBON_BASELINE)));
+                    medianRatio(results, runs, Headline.BASELINE), medianRatio(results, runs, Headline.RIBBON_BASELINE),
+                    toOthers));
         }));
     }
 

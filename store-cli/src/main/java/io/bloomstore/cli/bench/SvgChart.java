@@ -12,7 +12,8 @@ import java.util.Locale;
  * <p>Thread safety: stateless.
  */
 final class SvgChart {
-    static final String[] PALETTE = {"#1b6ca8", "#e07b39", "#3a9d5d", "#b5446e", "#7c6bb0", "#8c8c8c"};
+    static final String[] PALETTE = {"#1b6ca8", "#e07b39", "#3a9d5d", "#b5446e", "#7c6bb0", "#8c8c8c", "#c9a227",
+        "#2f4f4f", "#17a2b8", "#8b5a2b"};
     private static final int WIDTH = 760;
     private static final int HEIGHT = 320;
     private static final int LEFT = 80;

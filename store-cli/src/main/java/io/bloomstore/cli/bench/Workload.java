@@ -3,7 +3,8 @@ package io.bloomstore.cli.bench;
 import java.util.Locale;
 
 /**
- * The workloads, named and defined as in RocksDB's db_bench. They run in declaration order:
+ * The workloads, named and defined as in RocksDB's db_bench. They run in declaration order
+ * (but fillbatch, which runs first: {@link #runOrder()}):
  * each fill starts from an empty store, the reads run on what the last fill left,
  * updaterandom and readwhilewriting run after the pure reads because they write, and
  * {@code open} runs last: it closes the loaded store and measures reopening it in a child JVM
@@ -42,7 +43,17 @@ public enum Workload {
     /** readrandom on every thread while one more thread overwrites random keys. */
     READWHILEWRITING(Kind.READ),
     /** Reopening the loaded store in a fresh JVM: open time, heap, resident set, filter and index bytes. */
-    OPEN(Kind.OPEN);
+    OPEN(Kind.OPEN),
+    /**
+     * db_bench's fillbatch: every key once, in ascending order, {@value #BATCH_ENTRIES} to a batch
+     * ({@link BenchEngine#putBatch}). Declared last so the other workloads keep their ordinals (their
+     * random streams are seeded by them); it runs first of the fills ({@link #runOrder()}), so the
+     * reads still run on the store the last fill left as before.
+     */
+    FILLBATCH(Kind.FILL);
+
+    /** Entries per batch of {@link #FILLBATCH}, as db_bench's {@code entries_per_batch} for fillbatch. */
+    public static final int BATCH_ENTRIES = 1000;
 
     /** Whether a workload loads a fresh store, works on the loaded one, or reopens it. */
     public enum Kind { FILL, READ, OPEN }
@@ -71,7 +82,12 @@ public enum Workload {
 
     /** Whether {@code bloomstore bench} runs it when no {@code --workloads} are named. */
     public boolean isDefault() {
-        return kind != Kind.OPEN && !isScan() && this != READLATEST;
+        return kind != Kind.OPEN && !isScan() && this != READLATEST && this != FILLBATCH;
+    }
+
+    /** The place of the workload in a run: {@link #FILLBATCH} first, then declaration order. */
+    public int runOrder() {
+        return this == FILLBATCH ? -1 : ordinal();
     }
 
     /** Whether the workload's operations are point lookups (it has a per-lookup read count). */

@@ -32,14 +32,14 @@ public record WorkloadResult(String engine, Workload workload, long ops, double 
         return seconds > 0 ? ops / seconds : 0;
     }
 
-    /** Data blocks read from table files per operation (block-cache misses per op). */
+    /** Data blocks read from table files per operation (block-cache misses per op); NaN for an engine without the counter. */
     public double dataBlockReadsPerOp() {
-        return perOp(counters.dataBlockReads());
+        return counterPerOp(counters.dataBlockReads());
     }
 
     /** Tables whose key range held the looked-up key, per operation. */
     public double tablesConsultedPerOp() {
-        return perOp(counters.tablesConsulted());
+        return counterPerOp(counters.tablesConsulted());
     }
 
     /** Filter negatives: table reads the filters made unnecessary. */
@@ -49,12 +49,12 @@ public record WorkloadResult(String engine, Workload workload, long ops, double 
 
     /** Disk accesses saved per operation, comparable between engines with different table counts. */
     public double diskAccessesSavedPerOp() {
-        return perOp(counters.filterNegatives());
+        return counterPerOp(counters.filterNegatives());
     }
 
     /** Filters read from table files per operation (sidecar checksum checks, filter-block misses). */
     public double filterFileReadsPerOp() {
-        return perOp(counters.filterFileReads());
+        return counterPerOp(counters.filterFileReads());
     }
 
     /** The writer's puts per second beside readwhilewriting's readers; 0 for other workloads. */
@@ -73,5 +73,10 @@ public record WorkloadResult(String engine, Workload workload, long ops, double 
 
     private double perOp(long count) {
         return ops == 0 ? 0 : (double) count / ops;
+    }
+
+    /** {@link #perOp} of one of the engine's own counters: NaN when the engine keeps none. */
+    private double counterPerOp(long count) {
+        return counters.kept() ? perOp(count) : Double.NaN;
     }
 }

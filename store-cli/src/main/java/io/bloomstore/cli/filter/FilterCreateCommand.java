@@ -20,6 +20,7 @@ import io.bloomstore.bloom.MembershipFilter;
 import io.bloomstore.bloom.storage.Storage;
 import io.bloomstore.cli.CliException;
 import io.bloomstore.cli.ExitCodes;
+import io.bloomstore.cli.Terminal;
 import io.bloomstore.cli.Units;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -91,7 +92,8 @@ public final class FilterCreateCommand implements Callable<Integer> {
         long[] hashes = incremental ? null : new long[(int) Math.min(expected, Integer.MAX_VALUE - 8)];
         int count = 0;
         try (BufferedReader in = Files.newBufferedReader(from, StandardCharsets.UTF_8);
-             ProgressBar progress = expected >= PROGRESS_THRESHOLD ? progressBar(expected) : null) {
+             ProgressBar progress = expected >= PROGRESS_THRESHOLD && Terminal.showsProgress()
+                     ? progressBar(expected) : null) {
             String line;
             while ((line = in.readLine()) != null) {
                 byte[] key = line.getBytes(StandardCharsets.UTF_8);

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import io.bloomstore.cli.CliException;
 import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Main;
+import io.bloomstore.cli.Terminal;
 import io.bloomstore.cli.Units;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.WriteBatch;
@@ -56,7 +57,8 @@ public final class LoadCommand extends StoreCommand {
     @Option(names = "--sync", description = "Force each batch to the device before the next.")
     private boolean sync;
 
-    @Option(names = "--no-progress", description = "Do not draw a progress bar on stderr.")
+    @Option(names = "--no-progress", description = "Do not draw a progress bar on stderr (it is drawn only when the"
+            + " output goes to a terminal).")
     private boolean noProgress;
 
     @Override
@@ -141,7 +143,7 @@ public final class LoadCommand extends StoreCommand {
         }
         InputStream in = Files.newInputStream(path);
         long size = Files.size(path);
-        if (noProgress || size < PROGRESS_THRESHOLD_BYTES) {
+        if (noProgress || size < PROGRESS_THRESHOLD_BYTES || !Terminal.showsProgress()) {
             return in;
         }
         return ProgressBar.wrap(in, new ProgressBarBuilder().setTaskName("Loading").setInitialMax(size)

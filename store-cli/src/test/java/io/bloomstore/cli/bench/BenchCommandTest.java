@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -101,11 +104,39 @@ class BenchCommandTest {
                 charts.add(s.getAttribute("id"));
             }
         }
-        assertEquals(Set.of("throughput", "disk-reads", "fpr", "saved"), charts);
+        Set<String> expected = new HashSet<>(Set.of("throughput", "disk-reads", "fpr", "saved"));
+        Arrays.stream(Workload.values()).filter(Workload::isDefault).forEach(w -> expected.add("workload-" + w.cliName()));
+        assertEquals(expected, charts, "the four charts, then one per workload");
+        Element readmissing = doc.getElementById("workload-readmissing");
+        for (String engine : ENGINES) {
+            assertTrue(readmissing == null || readmissing.getTextContent().contains(engine), engine);
+        }
         String text = Files.readString(html);
         assertFalse(text.contains("http://") && text.replace("http://www.w3.org/", "").contains("http://"),
                 "the report fetches nothing");
         assertFalse(text.contains("<script"), "the report runs no script");
+    }
+
+    /**
+     * Output to a file or pipe (as under the build: no console): without --no-progress the run draws no
+     * progress-bar frame on standard error, where the bars would go.
+     */
+    @Test
+    void drawsNoProgressBarsWithoutATerminal() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream original = System.err;
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        String console;
+        try {
+            console = run("--engines", "sim", "--workloads", "fillrandom,readrandom", "--keys", "20000", "--reads",
+                    "20000", "--cold-ops", "0", "--warmup-keys", "1000", "--data", dir.resolve("p").toString());
+        } finally {
+            System.setErr(original);
+        }
+        String written = err.toString(StandardCharsets.UTF_8);
+        assertFalse(written.contains("\r") || written.contains("sim fillrandom"), "progress frames: " + written);
+        assertFalse(console.contains("\r"), console);
+        assertTrue(console.contains("readrandom"), console);
     }
 
     @Test
@@ -157,6 +188,13 @@ class BenchCommandTest {
             assertTrue(row.get("minOpsPerSec").asDouble() <= row.get("medianOpsPerSec").asDouble()
                     && row.get("medianOpsPerSec").asDouble() <= row.get("maxOpsPerSec").asDouble(), row.toString());
             assertTrue(row.get("medianRatioToRocksdb").asDouble() > 0, row.toString());
+            String other = row.get("engine").asText().equals("sim") ? RocksDbEngine.NAME : "sim";
+            assertEquals(1, row.get("medianRatioTo").size(), "a ratio to the one other engine: " + row);
+            assertTrue(row.get("medianRatioTo").get(other).asDouble() > 0, row.toString());
+            if (other.equals(RocksDbEngine.NAME)) {
+                assertEquals(row.get("medianRatioToRocksdb").asDouble(), row.get("medianRatioTo").get(other).asDouble(),
+                        1e-12, row.toString());
+            }
         }
         JsonNode cold = root.get("cold");
         assertEquals(2, cold.size(), "one cold probe per round for the engine a child JVM can create");

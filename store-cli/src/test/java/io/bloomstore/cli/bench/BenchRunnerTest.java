@@ -196,6 +196,18 @@ class BenchRunnerTest {
             }
             Arrays.sort(ratios);
             assertEquals(ratios[1], row.medianRatioToBaseline(), 1e-12, "median of the per-round ratios");
+            for (String other : List.of("a", "b", "rocksdb")) {
+                if (other.equals(engine)) {
+                    assertFalse(row.medianRatioTo().containsKey(engine), "no ratio to itself");
+                    continue;
+                }
+                double[] to = new double[3];
+                for (int round = 0; round < 3; round++) {
+                    to[round] = opsPerSec(run, engine, round) / opsPerSec(run, other, round);
+                }
+                Arrays.sort(to);
+                assertEquals(to[1], row.medianRatioTo().get(other), 1e-12, engine + " / " + other);
+            }
         }
         assertEquals(1.0, summary.find("rocksdb", Workload.READRANDOM).medianRatioToBaseline(), 1e-12);
         assertEquals(3 * 3, run.closes().size(), "one timed close per engine, round and fill");
