@@ -159,6 +159,8 @@ class IngestTest {
             store.put(key("m", 401), "after".getBytes(StandardCharsets.UTF_8));
             assertEquals("after", get(store, key("m", 401)), "writes after the ingest are newer");
 
+            // A compaction the ingest scheduled may still be writing: the listings compare files at rest.
+            store.awaitCompactions();
             Set<String> before = storeTables(dir);
             Path own = dir.resolve(before.stream().filter(n -> n.endsWith(".sst")).findFirst().orElseThrow());
             Path copy = Files.copy(own, tmp.resolve("foreign.sst"));
@@ -168,6 +170,7 @@ class IngestTest {
                     () -> store.ingest(List.of(copy)));
             assertTrue(foreign.getMessage().contains("TableWriter"), foreign.getMessage());
             assertThrows(IllegalArgumentException.class, () -> store.ingest(List.of(tmp.resolve("missing.sst"))));
+            store.awaitCompactions();
             assertEquals(before, storeTables(dir), "a refused ingest leaves no file in the store");
         }
         try (Store store = Store.open(dir)) {
