@@ -161,11 +161,18 @@ class BloomstoreJarIT {
     @Test
     void kafkaLibrariesComeFromTheJarBesideIt() throws Exception {
         try (JarFile jar = new JarFile(JAR.toFile())) {
-            assertEquals("bloomstore-kafka.jar", jar.getManifest().getMainAttributes().getValue("Class-Path"));
+            assertEquals("bloomstore-kafka.jar bloomstore-peers.jar",
+                    jar.getManifest().getMainAttributes().getValue("Class-Path"));
             assertTrue(jar.getEntry("io/bloomstore/cli/streams/StreamsBenchCommand.class") != null);
             assertTrue(jar.getEntry("org/apache/kafka/streams/KafkaStreams.class") == null,
                     "Kafka's classes are in bloomstore-kafka.jar, not in the jar every command starts from");
+            assertTrue(jar.getEntry("com/sleepycat/je/Environment.class") == null,
+                    "the peers' libraries are in bloomstore-peers.jar");
             assertTrue(jar.size() < 12_000, "entries of bloomstore.jar: " + jar.size());
+        }
+        try (JarFile peers = new JarFile(JAR.resolveSibling("bloomstore-peers.jar").toFile())) {
+            assertTrue(peers.getEntry("org/lmdbjava/Env.class") != null);
+            assertTrue(peers.getEntry("io/bloomstore/cli/Main.class") == null, "no CLI classes twice");
         }
         try (JarFile kafka = new JarFile(JAR.resolveSibling("bloomstore-kafka.jar").toFile())) {
             assertTrue(kafka.getEntry("org/apache/kafka/streams/KafkaStreams.class") != null);
@@ -174,7 +181,7 @@ class BloomstoreJarIT {
     }
 
     @Test
-    void theJarAloneRunsEverythingButTheKafkaBench() throws Exception {
+    void theJarAloneRunsEverythingButTheKafkaBenchAndThePeers() throws Exception {
         Path alone = Files.createDirectories(dir.resolve("alone")).resolve("bloomstore.jar");
         Files.copy(JAR, alone);
         String data = dir.resolve("db").toString();
@@ -190,6 +197,11 @@ class BloomstoreJarIT {
         assertTrue(streams.err.startsWith("bloomstore: bench-streams needs Kafka's libraries: bloomstore-kafka.jar"),
                 streams.err);
         assertEquals(1, streams.err.lines().count(), streams.err);
+        Run peers = runJar(alone, "bench", "--engines", "bloomstore,xodus", "--keys", "1000", "--cold-ops", "0");
+        assertEquals(ExitCodes.IO, peers.code, peers.err);
+        assertTrue(peers.err.startsWith("bloomstore: engine xodus needs the peers' libraries: bloomstore-peers.jar"),
+                peers.err);
+        assertEquals(1, peers.err.lines().count(), peers.err);
     }
 
     private Run run(String... args) throws IOException, InterruptedException {

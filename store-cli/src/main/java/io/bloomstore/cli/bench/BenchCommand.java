@@ -1,6 +1,8 @@
 package io.bloomstore.cli.bench;
 
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.cli.CliException;
+import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Terminal;
 import io.bloomstore.cli.Units;
 import java.io.IOException;
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,6 +35,12 @@ public final class BenchCommand implements Callable<Integer> {
     /** The engines with no way to bypass the page cache. */
     private static final List<String> PEERS =
             List.of(LmdbEngine.NAME, MvStoreEngine.NAME, JeEngine.NAME, XodusEngine.NAME);
+    /** A class of each peer's library, all in bloomstore-peers.jar beside bloomstore.jar. */
+    private static final Map<String, String> PEER_PROBES = Map.of(
+            LmdbEngine.NAME, "org/lmdbjava/Env.class",
+            MvStoreEngine.NAME, "org/h2/mvstore/MVStore.class",
+            JeEngine.NAME, "com/sleepycat/je/Environment.class",
+            XodusEngine.NAME, "jetbrains/exodus/env/Environments.class");
     private final EngineFactory factory;
 
     @Spec
@@ -205,6 +214,7 @@ public final class BenchCommand implements Callable<Integer> {
                 throw usage("unknown engine '" + e + "'; known: " + String.join(", ", factory.names()));
             }
         }
+        requirePeerLibraries(engineNames, getClass().getClassLoader());
         List<Workload> chosen = new ArrayList<>();
         try {
             for (String w : workloads == null || workloads.isEmpty() ? allWorkloadNames() : workloads) {
@@ -360,6 +370,21 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         return names;
+    }
+
+    /**
+     * The peers' libraries are not in bloomstore.jar but in bloomstore-peers.jar beside it (named by
+     * its manifest's Class-Path, so that a one-shot command's start does not read their entries): a
+     * jar copied without it says so here instead of failing on a missing class.
+     */
+    static void requirePeerLibraries(List<String> engineNames, ClassLoader loader) {
+        for (String e : engineNames) {
+            String probe = PEER_PROBES.get(e);
+            if (probe != null && loader.getResource(probe) == null) {
+                throw new CliException(ExitCodes.IO, "engine " + e + " needs the peers' libraries: bloomstore-peers.jar"
+                        + " beside bloomstore.jar (mvn package builds both into store-cli/target; copy them together)");
+            }
+        }
     }
 
     private static boolean isEmpty(Path dir) throws IOException {

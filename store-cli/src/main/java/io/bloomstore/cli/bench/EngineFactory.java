@@ -25,10 +25,12 @@ public final class EngineFactory {
                 .register(BloomStoreEngine.NAME_NO_FILTER, () -> new BloomStoreEngine(false))
                 .register(RocksDbEngine.NAME, RocksDbEngine::new)
                 .register(RocksDbEngine.NAME_RIBBON, () -> new RocksDbEngine(true))
-                .register(LmdbEngine.NAME, LmdbEngine::new, false)
-                .register(MvStoreEngine.NAME, MvStoreEngine::new, false)
-                .register(JeEngine.NAME, JeEngine::new, false)
-                .register(XodusEngine.NAME, XodusEngine::new, false);
+                // Lambdas, not constructor references: a reference links (loads and verifies) its
+                // class when made, and the peers' libraries may be missing (bloomstore-peers.jar).
+                .register(LmdbEngine.NAME, () -> new LmdbEngine(), false)
+                .register(MvStoreEngine.NAME, () -> new MvStoreEngine(), false)
+                .register(JeEngine.NAME, () -> new JeEngine(), false)
+                .register(XodusEngine.NAME, () -> new XodusEngine(), false);
     }
 
     /** Adds an engine under {@code name}, part of the default run; names are unique. */
