@@ -14,7 +14,9 @@ import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.KeyValue;
 import io.bloomstore.core.db.DbImpl;
 import io.bloomstore.core.db.LiveFiles;
+import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.LocalFileSystem;
+import io.bloomstore.core.fs.MemoryFileSystem;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -171,6 +173,52 @@ class BackupTest {
             }
         }
         return n;
+    }
+
+    /** A full disk mid-backup: a clear error, the earlier backup intact, the next backup works once there is room. */
+    @Test
+    void fullDiskDuringABackupLeavesTheSetUsable() throws IOException {
+        MemoryFileSystem memory = new MemoryFileSystem();
+        Path dir = Path.of("/store");
+        Path backups = Path.of("/backups");
+        FaultInjectionFileSystem fs = new FaultInjectionFileSystem(memory, 7).onlyFiles(p -> p.startsWith(backups));
+        Map<String, String> model = new TreeMap<>();
+        try (Store store = Store.open(fs, dir, options())) {
+            write(store, model, 0, 2000, "a");
+            store.flush();
+            Map<String, String> first = new TreeMap<>(model);
+            try (LiveFiles live = ((DbImpl) store).liveFiles()) {
+                new BackupEngine(fs, backups, null).create(live, 0);
+            }
+            write(store, model, 1000, 4000, "b");
+            store.flush();
+            fs.failWritesAfterBytes(20_000);
+            IOException full;
+            try (LiveFiles live = ((DbImpl) store).liveFiles()) {
+                full = assertThrows(IOException.class, () -> new BackupEngine(fs, backups, null).create(live, 0));
+            }
+            assertTrue(full.getMessage().contains(FaultInjectionFileSystem.DISK_FULL), full.getMessage());
+            assertEquals(List.of(1L), new BackupEngine(fs, backups, null).list().stream().map(BackupMeta::id).toList());
+            store.put(key(9999), "still writable".getBytes(StandardCharsets.UTF_8));
+            fs.failWritesAfterBytes(Long.MAX_VALUE);
+            StoreBackup.restore(fs, backups, 1, Path.of("/restored-1"));
+            try (Store restored = Store.open(fs, Path.of("/restored-1"), options())) {
+                assertEquals(first.get(new String(key(1500), StandardCharsets.UTF_8)),
+                        new String(restored.get(key(1500)), StandardCharsets.UTF_8));
+            }
+            BackupMeta next;
+            try (LiveFiles live = ((DbImpl) store).liveFiles()) {
+                next = new BackupEngine(fs, backups, null).create(live, 0);
+            }
+            assertTrue(next.id() > 2, "the failed backup's id is not taken again: " + next.id());
+            model.put(new String(key(9999), StandardCharsets.UTF_8), "still writable");
+        }
+        StoreBackup.restore(fs, backups, -1, Path.of("/restored-2"));
+        try (Store restored = Store.open(fs, Path.of("/restored-2"), options())) {
+            assertEquals("still writable", new String(restored.get(key(9999)), StandardCharsets.UTF_8));
+            assertEquals(model.get(new String(key(3999), StandardCharsets.UTF_8)),
+                    new String(restored.get(key(3999)), StandardCharsets.UTF_8));
+        }
     }
 
     @Test
