@@ -56,7 +56,7 @@ public final class BackupRestorer {
                 fs.syncDirectory(target);
                 return meta;
             } catch (IOException | RuntimeException | Error e) {
-                removePartial(fs, target, created, e);
+                FileCopy.removeWritten(fs, target, created, e);
                 throw e;
             }
         }
@@ -102,18 +102,5 @@ public final class BackupRestorer {
             throw new IllegalArgumentException("restore target " + target + " is not empty" + hint);
         }
         return false;
-    }
-
-    private static void removePartial(FileSystem fs, Path target, boolean created, Throwable failure) {
-        try {
-            for (String name : fs.list(target)) {
-                fs.delete(target.resolve(name));
-            }
-            if (created) {
-                fs.delete(target);
-            }
-        } catch (IOException | RuntimeException e) {
-            failure.addSuppressed(e);
-        }
     }
 }

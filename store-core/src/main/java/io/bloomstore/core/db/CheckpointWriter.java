@@ -49,7 +49,7 @@ final class CheckpointWriter {
             return new CheckpointReport(target, live.lastSequence(), live.version().allFiles().size(), linked,
                     copied, bytesCopied, millis);
         } catch (IOException | RuntimeException | Error e) {
-            removePartial(fs, target, created, e);
+            FileCopy.removeWritten(fs, target, created, e);
             if (e instanceof IOException io) {
                 throw new IOException("checkpoint of " + db.dir + " to " + target + " failed (what it wrote is removed): "
                         + io.getMessage(), io);
@@ -88,19 +88,5 @@ final class CheckpointWriter {
             throw new IllegalArgumentException("checkpoint target " + target + " exists and is not empty" + hint);
         }
         return false;
-    }
-
-    /** Deletes everything in {@code target} (empty before the checkpoint began) and, if created, the directory. */
-    private static void removePartial(FileSystem fs, Path target, boolean created, Throwable failure) {
-        try {
-            for (String name : fs.list(target)) {
-                fs.delete(target.resolve(name));
-            }
-            if (created) {
-                fs.delete(target);
-            }
-        } catch (IOException | RuntimeException e) {
-            failure.addSuppressed(e);
-        }
     }
 }

@@ -72,4 +72,22 @@ public final class FileCopy {
         }
         return sum.getValue();
     }
+
+    /**
+     * After a failed copy into {@code target} (empty before it began): deletes every file there and,
+     * when the copy {@code created} it, the directory; what cannot be deleted is added to
+     * {@code failure}.
+     */
+    public static void removeWritten(FileSystem fs, Path target, boolean created, Throwable failure) {
+        try {
+            for (String name : fs.list(target)) {
+                fs.delete(target.resolve(name));
+            }
+            if (created) {
+                fs.delete(target);
+            }
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
 }
