@@ -98,6 +98,10 @@ final class BrokerBench implements AutoCloseable {
         return new BrokerBench(cluster, root, partitions);
     }
 
+    String bootstrapServers() {
+        return cluster.bootstrapServers();
+    }
+
     /** Runs the applications under exactly_once_v2 with transactional state stores (Kafka 4.4's KIP-892). */
     void exactlyOnce(boolean on) {
         exactlyOnce = on;

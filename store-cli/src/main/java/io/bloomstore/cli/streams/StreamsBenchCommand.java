@@ -37,7 +37,8 @@ import java.util.stream.Stream;
  * <p>With {@code --broker}: the dedup, a windowed count and a stream-stream join as real
  * {@code KafkaStreams} applications against a KRaft broker on loopback ({@link BrokerBench}):
  * end-to-end events/s, store time per operation from Kafka's own store metrics, and restore time
- * after wiping the instance's state directory.
+ * after wiping the instance's state directory. {@code --workloads eos-crash} kills an instance with
+ * SIGKILL under exactly_once_v2 and times its resume ({@link EosCrashBench}).
  *
  * <p>The output carries the results only: Kafka's own log warnings (a state directory in the
  * system's temporary directory, which the bench uses and removes on purpose) are shown with
@@ -49,7 +50,8 @@ import java.util.stream.Stream;
         description = {"Kafka Streams state stores: BloomStore vs Kafka's RocksDB store on a dedup and a word-count "
                 + "topology (TopologyTestDriver, same JVM), plus changelog restore.",
             "--broker: a dedup, a windowed count and a stream-stream join as real KafkaStreams applications on an "
-                + "embedded KRaft broker: events/s, Kafka's store latency metrics, restore after a wiped state directory.",
+                + "embedded KRaft broker: events/s, Kafka's store latency metrics, restore after a wiped state directory; "
+                + "--workloads eos-crash: a SIGKILL under exactly_once_v2 and the resume.",
             "Kafka's own log warnings are shown with --verbose."})
 public final class StreamsBenchCommand implements Callable<Integer> {
     static final String KAFKA_LOGGER = "org.apache.kafka";
@@ -70,7 +72,7 @@ public final class StreamsBenchCommand implements Callable<Integer> {
     int vocabulary = 50_000;
 
     @Option(names = "--workloads", split = ",", description = "dedup, wordcount (default: both); with --broker: "
-            + "dedup, windowed-count, join (default: all three).")
+            + "dedup, windowed-count, join (default: all three), eos-crash.")
     List<String> workloads;
 
     @Option(names = "--broker", description = "Real KafkaStreams applications against an embedded KRaft broker on "
@@ -93,6 +95,10 @@ public final class StreamsBenchCommand implements Callable<Integer> {
 
     @Option(names = "--no-restore", description = "Skip the changelog restore measurement.")
     boolean noRestore;
+
+    @Option(names = "--crash-events", description = "With --broker --workloads eos-crash: input records of each "
+            + "application (default: ${DEFAULT-VALUE}).")
+    int crashEvents = 1_150_000;
 
     @Option(names = "--exactly-once", description = "With --broker: run under exactly_once_v2 with "
             + "enable.transactional.statestores on (both engines' stores transactional, commits every 100 ms).")
@@ -203,9 +209,14 @@ public final class StreamsBenchCommand implements Callable<Integer> {
 
     private int callBroker() throws Exception {
         List<BrokerWorkload> chosen = new ArrayList<>();
+        boolean crash = false;
         try {
             for (String w : workloads == null ? List.of("dedup", "windowed-count", "join") : workloads) {
-                chosen.add(BrokerWorkload.byCliName(w));
+                if (w.equals("eos-crash")) {
+                    crash = true;
+                } else {
+                    chosen.add(BrokerWorkload.byCliName(w));
+                }
             }
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
@@ -221,8 +232,12 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         out.flush();
         Path root = data != null ? Files.createDirectories(data) : Files.createTempDirectory("bloomstore-bench-streams");
         List<BrokerResult> results = new ArrayList<>();
+        List<EosCrashBench.Result> crashResults = List.of();
         try (BrokerBench bench = BrokerBench.start(root, partitions, !((Main) spec.root().userObject()).verbose())) {
             bench.exactlyOnce(exactlyOnce);
+            if (crash) {
+                crashResults = crash(bench, root, out);
+            }
             for (BrokerWorkload w : chosen) {
                 long n = bench.produce(w, w.events(brokerEvents, seed));
                 for (int round = 0; round < repeat; round++) {
@@ -241,13 +256,82 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         } finally {
             deleteRecursively(root);
         }
-        BrokerTable.print(out, results);
+        if (!results.isEmpty()) {
+            BrokerTable.print(out, results);
+        }
         if (json != null) {
-            Files.writeString(json, Json.write(brokerReport(machine, results)));
+            Map<String, Object> report = brokerReport(machine, results);
+            report.put("eosCrash", crashRows(crashResults));
+            Files.writeString(json, Json.write(report));
             out.println("JSON written to " + json);
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * eos-crash: each application, on BloomStore and on Kafka's RocksDB stores with transactional
+     * state stores on and off, killed with SIGKILL at 60% of its outputs and resumed;
+     * {@code --repeat} rounds, the configuration order rotating; medians.
+     */
+    private List<EosCrashBench.Result> crash(BrokerBench bench, Path root, PrintWriter out) throws Exception {
+        if (crashEvents < 2) {
+            throw usage("--crash-events must be at least 2");
+        }
+        EosCrashBench crash = new EosCrashBench(bench.bootstrapServers(), root, partitions);
+        List<EosCrashBench.Config> configs = List.of(new EosCrashBench.Config(StreamsEngine.BLOOMSTORE, true),
+                new EosCrashBench.Config(StreamsEngine.ROCKSDB, true), new EosCrashBench.Config(StreamsEngine.ROCKSDB, false));
+        List<EosCrashBench.Result> results = new ArrayList<>();
+        for (String application : List.of("dedup", "windowed-count")) {
+            String input = crash.produce(application, crashEvents, seed);
+            for (int round = 0; round < repeat; round++) {
+                for (int i = 0; i < configs.size(); i++) {
+                    EosCrashBench.Config c = configs.get((i + round) % configs.size());
+                    EosCrashBench.Result r = crash.run(application, input, crashEvents, c, 0.6, seed);
+                    results.add(r);
+                    out.printf(Locale.ROOT, "  round %d eos-crash %-15s %-14s restored %,9d in %5.1f s  resume %5.1f s"
+                                    + "  outputsExact %s%s%n", round + 1, application, c.name(), r.restoredRecords(),
+                            r.restoreSeconds(), r.resumeSeconds(), r.outputsExact(),
+                            r.mismatch() == null ? "" : " (" + r.mismatch() + ")");
+                    out.flush();
+                }
+            }
+            out.printf(Locale.ROOT, "%-15s %-14s %12s %12s %10s %12s%n", "application", "engine", "restored",
+                    "restore s", "resume s", "outputsExact");
+            for (EosCrashBench.Config c : configs) {
+                List<EosCrashBench.Result> mine = results.stream()
+                        .filter(r -> r.application().equals(application) && r.config().equals(c)).toList();
+                out.printf(Locale.ROOT, "%-15s %-14s %,12.0f %12.1f %10.1f %12s%n", application, c.name(),
+                        median(mine.stream().mapToDouble(EosCrashBench.Result::restoredRecords).toArray()),
+                        median(mine.stream().mapToDouble(EosCrashBench.Result::restoreSeconds).toArray()),
+                        median(mine.stream().mapToDouble(EosCrashBench.Result::resumeSeconds).toArray()),
+                        mine.stream().allMatch(EosCrashBench.Result::outputsExact));
+            }
+            out.flush();
+        }
+        return results;
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static List<Map<String, Object>> crashRows(List<EosCrashBench.Result> results) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (EosCrashBench.Result r : results) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("application", r.application());
+            row.put("engine", r.config().name());
+            row.put("events", r.events());
+            row.put("restoredRecords", r.restoredRecords());
+            row.put("restoreSeconds", r.restoreSeconds());
+            row.put("resumeSeconds", r.resumeSeconds());
+            row.put("outputsExact", r.outputsExact());
+            rows.add(row);
+        }
+        return rows;
     }
 
     private Map<String, Object> brokerReport(MachineInfo machine, List<BrokerResult> results) {
