@@ -69,7 +69,9 @@ import io.bloomstore.core.table.TableOptions;
  *       the JDK prints a warning at a library's first native call unless the application runs with
  *       {@code --enable-native-access=ALL-UNNAMED}. On Java 17-21, or where the call fails, the
  *       threads keep their priority. The threads writers wait on (the WAL's syncs) are never
- *       lowered. The system property {@code bloomstore.backgroundNiceness} sets the default for the
+ *       lowered. The threads are the {@link StoreResources}' pools': once a store asks, a pool
+ *       thread stays lowered for every store it serves (stores that want another priority use
+ *       resources of their own). The system property {@code bloomstore.backgroundNiceness} sets the default for the
  *       whole JVM. RocksDB offers the same ({@code Env::LowerThreadPoolCPUPriority}), off by default;
  *   <li>{@code bytesPerSync} 1 MiB: the WAL and table files are synced in the background every
  *       megabyte written, so a memtable switch or a finished table waits for little (0: off);
