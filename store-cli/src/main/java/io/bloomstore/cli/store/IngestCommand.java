@@ -144,28 +144,13 @@ public final class IngestCommand extends StoreCommand {
                 if (s.isEmpty()) {
                     continue;
                 }
-                int tab = s.indexOf('\t');
-                if (tab < 0 || s.indexOf('\t', tab + 1) >= 0) {
-                    throw badLine(line, (tab < 0 ? "no TAB" : "more than one TAB")
-                            + " (expected KEY<TAB>VALUE; write a TAB inside a key or value as \\t)");
-                }
-                byte[] key;
-                byte[] value;
+                byte[][] kv;
                 try {
-                    key = text.decode(s.substring(0, tab));
-                    value = text.decode(s.substring(tab + 1));
+                    kv = TsvRecord.parse(s, text, options.maxKeyBytes(), options.maxValueBytes());
                 } catch (IllegalArgumentException e) {
                     throw badLine(line, e.getMessage());
                 }
-                if (key.length == 0 || key.length > options.maxKeyBytes()) {
-                    throw badLine(line, key.length == 0 ? "empty key"
-                            : "key of " + key.length + " bytes is over the maximum of " + options.maxKeyBytes());
-                }
-                if (value.length > options.maxValueBytes()) {
-                    throw badLine(line, "value of " + value.length + " bytes is over the maximum of "
-                            + options.maxValueBytes());
-                }
-                sorter.add(key, value);
+                sorter.add(kv[0], kv[1]);
                 pairs++;
             }
         }

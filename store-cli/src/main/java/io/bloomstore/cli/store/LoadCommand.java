@@ -100,27 +100,13 @@ public final class LoadCommand extends StoreCommand {
             if (s.isEmpty()) {
                 continue;
             }
-            int tab = s.indexOf('\t');
-            if (tab < 0 || s.indexOf('\t', tab + 1) >= 0) {
-                throw badLine(line, p, (tab < 0 ? "no TAB" : "more than one TAB")
-                        + " (expected KEY<TAB>VALUE; write a TAB inside a key or value as \\t)");
-            }
-            byte[] key;
-            byte[] value;
+            byte[][] kv;
             try {
-                key = text.decode(s.substring(0, tab));
-                value = text.decode(s.substring(tab + 1));
+                kv = TsvRecord.parse(s, text, maxKey, maxValue);
             } catch (IllegalArgumentException e) {
                 throw badLine(line, p, e.getMessage());
             }
-            if (key.length == 0 || key.length > maxKey) {
-                throw badLine(line, p, key.length == 0 ? "empty key"
-                        : "key of " + key.length + " bytes is over the maximum of " + maxKey);
-            }
-            if (value.length > maxValue) {
-                throw badLine(line, p, "value of " + value.length + " bytes is over the maximum of " + maxValue);
-            }
-            batch.put(key, value);
+            batch.put(kv[0], kv[1]);
             if (batch.count() == batchLines) {
                 store.write(batch, writeOptions);
                 p.committed(line, batch.count());

@@ -7,7 +7,6 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * Restores a backup into an empty directory: copies every file the backup's meta names to its store
@@ -86,21 +85,8 @@ public final class BackupRestorer {
 
     /** Refuses a file or a non-empty directory as the target; creates a missing one. Returns whether it did. */
     private static boolean prepareTarget(FileSystem fs, Path target) throws IOException {
-        if (!fs.exists(target)) {
-            fs.createDirectories(target);
-            return true;
-        }
-        List<String> names;
-        try {
-            names = fs.list(target);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("restore target " + target + " exists and is not a directory", e);
-        }
-        if (!names.isEmpty()) {
-            String hint = names.contains(CURRENT) ? " (it holds a store: restore into a new or empty directory)"
-                    : " (if a restore into it was cut short, it has no CURRENT file: delete it and restore again)";
-            throw new IllegalArgumentException("restore target " + target + " is not empty" + hint);
-        }
-        return false;
+        return FileCopy.prepareEmptyTarget(fs, target, "restore target",
+                " (it holds a store: restore into a new or empty directory)",
+                " (if a restore into it was cut short, it has no CURRENT file: delete it and restore again)");
     }
 }

@@ -3,10 +3,8 @@ package io.bloomstore.core.db;
 import io.bloomstore.core.CheckpointReport;
 import io.bloomstore.core.fs.FileCopy;
 import io.bloomstore.core.fs.FileSystem;
-import io.bloomstore.core.manifest.FileNames;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * Makes a checkpoint of an open store ({@link io.bloomstore.core.Store#checkpoint}): captures its
@@ -72,21 +70,7 @@ final class CheckpointWriter {
             throw new IllegalArgumentException("checkpoint target " + target + " is inside the store directory "
                     + storeDir + ": choose a directory outside it");
         }
-        if (!fs.exists(target)) {
-            fs.createDirectories(target);
-            return true;
-        }
-        List<String> names;
-        try {
-            names = fs.list(target);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("checkpoint target " + target + " exists and is not a directory", e);
-        }
-        if (!names.isEmpty()) {
-            String hint = names.contains(FileNames.CURRENT) ? " (it holds a store)"
-                    : " (if it is a checkpoint cut short, it has no CURRENT file: delete it and try again)";
-            throw new IllegalArgumentException("checkpoint target " + target + " exists and is not empty" + hint);
-        }
-        return false;
+        return FileCopy.prepareEmptyTarget(fs, target, "checkpoint target", " (it holds a store)",
+                " (if it is a checkpoint cut short, it has no CURRENT file: delete it and try again)");
     }
 }

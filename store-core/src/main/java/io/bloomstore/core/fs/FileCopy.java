@@ -90,4 +90,29 @@ public final class FileCopy {
             failure.addSuppressed(e);
         }
     }
+
+    /**
+     * Makes {@code target} ready to receive a copy of a store: creates it when missing (returning
+     * true), accepts it empty, refuses anything else with an {@link IllegalArgumentException}
+     * naming it as {@code what} and adding {@code storeHint} when it holds a store (a CURRENT file),
+     * {@code partialHint} otherwise.
+     */
+    public static boolean prepareEmptyTarget(FileSystem fs, Path target, String what, String storeHint,
+                                             String partialHint) throws IOException {
+        if (!fs.exists(target)) {
+            fs.createDirectories(target);
+            return true;
+        }
+        java.util.List<String> names;
+        try {
+            names = fs.list(target);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(what + " " + target + " exists and is not a directory", e);
+        }
+        if (!names.isEmpty()) {
+            throw new IllegalArgumentException(what + " " + target + " exists and is not empty"
+                    + (names.contains("CURRENT") ? storeHint : partialHint));
+        }
+        return false;
+    }
 }
