@@ -124,6 +124,18 @@ public interface Store extends AutoCloseable {
 
     void delete(byte[] key, WriteOptions options) throws IOException;
 
+    /**
+     * Writes a merge operand for {@code key}: the store's {@link StoreOptions.Builder#mergeOperator
+     * merge operator} combines it with the key's value when the key is read or compacted, so the
+     * write reads nothing ({@link MergeOperators#int64Add()} counters, appends).
+     *
+     * @throws IllegalStateException when the store has no merge operator
+     * @throws IllegalArgumentException when the operator refuses the operand
+     */
+    void merge(byte[] key, byte[] operand) throws IOException;
+
+    void merge(byte[] key, byte[] operand, WriteOptions options) throws IOException;
+
     /** Applies all of the batch's operations atomically. */
     void write(WriteBatch batch, WriteOptions options) throws IOException;
 

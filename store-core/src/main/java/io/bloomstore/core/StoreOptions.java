@@ -3,6 +3,8 @@ package io.bloomstore.core;
 import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.core.db.ClassPreloader;
 import io.bloomstore.core.table.TableOptions;
+import java.time.Clock;
+import java.time.Duration;
 
 /**
  * Settings of a store, fixed when it is opened. Build with {@link #builder()}; {@link #defaults()}
@@ -161,8 +163,26 @@ public final class StoreOptions {
     private final int maxOpenFiles;
     private final boolean directReads;
     private final String jmxName;
+    private final MergeOperator mergeOperator;
+    private final CompactionFilter compactionFilter;
+    private final Duration ttl;
+    private final Clock clock;
 
     private StoreOptions(Builder b) {
+        if (b.ttl != null && (b.ttl.isNegative() || b.ttl.isZero())) {
+            throw new IllegalArgumentException("ttl must be positive (null for none): " + b.ttl);
+        }
+        if (b.ttl != null && b.mergeOperator != null) {
+            throw new IllegalArgumentException("a store takes a ttl or a mergeOperator, not both: merge operands carry"
+                    + " no write time to expire by (docs/library.md, \"Merge operators, TTL and compaction filters\")");
+        }
+        if (b.clock == null) {
+            throw new IllegalArgumentException("clock must not be null");
+        }
+        this.mergeOperator = b.mergeOperator;
+        this.compactionFilter = b.compactionFilter;
+        this.ttl = b.ttl;
+        this.clock = b.clock;
         if (b.maxOpenFiles != UNBOUNDED_OPEN_FILES && b.maxOpenFiles < MIN_MAX_OPEN_FILES) {
             throw new IllegalArgumentException("maxOpenFiles must be " + UNBOUNDED_OPEN_FILES + " (unbounded) or at"
                     + " least " + MIN_MAX_OPEN_FILES + ": " + b.maxOpenFiles);
@@ -265,6 +285,26 @@ public final class StoreOptions {
         this.filterPolicy = customFilterPolicy ? b.filterPolicy : FilterPolicy.uniform(b.filterKind, b.bitsPerKey);
     }
 
+    /** The operator {@link Store#merge} operands are combined with, or null (merges refused). */
+    public MergeOperator mergeOperator() {
+        return mergeOperator;
+    }
+
+    /** The rule compaction applies to values, or null. */
+    public CompactionFilter compactionFilter() {
+        return compactionFilter;
+    }
+
+    /** How long a value lives after its write, or null for ever. */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** The clock write times and expiry are read from (the system clock unless set). */
+    public Clock clock() {
+        return clock;
+    }
+
     public static StoreOptions defaults() {
         return builder().build();
     }
@@ -328,6 +368,10 @@ public final class StoreOptions {
         b.filterKind = tableOptions.filterKind();
         b.bitsPerKey = tableOptions.bitsPerKey();
         b.maxKeyBytes = maxKeyBytes;
+        b.mergeOperator = mergeOperator;
+        b.compactionFilter = compactionFilter;
+        b.ttl = ttl;
+        b.clock = clock;
         b.maxValueBytes = maxValueBytes;
         b.filterPolicy = customFilterPolicy ? filterPolicy : null;
         b.l0CompactionTrigger = l0CompactionTrigger;
@@ -585,6 +629,10 @@ public final class StoreOptions {
         private PrefixExtractor prefixExtractor;
         private RangeFilterOptions rangeFilter;
         private String jmxName;
+        private MergeOperator mergeOperator;
+        private CompactionFilter compactionFilter;
+        private Duration ttl;
+        private Clock clock = Clock.systemUTC();
 
         private Builder() {
         }
@@ -787,6 +835,40 @@ public final class StoreOptions {
 
         public Builder maxValueBytes(int v) {
             maxValueBytes = v;
+            return this;
+        }
+
+        /**
+         * The operator that combines {@link Store#merge} operands (e.g. {@link MergeOperators#int64Add()});
+         * null (the default) makes {@code merge} refused. A store whose data holds operands must be
+         * opened with the same operator again: a read of such a key without one fails.
+         */
+        public Builder mergeOperator(MergeOperator v) {
+            mergeOperator = v;
+            return this;
+        }
+
+        /** A rule compaction applies to the values it rewrites ({@link CompactionFilter}); null for none. */
+        public Builder compactionFilter(CompactionFilter v) {
+            compactionFilter = v;
+            return this;
+        }
+
+        /**
+         * How long a value lives: once {@code ttl} has passed since its write (the commit time by
+         * {@link #clock}), reads no longer return it and compaction removes it. Each value written
+         * while a TTL is set carries its write time (8 bytes more per entry on disk and in memory);
+         * values written without one never expire. Null (the default): no TTL. Not with a merge
+         * operator.
+         */
+        public Builder ttl(Duration v) {
+            ttl = v;
+            return this;
+        }
+
+        /** The clock for write times and expiry (default {@link Clock#systemUTC()}); tests give a controllable one. */
+        public Builder clock(Clock v) {
+            clock = v;
             return this;
         }
 

@@ -27,11 +27,22 @@ public final class WriteBatch {
         void put(byte[] key, byte[] value);
 
         void delete(byte[] key);
+
+        /** A merge operand for {@code key} ({@link WriteBatch#merge}). */
+        default void merge(byte[] key, byte[] operand) {
+            throw new UnsupportedOperationException("this handler takes no merge operands");
+        }
     }
 
+    private static final byte DELETE = 0;
+    private static final byte PUT = 1;
+    private static final byte MERGE = 2;
+
     private final List<byte[]> keys = new ArrayList<>();
-    /** The value for a put; null marks a delete. */
+    /** The value for a put, the operand for a merge; null for a delete. */
     private final List<byte[]> values = new ArrayList<>();
+    /** What each operation is: {@link #PUT}, {@link #DELETE} or {@link #MERGE}. */
+    private byte[] kinds = new byte[8];
     private long approximateBytes;
 
     public synchronized WriteBatch put(byte[] key, byte[] value) {
@@ -39,16 +50,38 @@ public final class WriteBatch {
             throw new IllegalArgumentException("value must not be null (use delete)");
         }
         checkKey(key);
-        keys.add(key.clone());
-        values.add(value.clone());
+        add(PUT, key.clone(), value.clone());
         approximateBytes += key.length + value.length + 8;
         return this;
     }
 
+    /**
+     * A merge operand for {@code key}, combined with the key's value by the store's
+     * {@link MergeOperator} ({@link Store#merge}); the store refuses the batch when it has none.
+     */
+    public synchronized WriteBatch merge(byte[] key, byte[] operand) {
+        if (operand == null) {
+            throw new IllegalArgumentException("merge operand must not be null");
+        }
+        checkKey(key);
+        add(MERGE, key.clone(), operand.clone());
+        approximateBytes += key.length + operand.length + 8;
+        return this;
+    }
+
+    private void add(byte kind, byte[] key, byte[] value) {
+        int n = keys.size();
+        if (n == kinds.length) {
+            kinds = Arrays.copyOf(kinds, 2 * n);
+        }
+        kinds[n] = kind;
+        keys.add(key);
+        values.add(value);
+    }
+
     public synchronized WriteBatch delete(byte[] key) {
         checkKey(key);
-        keys.add(key.clone());
-        values.add(null);
+        add(DELETE, key.clone(), null);
         approximateBytes += key.length + 8;
         return this;
     }
@@ -77,6 +110,7 @@ public final class WriteBatch {
         WriteBatch c = new WriteBatch();
         c.keys.addAll(keys);
         c.values.addAll(values);
+        c.kinds = Arrays.copyOf(kinds, Math.max(8, keys.size()));
         c.approximateBytes = approximateBytes;
         return c;
     }
@@ -85,10 +119,12 @@ public final class WriteBatch {
     public synchronized void forEach(Handler handler) {
         for (int i = 0; i < keys.size(); i++) {
             byte[] v = values.get(i);
-            if (v == null) {
+            if (kinds[i] == DELETE) {
                 handler.delete(keys.get(i));
-            } else {
+            } else if (kinds[i] == PUT) {
                 handler.put(keys.get(i), v);
+            } else {
+                handler.merge(keys.get(i), v);
             }
         }
     }
@@ -103,7 +139,7 @@ public final class WriteBatch {
     public synchronized String toString() {
         StringBuilder sb = new StringBuilder("WriteBatch[");
         for (int i = 0; i < keys.size() && i < 8; i++) {
-            sb.append(i == 0 ? "" : ", ").append(values.get(i) == null ? "delete " : "put ")
+            sb.append(i == 0 ? "" : ", ").append(kinds[i] == DELETE ? "delete " : kinds[i] == PUT ? "put " : "merge ")
                     .append(Arrays.toString(keys.get(i)));
         }
         return sb.append(keys.size() > 8 ? ", ...]" : "]").toString();

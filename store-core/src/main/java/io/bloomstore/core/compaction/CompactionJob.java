@@ -1,5 +1,6 @@
 package io.bloomstore.core.compaction;
 
+import io.bloomstore.core.internal.EntryRules;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileMetaData;
@@ -76,6 +77,17 @@ public final class CompactionJob {
     private byte[] lastKey;
     private boolean[] kept = new boolean[64];
     private long blocksCopied;
+    /** Merges, TTL and compaction filter, or null when the store has none. */
+    private ValueRewriter rewriter;
+    /** {@link #keepAndEmit} as the rewriter's sink. */
+    private final ValueRewriter.Sink sink = new ValueRewriter.Sink() {
+        @Override
+        public void entry(byte[] key, long sequence, ValueType type, byte[] value, int offset, int length)
+                throws IOException {
+            keepAndEmit(key, sequence, type, value, offset, length);
+        }
+    };
+    private Output currentOutput;
 
     public CompactionJob(Compaction compaction, ShadowedVersions versions, long targetFileBytes) {
         this(compaction, versions, targetFileBytes, () -> false);
@@ -90,6 +102,16 @@ public final class CompactionJob {
         this.cancelled = cancelled;
     }
 
+    /**
+     * Has this job merge operands, expire timed values and apply the compaction filter by
+     * {@code rules} ({@link ValueRewriter}) as it writes {@code outputLevel}; a store without any
+     * of them need not call this.
+     */
+    public CompactionJob rewriting(EntryRules rules, int outputLevel) {
+        this.rewriter = rules != null && rules.rewritesValues() ? new ValueRewriter(rules, versions, outputLevel) : null;
+        return this;
+    }
+
     /** Merges {@code merged} into output tables; returns them (also in {@link #outputs()}). */
     public List<FileMetaData> run(Merger merged, Output output) throws IOException {
         try {
@@ -100,16 +122,22 @@ public final class CompactionJob {
     }
 
     private List<FileMetaData> merge(Merger merged, Output output) throws IOException {
+        currentOutput = output;
+        ValueRewriter rewriter = this.rewriter;
         try {
             while (merged.valid()) {
                 checkCancelled();
                 WholeBlock whole = merged.wholeBlock();
-                if (whole != null) {
+                if (whole != null && (rewriter == null || !rewriter.rewritesAny(whole))) {
                     addWhole(whole, output);
                     merged.skipBlock();
                     continue;
                 }
                 InternalIterator e = merged.current();
+                if (rewriter != null && rewriter.rewrites(e.type())) {
+                    rewriter.rewrite(merged, sink);
+                    continue;
+                }
                 byte[] key = e.key();
                 if (versions.keep(key, e.sequence(), e.type())) {
                     emit(key, e.sequence(), e.type(), e.valueArray(), e.valueOffset(), e.valueLength(), output);
@@ -197,6 +225,13 @@ public final class CompactionJob {
         builder.add(key, sequence, type, value, offset, length);
         if (newKey) {
             lastKey = key.clone();
+        }
+    }
+
+    private void keepAndEmit(byte[] key, long sequence, ValueType type, byte[] value, int offset, int length)
+            throws IOException {
+        if (versions.keep(key, sequence, type)) {
+            emit(key, sequence, type, value, offset, length, currentOutput);
         }
     }
 

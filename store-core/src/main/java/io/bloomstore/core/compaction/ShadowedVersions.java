@@ -17,6 +17,9 @@ import java.util.Arrays;
  * older than such a tombstone are themselves shadowed (no snapshot below the tombstone) and
  * dropped with it.
  *
+ * <p>A merge operand hides nothing: whoever reads it needs the versions below it too, down to a
+ * value or tombstone. So a kept operand leaves the next newer kept version where it was.
+ *
  * <p>Thread safety: not thread-safe; one per compaction.
  */
 public final class ShadowedVersions {
@@ -46,12 +49,35 @@ public final class ShadowedVersions {
             dropped++;
             return false;
         }
+        if (type == ValueType.MERGE) {
+            return true;
+        }
         newerKept = sequence;
         if (type == ValueType.DELETION && bottommost && !hasSnapshotBelow(sequence)) {
             dropped++;
             return false;
         }
         return true;
+    }
+
+    /** Whether the output is the bottom level for the compaction's key range. */
+    public boolean bottommost() {
+        return bottommost;
+    }
+
+    /**
+     * Whether no reader can tell versions {@code newer} and {@code older} of a key apart: no
+     * snapshot t with older ≤ t &lt; newer (one sees the older but not the newer).
+     */
+    public boolean sameStripe(long newer, long older) {
+        int i = Arrays.binarySearch(snapshots, older);
+        int first = i >= 0 ? firstIndexOf(i) : -i - 1;
+        return first >= snapshots.length || snapshots[first] >= newer;
+    }
+
+    /** Whether some live snapshot sees an entry at {@code sequence} (one at or above it). */
+    public boolean seenBySnapshot(long sequence) {
+        return snapshots.length > 0 && snapshots[snapshots.length - 1] >= sequence;
     }
 
     /** Entries dropped so far. */

@@ -203,7 +203,7 @@ final class DbCompaction {
         List<CompactionJob> jobs = new ArrayList<>();
         for (int i = 0; i <= bounds.size(); i++) {
             jobs.add(new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()), targetBytes,
-                    new Stop(failed)));
+                    new Stop(failed)).rewriting(db.rules, c.outputLevel()));
         }
         if (background) {
             backgroundJobs.put(Thread.currentThread(), jobs);

@@ -163,6 +163,16 @@ public final class DbImpl implements Store {
     }
 
     @Override
+    public void merge(byte[] key, byte[] operand) throws IOException {
+        merge(key, operand, WriteOptions.DEFAULT);
+    }
+
+    @Override
+    public void merge(byte[] key, byte[] operand, WriteOptions writeOptions) throws IOException {
+        writes.mergeOne(key, operand, writeOptions);
+    }
+
+    @Override
     public void write(WriteBatch batch, WriteOptions writeOptions) throws IOException {
         // The caller's batch may change on another thread while the group commit encodes it and
         // counts its sequence numbers: the store writes a copy taken at once.

@@ -2,11 +2,14 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.KeyValue;
 import io.bloomstore.core.StoreIterator;
+import io.bloomstore.core.internal.EntryRules;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.NoSuchElementException;
 
@@ -38,6 +41,9 @@ final class DbIterator implements StoreIterator {
     private final byte[] to;
     private final long snapshot;
     private final boolean reverse;
+    /** Merge operator and TTL; expiry is judged at {@link #now}, the iterator's creation. */
+    private final EntryRules rules;
+    private final long now;
     private KeyValue next;
     /** Whether {@link #next} is the entry at the current position (else it is still to be found). */
     private boolean found;
@@ -51,7 +57,9 @@ final class DbIterator implements StoreIterator {
     private IOException failure;
 
     DbIterator(List<InternalIterator> sources, VersionRef tables, byte[] from, byte[] to, long snapshot,
-               boolean reverse) throws IOException {
+               boolean reverse, EntryRules rules) throws IOException {
+        this.rules = rules;
+        this.now = rules.timed() ? rules.now() : 0;
         this.sources = sources;
         this.tables = tables;
         this.from = from;
@@ -115,10 +123,18 @@ final class DbIterator implements StoreIterator {
             while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
                 InternalIterator e = merged.current();
                 if (e.sequence() <= snapshot) {
-                    if (e.type() == ValueType.VALUE) {
+                    ValueType type = e.type();
+                    if (type == ValueType.VALUE) {
                         returnedKey = key;
                         int at = e.valueOffset();
                         return new KeyValue(key.clone(), Arrays.copyOfRange(e.valueArray(), at, at + e.valueLength()));
+                    }
+                    if (type == ValueType.TIMED_VALUE && !rules.expired(e.valueArray(), e.valueOffset(), e.valueLength(), now)) {
+                        returnedKey = key;
+                        return new KeyValue(key.clone(), EntryRules.payload(e.valueArray(), e.valueOffset(), e.valueLength()));
+                    }
+                    if (type == ValueType.MERGE) {
+                        return mergeForward(key);
                     }
                     while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
                         merged.advance();
@@ -131,6 +147,46 @@ final class DbIterator implements StoreIterator {
         return null;
     }
 
+    /**
+     * With the sources on the newest visible entry of {@code key}, a merge operand: gathers it and
+     * the operands below it down to a value or tombstone, moves past the key's other versions and
+     * returns the merged value.
+     */
+    private KeyValue mergeForward(byte[] key) throws IOException {
+        List<byte[]> operands = new ArrayList<>();
+        byte[] existing = null;
+        while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
+            InternalIterator e = merged.current();
+            if (e.type() != ValueType.MERGE) {
+                existing = resolved(e.type(), e.valueArray(), e.valueOffset(), e.valueLength());
+                break;
+            }
+            operands.add(copyValue(e));
+            merged.advance();
+        }
+        while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
+            merged.advance();
+        }
+        Collections.reverse(operands);
+        return new KeyValue(key.clone(), rules.fullMerge(key, existing, operands));
+    }
+
+    /** What a value, timed value or tombstone below merge operands gives them to merge with: null for nothing. */
+    private byte[] resolved(ValueType type, byte[] v, int off, int len) {
+        if (type == ValueType.VALUE) {
+            return Arrays.copyOfRange(v, off, off + len);
+        }
+        if (type == ValueType.TIMED_VALUE && !rules.expired(v, off, len, now)) {
+            return EntryRules.payload(v, off, len);
+        }
+        return null;
+    }
+
+    private static byte[] copyValue(InternalIterator e) {
+        int at = e.valueOffset();
+        return Arrays.copyOfRange(e.valueArray(), at, at + e.valueLength());
+    }
+
     private KeyValue findPrevious() throws IOException {
         while (merged.valid()) {
             byte[] key = merged.current().key();
@@ -138,19 +194,39 @@ final class DbIterator implements StoreIterator {
                 return null;
             }
             boolean excluded = to != null && Arrays.compareUnsigned(key, to) >= 0;
-            // Going backwards a key's versions arrive oldest first: the last visible one wins.
+            // Going backwards a key's versions arrive oldest first: the last visible one wins, and
+            // merge operands pile up over the last visible value or tombstone below them.
             ValueType type = null;
             byte[] value = null;
+            List<byte[]> operands = null;
             while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
                 InternalIterator e = merged.current();
                 if (e.sequence() <= snapshot) {
-                    type = e.type();
-                    value = e.value();
+                    if (e.type() == ValueType.MERGE) {
+                        if (operands == null) {
+                            operands = new ArrayList<>();
+                        }
+                        operands.add(copyValue(e));
+                    } else {
+                        type = e.type();
+                        value = copyValue(e);
+                        operands = null;
+                    }
                 }
                 merged.advance();
             }
-            if (!excluded && type == ValueType.VALUE) {
-                return new KeyValue(key.clone(), value.clone());
+            if (excluded) {
+                continue;
+            }
+            if (operands != null) {
+                byte[] existing = type == null ? null : resolved(type, value, 0, value.length);
+                return new KeyValue(key.clone(), rules.fullMerge(key, existing, operands));
+            }
+            if (type == ValueType.VALUE) {
+                return new KeyValue(key.clone(), value);
+            }
+            if (type == ValueType.TIMED_VALUE && !rules.expired(value, 0, value.length, now)) {
+                return new KeyValue(key.clone(), EntryRules.payload(value, 0, value.length));
             }
         }
         return null;

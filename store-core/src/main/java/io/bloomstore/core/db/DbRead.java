@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -66,13 +67,34 @@ final class DbRead {
         tally.add(StoreCounters.GETS);
         // One hash of the key serves the memtables' filters and every table's.
         long hash = Filters.hash(key);
+        TableLookup r = find(v, key, hash, snapshot, tally);
+        if (r == null) {
+            return null;
+        }
+        // Not a switch on the enum: that would load a synthetic class on a one-shot get.
+        ValueType type = r.type();
+        if (type == ValueType.VALUE) {
+            // The memtable's value and a table's are copies of their own: the caller owns them.
+            return r.value();
+        } else if (type == ValueType.TIMED_VALUE) {
+            return db.rules.readTimed(r.value());
+        } else if (type == ValueType.MERGE) {
+            return merged(v, key, hash, r, tally);
+        }
+        return null;
+    }
+
+    /**
+     * The newest entry for {@code key} at {@code snapshot}: memtables, then level 0 newest first,
+     * then one candidate table per deeper level; null when none holds one.
+     */
+    private TableLookup find(ReadView v, byte[] key, long hash, long snapshot, ThreadTally tally) throws IOException {
         Map.Entry<InternalKey, byte[]> e = v.mem().get(key, hash, snapshot);
         for (int i = v.immutables().size() - 1; e == null && i >= 0; i--) {
             e = v.immutables().get(i).get(key, hash, snapshot);
         }
         if (e != null) {
-            // The memtable's value is a copy of its own: the caller owns it.
-            return e.getKey().type() == ValueType.VALUE ? e.getValue() : null;
+            return new TableLookup(e.getKey().type(), e.getKey().sequence(), e.getValue());
         }
         Version version = v.version();
         VersionRef tables = v.tables();
@@ -83,7 +105,7 @@ final class DbRead {
             if (version.level0Covers(i, key, head)) {
                 TableLookup r = lookup(0, tables.handle(0, i), key, hash, snapshot, tally);
                 if (r != null) {
-                    return r.type() == ValueType.VALUE ? r.value() : null;
+                    return r;
                 }
             }
         }
@@ -92,11 +114,36 @@ final class DbRead {
             if (i >= 0) {
                 TableLookup r = lookup(level, tables.handle(level, i), key, hash, snapshot, tally);
                 if (r != null) {
-                    return r.type() == ValueType.VALUE ? r.value() : null;
+                    return r;
                 }
             }
         }
         return null;
+    }
+
+    /**
+     * The value of a key whose newest entry at the snapshot is the merge operand {@code top}: the
+     * operands below it are gathered, newest first, by looking up again just below each one's
+     * sequence number (a key's older versions are always in the same source or a later one), down
+     * to a value, a tombstone or nothing; then the store's operator merges them.
+     */
+    private byte[] merged(ReadView v, byte[] key, long hash, TableLookup top, ThreadTally tally) throws IOException {
+        List<byte[]> operands = new ArrayList<>();
+        byte[] existing = null;
+        TableLookup r = top;
+        while (true) {
+            operands.add(r.value());
+            r = r.sequence() == 0 ? null : find(v, key, hash, r.sequence() - 1, tally);
+            if (r == null || r.type() != ValueType.MERGE) {
+                break;
+            }
+        }
+        if (r != null) {
+            existing = r.type() == ValueType.VALUE ? r.value()
+                    : r.type() == ValueType.TIMED_VALUE ? db.rules.readTimed(r.value()) : null;
+        }
+        Collections.reverse(operands);
+        return db.rules.fullMerge(key, existing, operands);
     }
 
     /**
@@ -163,7 +210,7 @@ final class DbRead {
                     sources.add(new LevelIterator(files, new TableOpener(tables)));
                 }
             }
-            DbIterator it = new DbIterator(sources, tables, from, to, snapshot, reverse);
+            DbIterator it = new DbIterator(sources, tables, from, to, snapshot, reverse, db.rules);
             handedOver = true;
             return it;
         } catch (IOException | RuntimeException e) {

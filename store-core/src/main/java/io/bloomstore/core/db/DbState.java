@@ -3,6 +3,7 @@ package io.bloomstore.core.db;
 import io.bloomstore.core.LevelShape;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.internal.EntryRules;
 import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
@@ -45,6 +46,8 @@ final class DbState {
     final Path dir;
     final StoreOptions options;
     final StoreCounters counters;
+    /** What merge operands, timed values and the compaction filter mean for this store. */
+    final EntryRules rules;
     /** The counters since the store was created; saved by flushes (at most once a second unless asked) and at close. */
     final CountersFile cumulative;
     final VersionSet versions;
@@ -114,6 +117,7 @@ final class DbState {
         this.dir = dir;
         this.queue = new WriteQueue(closedMessage(dir));
         this.options = options;
+        this.rules = EntryRules.of(options);
         this.counters = counters;
         this.cumulative = cumulative;
         this.versions = versions;

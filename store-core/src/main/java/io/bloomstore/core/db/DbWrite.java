@@ -1,7 +1,9 @@
 package io.bloomstore.core.db;
 
+import io.bloomstore.core.MergeOperator;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
+import io.bloomstore.core.internal.EntryRules;
 import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileNames;
@@ -93,6 +95,30 @@ final class DbWrite {
         db.counters.userBytesWritten().add(key.length + (value == null ? 0 : value.length));
     }
 
+    /** A single merge of {@code operand} into {@code key}, committed like a one-operation batch. */
+    void mergeOne(byte[] key, byte[] operand, WriteOptions writeOptions) throws IOException {
+        checkKey(key);
+        db.checkOpen();
+        db.checkWritable();
+        if (writeOptions == null || operand == null) {
+            throw new IllegalArgumentException("operand and write options must not be null");
+        }
+        checkOperand(key, operand);
+        awaitMemtableRoom();
+        db.queue.submitMerge(key, operand, writeOptions.sync(), committer);
+        db.counters.userBytesWritten().add(key.length + operand.length);
+    }
+
+    private void checkOperand(byte[] key, byte[] operand) {
+        checkValue(operand);
+        MergeOperator op = db.rules.mergeOperator();
+        if (op == null) {
+            throw new IllegalStateException("merge needs a merge operator: open the store with "
+                    + "StoreOptions.builder().mergeOperator(...) (e.g. MergeOperators.int64Add())");
+        }
+        op.checkOperand(key, operand);
+    }
+
     void write(WriteBatch batch, WriteOptions writeOptions) throws IOException {
         db.checkOpen();
         db.checkWritable();
@@ -112,6 +138,13 @@ final class DbWrite {
             public void delete(byte[] key) {
                 checkKey(key);
                 userBytes[0] += key.length;
+            }
+
+            @Override
+            public void merge(byte[] key, byte[] operand) {
+                checkKey(key);
+                userBytes[0] += key.length + operand.length;
+                checkOperand(key, operand);
             }
         });
         if (batch.count() == 0) {
@@ -163,6 +196,8 @@ final class DbWrite {
         LogWriter log = wal.current();
         long first = db.lastSequence + 1;
         long seq = first;
+        // A store with a TTL stamps the group's puts with one commit time.
+        long stamp = db.rules.timed() ? db.rules.now() : -1;
         boolean sync = false;
         long[] starts = new long[n];
         for (int i = 0; i < n; i++) {
@@ -181,9 +216,9 @@ final class DbWrite {
                     WriteQueue.Writer w = group.get(i);
                     rec.clear();
                     if (w.batch() != null) {
-                        BatchCodec.encode(w.batch(), starts[i], rec);
+                        BatchCodec.encode(w.batch(), starts[i], stamp, rec);
                     } else {
-                        BatchCodec.encodeOne(w.key(), w.value(), starts[i], rec);
+                        BatchCodec.encodeOne(w.key(), typeOf(w), w.value(), starts[i], stamp, rec);
                     }
                     log.append(rec.array(), 0, rec.size());
                 }
@@ -205,11 +240,15 @@ final class DbWrite {
                 for (int i = 0; i < n; i++) {
                     WriteQueue.Writer w = group.get(i);
                     if (w.batch() != null) {
-                        insertBatch(w.batch(), starts[i], mem);
-                    } else if (w.value() != null) {
-                        mem.add(w.key(), starts[i], ValueType.VALUE, w.value());
-                    } else {
+                        insertBatch(w.batch(), starts[i], stamp, mem);
+                    } else if (w.value() == null) {
                         mem.add(w.key(), starts[i], ValueType.DELETION, EMPTY);
+                    } else if (w.merge()) {
+                        mem.add(w.key(), starts[i], ValueType.MERGE, w.value());
+                    } else if (stamp >= 0) {
+                        mem.add(w.key(), starts[i], ValueType.TIMED_VALUE, EntryRules.stamp(w.value(), stamp));
+                    } else {
+                        mem.add(w.key(), starts[i], ValueType.VALUE, w.value());
                     }
                 }
             } catch (RuntimeException | Error e) {
@@ -225,13 +264,30 @@ final class DbWrite {
         db.chargeMemtables();
     }
 
-    /** Inserts a committed batch into the memtable, its operation {@code j} at {@code first + j}. */
-    private static void insertBatch(WriteBatch batch, long first, MemTable mem) {
+    /** The type of a single write's entry. */
+    private static ValueType typeOf(WriteQueue.Writer w) {
+        return w.value() == null ? ValueType.DELETION : w.merge() ? ValueType.MERGE : ValueType.VALUE;
+    }
+
+    /**
+     * Inserts a committed batch into the memtable, its operation {@code j} at {@code first + j};
+     * with {@code stamp} ≥ 0 its puts are timed values written at {@code stamp}.
+     */
+    private static void insertBatch(WriteBatch batch, long first, long stamp, MemTable mem) {
         long[] next = {first};
         batch.forEach(new WriteBatch.Handler() {
             @Override
             public void put(byte[] key, byte[] value) {
-                mem.add(key, next[0]++, ValueType.VALUE, value);
+                if (stamp >= 0) {
+                    mem.add(key, next[0]++, ValueType.TIMED_VALUE, EntryRules.stamp(value, stamp));
+                } else {
+                    mem.add(key, next[0]++, ValueType.VALUE, value);
+                }
+            }
+
+            @Override
+            public void merge(byte[] key, byte[] operand) {
+                mem.add(key, next[0]++, ValueType.MERGE, operand);
             }
 
             @Override

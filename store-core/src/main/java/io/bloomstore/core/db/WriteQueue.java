@@ -27,9 +27,10 @@ final class WriteQueue {
 
     /**
      * One queued write or barrier: a batch, or a single put ({@code key} and {@code value}) or
-     * delete ({@code key}, value null) without a batch around it, or a barrier (batch and key null).
+     * delete ({@code key}, value null) or merge ({@code merge}, the operand as {@code value})
+     * without a batch around it, or a barrier (batch and key null).
      */
-    record Writer(WriteBatch batch, byte[] key, byte[] value, boolean sync, Result result) {
+    record Writer(WriteBatch batch, byte[] key, byte[] value, boolean merge, boolean sync, Result result) {
         boolean barrier() {
             return batch == null && key == null;
         }
@@ -79,17 +80,22 @@ final class WriteQueue {
     }
 
     void submit(WriteBatch batch, boolean sync, Committer committer) throws IOException {
-        run(new Writer(batch, null, null, sync, new Result()), committer);
+        run(new Writer(batch, null, null, false, sync, new Result()), committer);
     }
 
     /** Queues a single put ({@code value} non-null) or delete ({@code value} null) of {@code key}. */
     void submit(byte[] key, byte[] value, boolean sync, Committer committer) throws IOException {
-        run(new Writer(null, key, value, sync, new Result()), committer);
+        run(new Writer(null, key, value, false, sync, new Result()), committer);
+    }
+
+    /** Queues a single merge of {@code operand} into {@code key}. */
+    void submitMerge(byte[] key, byte[] operand, boolean sync, Committer committer) throws IOException {
+        run(new Writer(null, key, operand, true, sync, new Result()), committer);
     }
 
     /** Runs {@code committer} alone, after every write queued before it. */
     void submitBarrier(Committer committer) throws IOException {
-        run(new Writer(null, null, null, false, new Result()), committer);
+        run(new Writer(null, null, null, false, false, new Result()), committer);
     }
 
     private void run(Writer w, Committer committer) throws IOException {

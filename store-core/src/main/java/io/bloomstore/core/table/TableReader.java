@@ -497,7 +497,7 @@ public final class TableReader implements Closeable {
 
     ValueType typeOf(long trailer, long blockOffset) throws CorruptionException {
         int code = (int) (trailer & 0xFF);
-        if (code > ValueType.VALUE.code()) {
+        if (code > ValueType.TIMED_VALUE.code() || code == 3) {
             throw new CorruptionException(path, blockOffset, "unknown value type " + code + " in a key of the block");
         }
         return ValueType.byCode(code);

@@ -7,7 +7,8 @@ import java.nio.file.Path;
 
 /**
  * Encodes a {@link WriteBatch} as one WAL record and decodes it again:
- * {@code sequence(fixed64) count(fixed32) (type(1) key(varint len + bytes) [value(varint len + bytes)])^count},
+ * {@code sequence(fixed64) count(fixed32) (type(1) key(varint len + bytes) [value(varint len + bytes)])^count}
+ * (type 0 a delete, 1 a put, 2 a merge operand, 4 a timed put whose value ends with its write time),
  * where operation {@code i} gets sequence number {@code sequence + i}. Format: {@code docs/format/wal.md}.
  *
  * <p>Thread safety: stateless.
@@ -28,22 +29,35 @@ public final class BatchCodec {
 
     public static byte[] encode(WriteBatch batch, long firstSequence) {
         RecordBuffer out = new RecordBuffer((int) Math.min(Integer.MAX_VALUE - 64, batch.approximateBytes() + 16));
-        encode(batch, firstSequence, out);
+        encode(batch, firstSequence, -1, out);
         return out.toByteArray();
     }
 
-    /** Appends the record of {@code batch} to {@code out} (the write path reuses one buffer for every batch). */
-    public static void encode(WriteBatch batch, long firstSequence, RecordBuffer out) {
+    /**
+     * Appends the record of {@code batch} to {@code out} (the write path reuses one buffer for every
+     * batch); with {@code stamp} ≥ 0 (a store with a TTL) its puts are timed values written at
+     * {@code stamp}.
+     */
+    public static void encode(WriteBatch batch, long firstSequence, long stamp, RecordBuffer out) {
         out.putFixed64(firstSequence).putFixed32(batch.count());
         batch.forEach(new WriteBatch.Handler() {
             @Override
             public void put(byte[] key, byte[] value) {
-                out.putByte(ValueType.VALUE.code()).putBytes(key).putBytes(value);
+                if (stamp >= 0) {
+                    out.putByte(ValueType.TIMED_VALUE.code()).putBytes(key).putStampedBytes(value, stamp);
+                } else {
+                    out.putByte(ValueType.VALUE.code()).putBytes(key).putBytes(value);
+                }
             }
 
             @Override
             public void delete(byte[] key) {
                 out.putByte(ValueType.DELETION.code()).putBytes(key);
+            }
+
+            @Override
+            public void merge(byte[] key, byte[] operand) {
+                out.putByte(ValueType.MERGE.code()).putBytes(key).putBytes(operand);
             }
         });
     }
@@ -54,11 +68,23 @@ public final class BatchCodec {
      * writes for such a batch.
      */
     public static void encodeOne(byte[] key, byte[] value, long sequence, RecordBuffer out) {
+        encodeOne(key, value == null ? ValueType.DELETION : ValueType.VALUE, value, sequence, -1, out);
+    }
+
+    /**
+     * Appends the record of a one-operation batch of {@code type}: a put (a timed value written at
+     * {@code stamp} when {@code stamp} ≥ 0), a merge of the operand {@code value}, or a delete.
+     */
+    public static void encodeOne(byte[] key, ValueType type, byte[] value, long sequence, long stamp, RecordBuffer out) {
         out.putFixed64(sequence).putFixed32(1);
-        if (value != null) {
-            out.putByte(ValueType.VALUE.code()).putBytes(key).putBytes(value);
-        } else {
+        if (type == ValueType.DELETION) {
             out.putByte(ValueType.DELETION.code()).putBytes(key);
+        } else if (type == ValueType.MERGE) {
+            out.putByte(ValueType.MERGE.code()).putBytes(key).putBytes(value);
+        } else if (stamp >= 0) {
+            out.putByte(ValueType.TIMED_VALUE.code()).putBytes(key).putStampedBytes(value, stamp);
+        } else {
+            out.putByte(ValueType.VALUE.code()).putBytes(key).putBytes(value);
         }
     }
 
@@ -96,6 +122,14 @@ public final class BatchCodec {
                 handler.entry(key, sequence + i, ValueType.VALUE, in.getBytes());
             } else if (code == ValueType.DELETION.code()) {
                 handler.entry(key, sequence + i, ValueType.DELETION, EMPTY);
+            } else if (code == ValueType.MERGE.code()) {
+                handler.entry(key, sequence + i, ValueType.MERGE, in.getBytes());
+            } else if (code == ValueType.TIMED_VALUE.code()) {
+                byte[] value = in.getBytes();
+                if (value.length < 8) {
+                    throw in.corrupt("a timed value of " + value.length + " bytes holds no write time");
+                }
+                handler.entry(key, sequence + i, ValueType.TIMED_VALUE, value);
             } else {
                 throw in.corrupt("unknown operation type " + code);
             }

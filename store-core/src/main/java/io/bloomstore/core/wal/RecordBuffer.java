@@ -58,6 +58,21 @@ public final class RecordBuffer {
         return this;
     }
 
+    /**
+     * A varint length followed by the bytes and then {@code stamp} as a big-endian fixed64 (counted
+     * in the length): a timed value ({@code EntryRules}).
+     */
+    public RecordBuffer putStampedBytes(byte[] bytes, long stamp) {
+        putVarint(bytes.length + 8L);
+        ensure(bytes.length + 8);
+        System.arraycopy(bytes, 0, buf, size, bytes.length);
+        size += bytes.length;
+        for (int i = 0; i < 8; i++) {
+            buf[size++] = (byte) (stamp >>> (56 - 8 * i));
+        }
+        return this;
+    }
+
     /** Overwrites four bytes at {@code offset} (for counts known only at the end). */
     public void setFixed32(int offset, int v) {
         for (int i = 0; i < 4; i++) {
