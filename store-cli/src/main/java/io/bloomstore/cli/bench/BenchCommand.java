@@ -58,7 +58,8 @@ public final class BenchCommand implements Callable<Integer> {
                     + "keys, 5%% inserts); fillbatch (db_bench's: ascending keys, " + Workload.BATCH_ENTRIES
                     + " to a batch or transaction, run before the other fills); open (reopen the loaded store "
                     + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
-                    + "prefixscan, prefixmissing, rangescan, rangemissing.")
+                    + "prefixscan, prefixmissing, rangescan, rangemissing. Alone: manystores (--stores), counters "
+                    + "(--counters, --increments: int64Add merges against read-modify-write and RocksDB's merge).")
     List<String> workloads;
 
     @Option(names = "--repeat", paramLabel = "N", description = "Rounds: every engine runs every workload N times, "
@@ -188,6 +189,30 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * The counters workload ({@link CountersBench}): int64Add merges against read-modify-write, and
+     * against RocksDB's uint64add merge operator.
+     */
+    private int counters() throws IOException {
+        if (workloads.size() != 1) {
+            throw usage("counters runs alone: give --workloads counters only");
+        }
+        if (counterCount <= 0 || increments <= 0 || repeat <= 0) {
+            throw usage("--counters, --increments and --repeat must be positive");
+        }
+        Path root = data != null ? data : Files.createTempDirectory("bloomstore-counters");
+        CountersBench.run(root, counterCount, increments, repeat, spec.commandLine().getOut());
+        return 0;
+    }
+
+    @Option(names = "--counters", paramLabel = "N", description = "Counters of the counters workload "
+            + "(default: ${DEFAULT-VALUE}).")
+    int counterCount = 1000;
+
+    @Option(names = "--increments", paramLabel = "N", description = "Increments of the counters workload, spread "
+            + "uniformly over the counters (default: ${DEFAULT-VALUE}).")
+    int increments = 1_000_000;
+
     /** The command with the standard engines. */
     public BenchCommand() {
         this(EngineFactory.standard());
@@ -206,6 +231,9 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         if (workloads != null && workloads.contains("manystores")) {
             return manyStores();
+        }
+        if (workloads != null && workloads.contains("counters")) {
+            return counters();
         }
         BenchConfig config = config();
         List<String> engineNames = engines == null || engines.isEmpty() ? factory.defaultNames() : engines;

@@ -32,9 +32,9 @@ import java.util.List;
  *
  * <p>Thread safety: not thread-safe; one per compaction job.
  */
-final class ValueRewriter {
+public final class ValueRewriter {
     /** Receives the entries to keep-check and write, in internal order. */
-    interface Sink {
+    public interface Sink {
         void entry(byte[] key, long sequence, ValueType type, byte[] value, int offset, int length) throws IOException;
     }
 
@@ -46,20 +46,59 @@ final class ValueRewriter {
     private final long now;
     private final MergeOperator merge;
     private final CompactionFilter filter;
+    /** A flush's rewriter: merges operands only (RocksDB's flush merges; TTL and filter wait for compaction). */
+    private final boolean mergesOnly;
 
     ValueRewriter(EntryRules rules, ShadowedVersions versions, int level) {
+        this(rules, versions, level, false);
+    }
+
+    private ValueRewriter(EntryRules rules, ShadowedVersions versions, int level, boolean mergesOnly) {
         this.rules = rules;
         this.versions = versions;
         this.level = level;
         this.now = rules.now();
         this.merge = rules.mergeOperator();
         this.filter = rules.compactionFilter();
+        this.mergesOnly = mergesOnly;
+    }
+
+    /**
+     * A flush's rewriter, which merges runs of operands (so a hot counter costs level 0 one entry
+     * per flush, not one per increment) and leaves the rest to compaction; null when the store has
+     * no merge operator.
+     */
+    public static ValueRewriter forFlush(EntryRules rules, ShadowedVersions versions) {
+        return rules.mergeOperator() == null ? null : new ValueRewriter(rules, versions, 0, true);
+    }
+
+    /** A memtable's iterator as the merged stream {@link #rewrite} reads. */
+    public static CompactionJob.Merger over(InternalIterator it) {
+        return new CompactionJob.Merger() {
+            @Override
+            public boolean valid() {
+                return it.valid();
+            }
+
+            @Override
+            public InternalIterator current() {
+                return it;
+            }
+
+            @Override
+            public void advance() throws IOException {
+                it.next();
+            }
+        };
     }
 
     /** Whether an entry of {@code type} may be rewritten (else it passes as it is). */
-    boolean rewrites(ValueType type) {
+    public boolean rewrites(ValueType type) {
         if (type == ValueType.MERGE) {
             return merge != null;
+        }
+        if (mergesOnly) {
+            return false;
         }
         if (type == ValueType.TIMED_VALUE) {
             return rules.timed() || filter != null;
@@ -82,7 +121,7 @@ final class ValueRewriter {
      * the versions below it it merges with; hands the results to {@code sink} and leaves
      * {@code merged} past every entry it consumed.
      */
-    void rewrite(CompactionJob.Merger merged, Sink sink) throws IOException {
+    public void rewrite(CompactionJob.Merger merged, Sink sink) throws IOException {
         InternalIterator e = merged.current();
         byte[] key = e.key();
         if (e.type() != ValueType.MERGE) {
@@ -176,6 +215,10 @@ final class ValueRewriter {
 
     /** A value or timed value through the TTL and the filter. */
     private void emitValue(byte[] key, long seq, ValueType type, byte[] v, Sink sink) throws IOException {
+        if (mergesOnly) {
+            sink.entry(key, seq, type, v, 0, v.length);
+            return;
+        }
         if (type == ValueType.TIMED_VALUE && rules.expired(v, 0, v.length, now)) {
             sink.entry(key, seq, ValueType.DELETION, EMPTY, 0, 0);
             return;

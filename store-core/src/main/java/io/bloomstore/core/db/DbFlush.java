@@ -3,9 +3,12 @@ package io.bloomstore.core.db;
 import io.bloomstore.core.FilterChoice;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.compaction.CompactionCancelledException;
+import io.bloomstore.core.compaction.CompactionJob;
 import io.bloomstore.core.compaction.ShadowedVersions;
+import io.bloomstore.core.compaction.ValueRewriter;
 import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionEdit;
@@ -224,17 +227,25 @@ final class DbFlush {
                 db.tableSyncer, options.bytesPerSync());
         TableMetadata t;
         int sinceCheck = 0;
+        ValueRewriter rewriter = ValueRewriter.forFlush(db.rules, versions);
         try (InternalIterator it = m.iterator()) {
-            for (it.seekToFirst(); it.valid(); it.next()) {
+            ValueRewriter.Sink sink = rewriter == null ? null : new KeptEntries(versions, builder);
+            CompactionJob.Merger stream = rewriter == null ? null : ValueRewriter.over(it);
+            for (it.seekToFirst(); it.valid(); ) {
                 if (++sinceCheck == FLUSH_CANCEL_CHECK_ENTRIES) {
                     sinceCheck = 0;
                     if (skipQueuedFlushes) {
                         throw new CompactionCancelledException("flush stopped: the store is closing");
                     }
                 }
+                if (rewriter != null && rewriter.rewrites(it.type())) {
+                    rewriter.rewrite(stream, sink);
+                    continue;
+                }
                 if (versions.keep(it.key(), it.sequence(), it.type())) {
                     builder.add(it.key(), it.sequence(), it.type(), it.valueArray(), it.valueOffset(), it.valueLength());
                 }
+                it.next();
             }
             if (skipQueuedFlushes) {
                 // Finishing writes the index and filter and syncs the table: not for a closing store.
@@ -345,5 +356,24 @@ final class DbFlush {
 
     private static long millisSince(long nanos) {
         return (System.nanoTime() - nanos) / 1_000_000;
+    }
+
+    /** A flush's merged entries into its table, each through {@link ShadowedVersions#keep}. */
+    private static final class KeptEntries implements ValueRewriter.Sink {
+        private final ShadowedVersions versions;
+        private final TableBuilder builder;
+
+        KeptEntries(ShadowedVersions versions, TableBuilder builder) {
+            this.versions = versions;
+            this.builder = builder;
+        }
+
+        @Override
+        public void entry(byte[] key, long sequence, ValueType type, byte[] value, int offset, int length)
+                throws IOException {
+            if (versions.keep(key, sequence, type)) {
+                builder.add(key, sequence, type, value, offset, length);
+            }
+        }
     }
 }

@@ -26,7 +26,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -79,7 +78,7 @@ final class DbRead {
         } else if (type == ValueType.TIMED_VALUE) {
             return db.rules.readTimed(r.value());
         } else if (type == ValueType.MERGE) {
-            return merged(v, key, hash, r, tally);
+            return merged(v, key, hash, snapshot, tally);
         }
         return null;
     }
@@ -122,28 +121,45 @@ final class DbRead {
     }
 
     /**
-     * The value of a key whose newest entry at the snapshot is the merge operand {@code top}: the
-     * operands below it are gathered, newest first, by looking up again just below each one's
-     * sequence number (a key's older versions are always in the same source or a later one), down
-     * to a value, a tombstone or nothing; then the store's operator merges them.
+     * The value of a key whose newest entry at the snapshot is a merge operand: its operands are
+     * gathered newest first down to a value, a tombstone or nothing — walking each memtable's
+     * versions of the key, then looking up each table again just below the last operand's sequence
+     * number until it has no older version (a key's older versions are always in the same source
+     * or a later one) — and the store's operator merges them.
      */
-    private byte[] merged(ReadView v, byte[] key, long hash, TableLookup top, ThreadTally tally) throws IOException {
-        List<byte[]> operands = new ArrayList<>();
-        byte[] existing = null;
-        TableLookup r = top;
-        while (true) {
-            operands.add(r.value());
-            r = r.sequence() == 0 ? null : find(v, key, hash, r.sequence() - 1, tally);
-            if (r == null || r.type() != ValueType.MERGE) {
-                break;
+    private byte[] merged(ReadView v, byte[] key, long hash, long snapshot, ThreadTally tally) throws IOException {
+        MergeLookup m = new MergeLookup(db.rules, key, snapshot);
+        m.collect(v.mem());
+        for (int i = v.immutables().size() - 1; !m.done() && i >= 0; i--) {
+            m.collect(v.immutables().get(i));
+        }
+        Version version = v.version();
+        VersionRef tables = v.tables();
+        long head = Version.head(key);
+        for (int i = 0; !m.done() && i < version.files(0).size(); i++) {
+            if (version.level0Covers(i, key, head)) {
+                collect(m, 0, tables.handle(0, i), key, hash, tally);
             }
         }
-        if (r != null) {
-            existing = r.type() == ValueType.VALUE ? r.value()
-                    : r.type() == ValueType.TIMED_VALUE ? db.rules.readTimed(r.value()) : null;
+        for (int level = 1; !m.done() && level < Version.NUM_LEVELS; level++) {
+            int i = version.candidateIndex(level, key, head);
+            if (i >= 0) {
+                collect(m, level, tables.handle(level, i), key, hash, tally);
+            }
         }
-        Collections.reverse(operands);
-        return db.rules.fullMerge(key, existing, operands);
+        return m.result();
+    }
+
+    /** Adds one table's versions of the key below the merge's last operand, newest first. */
+    private static void collect(MergeLookup m, int level, TableHandle table, byte[] key, long hash, ThreadTally tally)
+            throws IOException {
+        while (!m.done()) {
+            TableLookup r = lookup(level, table, key, hash, m.below(), tally);
+            if (r == null) {
+                return;
+            }
+            m.add(r.type(), r.sequence(), r.value());
+        }
     }
 
     /**

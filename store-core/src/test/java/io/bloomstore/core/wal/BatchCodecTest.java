@@ -32,4 +32,22 @@ class BatchCodecTest {
     void aSingleDeleteIsTheRecordOfAOneDeleteBatch() {
         assertArrayEquals(BatchCodec.encode(new WriteBatch().delete(bytes("gone")), 42), one(bytes("gone"), null, 42));
     }
+
+    @Test
+    void mergeAndTimedPutBytesArePinned() {
+        byte[] merge = BatchCodec.encode(new WriteBatch().merge(bytes("c"), new byte[] {0, 0, 0, 0, 0, 0, 0, 5}), 7);
+        assertArrayEquals(new byte[] {7, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 1, 'c', 8, 0, 0, 0, 0, 0, 0, 0, 5}, merge);
+        RecordBuffer out = new RecordBuffer(16);
+        BatchCodec.encode(new WriteBatch().put(bytes("k"), bytes("v")).delete(bytes("d")), 9, 0x0102030405060708L, out);
+        assertArrayEquals(new byte[] {9, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
+            4, 1, 'k', 9, 'v', 1, 2, 3, 4, 5, 6, 7, 8,
+            0, 1, 'd'}, out.toByteArray());
+        RecordBuffer one = new RecordBuffer(16);
+        BatchCodec.encodeOne(bytes("k"), io.bloomstore.core.internal.ValueType.VALUE, bytes("v"), 9, 0x0102030405060708L, one);
+        byte[] batch = BatchCodec.encode(new WriteBatch().put(bytes("k"), bytes("v")), 9);
+        // The same put without a stamp is type 1 and 8 bytes shorter.
+        assertArrayEquals(new byte[] {9, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 'k', 1, 'v'}, batch);
+        assertArrayEquals(new byte[] {9, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 4, 1, 'k', 9, 'v', 1, 2, 3, 4, 5, 6, 7, 8},
+                one.toByteArray());
+    }
 }
