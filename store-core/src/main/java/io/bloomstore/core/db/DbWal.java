@@ -197,6 +197,22 @@ final class DbWal {
                         + first.getMessage(), first);
             }
             RecordBuffer rec = new RecordBuffer(16);
+            if (log.holdsNoRecords()) {
+                // Nothing was written to this segment (the common case after a flush, and for a
+                // store only read since its open): every older segment is sealed (synced) above,
+                // so there is nothing the mark could be torn from, and it needs no sync of its
+                // own. A power loss that drops or tears it costs the next open its shortcut, never
+                // a write. So a store closed after a flush pays no fsync here.
+                if (needsSeal) {
+                    recordSeal(log, sequence, rec);
+                }
+                rec.clear();
+                BatchCodec.encodeSeal(sequence, rec);
+                log.append(rec.array(), 0, rec.size());
+                log.append(rec.array(), 0, rec.size());
+                log.flush();
+                return null;
+            }
             if (needsSeal) {
                 // No writer is left: this thread is the segment's only user now.
                 recordSeal(log, sequence, rec);

@@ -72,6 +72,18 @@ public final class LocalFileSystem implements FileSystem {
     }
 
     @Override
+    public void overwrite(Path path, ByteBuffer content) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            int n = content.remaining();
+            long at = 0;
+            while (content.hasRemaining()) {
+                at += ch.write(content, at);
+            }
+            ch.truncate(n);
+        }
+    }
+
+    @Override
     public RandomReadFile openRead(Path path) throws IOException {
         FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
         return new RandomReadFile() {

@@ -27,8 +27,10 @@ import io.bloomstore.core.manifest.FileNames;
 /**
  * The store's counters since it was created: the sums saved in {@code COUNTERS} by earlier opens
  * plus this open's {@link StoreCounters}. {@link #save()} rewrites the file atomically (a
- * temporary file, synced, renamed over it; {@link #saveWithoutSyncOrWarn()}, at close and after
- * background flushes, skips the fsync). Format (docs/format/counters.md), little-endian:
+ * temporary file, synced, renamed over it); {@link #saveWithoutSyncOrWarn()}, at close and after
+ * background flushes, overwrites it in place without an fsync ({@code FileSystem.overwrite}: a
+ * rename cost a close most of its time), so a crash of the machine may leave it torn, which the
+ * next open reads as damaged (below). Format (docs/format/counters.md), little-endian:
  * <pre>
  *   Counters = Magic "BSCN", Version u16, Count u16, Entry^Count, CRC32C u32
  *   Entry    = NameLength u8, Name (UTF-8), Value i64
@@ -210,11 +212,15 @@ public final class CountersFile {
             all.put(name, base.getOrDefault(name, 0L) + live(live, name).sum());
         }
         ByteBuffer b = encode(all);
+        if (!sync) {
+            // In place (FileSystem.overwrite): a crash of the machine may tear it, and the sums
+            // then start again from zero (a warning at the next open), as documented.
+            fs.overwrite(file, b);
+            return;
+        }
         try (WritableFile out = fs.create(temp)) {
             out.write(b);
-            if (sync) {
-                out.sync();
-            }
+            out.sync();
         }
         fs.rename(temp, file);
     }

@@ -34,6 +34,8 @@ public final class LogWriter implements Closeable {
     /** Framed bytes not yet handed to the file: {@code buffer[0, buffered)}. */
     private byte[] buffer = new byte[INITIAL_BUFFER];
     private int buffered;
+    /** {@link #size()} right after the header record: no record written since. */
+    private final long headerSize;
 
     /** Starts a new, empty log file of the given kind by writing its header record. */
     public LogWriter(WritableFile file, long magic) throws IOException {
@@ -45,6 +47,12 @@ public final class LogWriter implements Closeable {
         LogFormat.putFixed64(h, 0, magic);
         LogFormat.putFixed32(h, 8, LogFormat.FORMAT_VERSION);
         addRecord(h, 0, h.length);
+        headerSize = size();
+    }
+
+    /** Whether no record but the header has been written or buffered. */
+    public boolean holdsNoRecords() {
+        return size() == headerSize;
     }
 
     public void addRecord(byte[] record) throws IOException {
