@@ -49,7 +49,7 @@ public final class ShadowedVersions {
             dropped++;
             return false;
         }
-        if (type == ValueType.MERGE) {
+        if (type.isMerge()) {
             return true;
         }
         newerKept = sequence;

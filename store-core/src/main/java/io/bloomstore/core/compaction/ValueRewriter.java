@@ -4,6 +4,7 @@ import io.bloomstore.core.CompactionFilter;
 import io.bloomstore.core.MergeOperator;
 import io.bloomstore.core.internal.EntryRules;
 import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.MergeAccumulator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.table.WholeBlock;
 import java.io.IOException;
@@ -94,7 +95,7 @@ public final class ValueRewriter {
 
     /** Whether an entry of {@code type} may be rewritten (else it passes as it is). */
     public boolean rewrites(ValueType type) {
-        if (type == ValueType.MERGE) {
+        if (type.isMerge()) {
             return merge != null;
         }
         if (mergesOnly) {
@@ -124,7 +125,7 @@ public final class ValueRewriter {
     public void rewrite(CompactionJob.Merger merged, Sink sink) throws IOException {
         InternalIterator e = merged.current();
         byte[] key = e.key();
-        if (e.type() != ValueType.MERGE) {
+        if (!e.type().isMerge()) {
             ValueType type = e.type();
             byte[] v = Arrays.copyOfRange(e.valueArray(), e.valueOffset(), e.valueOffset() + e.valueLength());
             long seq = e.sequence();
@@ -133,11 +134,11 @@ public final class ValueRewriter {
             return;
         }
         long top = e.sequence();
-        List<byte[]> operands = new ArrayList<>();
+        MergeAccumulator acc = new MergeAccumulator(rules, key, now);
+        // The versions consumed, as they were, for when nothing can be merged.
+        List<ValueType> types = new ArrayList<>();
         List<Long> sequences = new ArrayList<>();
-        ValueType baseType = null;
-        byte[] base = null;
-        long baseSeq = -1;
+        List<byte[]> values = new ArrayList<>();
         boolean keyEnded = false;
         while (true) {
             if (!merged.valid() || !Arrays.equals(merged.current().key(), key)) {
@@ -149,57 +150,37 @@ public final class ValueRewriter {
                 break;
             }
             byte[] v = Arrays.copyOfRange(n.valueArray(), n.valueOffset(), n.valueOffset() + n.valueLength());
-            if (n.type() != ValueType.MERGE) {
-                baseType = n.type();
-                base = v;
-                baseSeq = n.sequence();
-                merged.advance();
+            types.add(n.type());
+            sequences.add(n.sequence());
+            values.add(v);
+            acc.add(n.type(), v, 0, v.length);
+            merged.advance();
+            if (acc.ended()) {
                 break;
             }
-            operands.add(v);
-            sequences.add(n.sequence());
-            merged.advance();
         }
-        // Operands arrived newest first; operators take them oldest first.
-        List<byte[]> oldestFirst = new ArrayList<>(operands);
-        java.util.Collections.reverse(oldestFirst);
-        if (baseType != null || (keyEnded && versions.bottommost())) {
-            byte[] existing = baseType == null ? null : existing(baseType, base);
-            byte[] result = tryFullMerge(key, existing, oldestFirst);
+        if (acc.ended() || (keyEnded && versions.bottommost())) {
+            byte[] result = tryFullMerge(acc);
             if (result != null) {
                 emitValue(key, top, ValueType.VALUE, result, sink);
                 return;
             }
-        } else if (operands.size() > 1) {
-            byte[] partial = tryPartialMerge(key, oldestFirst);
+        } else if (types.size() > 1) {
+            byte[] partial = tryPartialMerge(key, acc.oldestFirst());
             if (partial != null) {
                 sink.entry(key, top, ValueType.MERGE, partial, 0, partial.length);
                 return;
             }
         }
-        for (int i = 0; i < operands.size(); i++) {
-            byte[] op = operands.get(i);
-            sink.entry(key, sequences.get(i), ValueType.MERGE, op, 0, op.length);
-        }
-        if (baseType != null) {
-            sink.entry(key, baseSeq, baseType, base, 0, base.length);
+        for (int i = 0; i < types.size(); i++) {
+            byte[] v = values.get(i);
+            sink.entry(key, sequences.get(i), types.get(i), v, 0, v.length);
         }
     }
 
-    /** What the operands merge with: the value, a live timed value's bytes, or nothing. */
-    private byte[] existing(ValueType type, byte[] v) {
-        if (type == ValueType.VALUE) {
-            return v;
-        }
-        if (type == ValueType.TIMED_VALUE && !rules.expired(v, 0, v.length, now)) {
-            return EntryRules.payload(v, 0, v.length);
-        }
-        return null;
-    }
-
-    private byte[] tryFullMerge(byte[] key, byte[] existing, List<byte[]> operands) {
+    private byte[] tryFullMerge(MergeAccumulator acc) {
         try {
-            return merge.fullMerge(key, existing, operands);
+            return acc.merge();
         } catch (RuntimeException refused) {
             return null;
         }

@@ -4,12 +4,12 @@ import io.bloomstore.core.KeyValue;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.internal.EntryRules;
 import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.MergeAccumulator;
 import io.bloomstore.core.internal.ValueType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.NoSuchElementException;
 
@@ -133,8 +133,11 @@ final class DbIterator implements StoreIterator {
                         returnedKey = key;
                         return new KeyValue(key.clone(), EntryRules.payload(e.valueArray(), e.valueOffset(), e.valueLength()));
                     }
-                    if (type == ValueType.MERGE) {
-                        return mergeForward(key);
+                    if (type.isMerge()) {
+                        KeyValue kv = mergeForward(key);
+                        if (kv != null) {
+                            return kv;
+                        }
                     }
                     while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
                         merged.advance();
@@ -149,37 +152,17 @@ final class DbIterator implements StoreIterator {
 
     /**
      * With the sources on the newest visible entry of {@code key}, a merge operand: gathers it and
-     * the operands below it down to a value or tombstone, moves past the key's other versions and
-     * returns the merged value.
+     * the versions below it that count ({@link MergeAccumulator}), moves past the key's other
+     * versions and returns the merged value.
      */
     private KeyValue mergeForward(byte[] key) throws IOException {
-        List<byte[]> operands = new ArrayList<>();
-        byte[] existing = null;
+        MergeAccumulator versions = new MergeAccumulator(rules, key, now);
         while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
             InternalIterator e = merged.current();
-            if (e.type() != ValueType.MERGE) {
-                existing = resolved(e.type(), e.valueArray(), e.valueOffset(), e.valueLength());
-                break;
-            }
-            operands.add(copyValue(e));
+            versions.add(e.type(), e.valueArray(), e.valueOffset(), e.valueLength());
             merged.advance();
         }
-        while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
-            merged.advance();
-        }
-        Collections.reverse(operands);
-        return new KeyValue(key.clone(), rules.fullMerge(key, existing, operands));
-    }
-
-    /** What a value, timed value or tombstone below merge operands gives them to merge with: null for nothing. */
-    private byte[] resolved(ValueType type, byte[] v, int off, int len) {
-        if (type == ValueType.VALUE) {
-            return Arrays.copyOfRange(v, off, off + len);
-        }
-        if (type == ValueType.TIMED_VALUE && !rules.expired(v, off, len, now)) {
-            return EntryRules.payload(v, off, len);
-        }
-        return null;
+        return new KeyValue(key.clone(), versions.merge());
     }
 
     private static byte[] copyValue(InternalIterator e) {
@@ -198,15 +181,15 @@ final class DbIterator implements StoreIterator {
             // merge operands pile up over the last visible value or tombstone below them.
             ValueType type = null;
             byte[] value = null;
-            List<byte[]> operands = null;
+            List<InternalEntry> operands = null;
             while (merged.valid() && Arrays.equals(merged.current().key(), key)) {
                 InternalIterator e = merged.current();
                 if (e.sequence() <= snapshot) {
-                    if (e.type() == ValueType.MERGE) {
+                    if (e.type().isMerge()) {
                         if (operands == null) {
                             operands = new ArrayList<>();
                         }
-                        operands.add(copyValue(e));
+                        operands.add(new InternalEntry(e.type(), copyValue(e)));
                     } else {
                         type = e.type();
                         value = copyValue(e);
@@ -219,8 +202,14 @@ final class DbIterator implements StoreIterator {
                 continue;
             }
             if (operands != null) {
-                byte[] existing = type == null ? null : resolved(type, value, 0, value.length);
-                return new KeyValue(key.clone(), rules.fullMerge(key, existing, operands));
+                MergeAccumulator versions = new MergeAccumulator(rules, key, now);
+                for (int i = operands.size() - 1; i >= 0; i--) {
+                    versions.add(operands.get(i).type(), operands.get(i).value(), 0, operands.get(i).value().length);
+                }
+                if (type != null) {
+                    versions.add(type, value, 0, value.length);
+                }
+                return new KeyValue(key.clone(), versions.merge());
             }
             if (type == ValueType.VALUE) {
                 return new KeyValue(key.clone(), value);
@@ -230,6 +219,10 @@ final class DbIterator implements StoreIterator {
             }
         }
         return null;
+    }
+
+    /** A version going backwards: its type and bytes. */
+    private record InternalEntry(ValueType type, byte[] value) {
     }
 
     @Override

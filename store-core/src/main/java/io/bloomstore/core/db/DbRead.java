@@ -77,7 +77,7 @@ final class DbRead {
             return r.value();
         } else if (type == ValueType.TIMED_VALUE) {
             return db.rules.readTimed(r.value());
-        } else if (type == ValueType.MERGE) {
+        } else if (type.isMerge()) {
             return merged(v, key, hash, snapshot, tally);
         }
         return null;

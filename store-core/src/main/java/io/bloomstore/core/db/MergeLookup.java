@@ -2,13 +2,11 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.internal.EntryRules;
 import io.bloomstore.core.internal.InternalIterator;
+import io.bloomstore.core.internal.MergeAccumulator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.memtable.MemTable;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.List;
 
 /**
  * A point lookup of a key whose newest version is a merge operand: gathers the key's versions,
@@ -17,16 +15,14 @@ import java.util.List;
  * <p>Thread safety: not thread-safe; one per lookup.
  */
 final class MergeLookup {
-    private final EntryRules rules;
+    private final MergeAccumulator versions;
     private final byte[] key;
     /** The newest sequence still to look at: the snapshot, then just below the last version added. */
     private long below;
-    private final List<byte[]> operands = new ArrayList<>();
     private boolean done;
-    private byte[] existing;
 
     MergeLookup(EntryRules rules, byte[] key, long snapshot) {
-        this.rules = rules;
+        this.versions = new MergeAccumulator(rules, key, rules.timed() ? rules.now() : 0);
         this.key = key;
         this.below = snapshot;
     }
@@ -42,15 +38,9 @@ final class MergeLookup {
 
     /** The next older version of the key. */
     void add(ValueType type, long sequence, byte[] value) {
-        if (type == ValueType.MERGE) {
-            operands.add(value);
-        } else {
-            existing = type == ValueType.VALUE ? value
-                    : type == ValueType.TIMED_VALUE ? rules.readTimed(value) : null;
-            done = true;
-        }
+        versions.add(type, value, 0, value.length);
         below = sequence - 1;
-        done |= below < 0;
+        done = versions.ended() || below < 0;
     }
 
     /** Adds a memtable's versions of the key at or below {@link #below()}, walking them in order. */
@@ -72,8 +62,6 @@ final class MergeLookup {
 
     /** The merged value. */
     byte[] result() {
-        List<byte[]> oldestFirst = new ArrayList<>(operands);
-        Collections.reverse(oldestFirst);
-        return rules.fullMerge(key, existing, oldestFirst);
+        return versions.merge();
     }
 }

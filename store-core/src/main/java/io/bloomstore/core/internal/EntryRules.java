@@ -45,6 +45,11 @@ public final class EntryRules {
         return merge != null || filter != null || ttlMillis > 0;
     }
 
+    /** The TTL in milliseconds, 0 for none. */
+    public long ttlMillis() {
+        return ttlMillis;
+    }
+
     /** Whether writes carry their write time (a TTL is set). */
     public boolean timed() {
         return ttlMillis > 0;

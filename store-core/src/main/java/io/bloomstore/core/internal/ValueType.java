@@ -31,6 +31,11 @@ public enum ValueType {
         return code;
     }
 
+    /** Whether an entry of this type is a merge operand: it hides no older version. */
+    public boolean isMerge() {
+        return this == MERGE;
+    }
+
     /** Whether an entry of this type holds a value a read returns (a plain or a timed value). */
     public boolean isValue() {
         return this == VALUE || this == TIMED_VALUE;
@@ -46,6 +51,7 @@ public enum ValueType {
                 return MERGE;
             case 4:
                 return TIMED_VALUE;
+
             default:
                 throw new IllegalArgumentException("unknown value type " + code);
         }
