@@ -2,10 +2,11 @@ package io.bloomstore.core;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 
 /**
- * A group of puts and deletes applied atomically by {@link Store#write}: after a crash either all
+ * A group of puts, deletes and range deletions applied atomically by {@link Store#write}: after a crash either all
  * of them are visible or none. Later operations on the same key win over earlier ones. A batch can be
  * reused after {@link #clear()}.
  *
@@ -27,11 +28,21 @@ public final class WriteBatch {
         void put(byte[] key, byte[] value);
 
         void delete(byte[] key);
+
+        /**
+         * A range deletion of [{@code from}, {@code to}). A default that throws, so that handlers
+         * written before range deletion keep compiling; every handler the store uses overrides it.
+         */
+        default void deleteRange(byte[] from, byte[] to) {
+            throw new UnsupportedOperationException("this handler takes no range deletion");
+        }
     }
 
     private final List<byte[]> keys = new ArrayList<>();
-    /** The value for a put; null marks a delete. */
+    /** The value for a put; null marks a delete; a range deletion's end key. */
     private final List<byte[]> values = new ArrayList<>();
+    /** The operations (by index) that are range deletions: key = from, value = to. */
+    private final BitSet rangeDeletions = new BitSet();
     private long approximateBytes;
 
     public synchronized WriteBatch put(byte[] key, byte[] value) {
@@ -53,6 +64,31 @@ public final class WriteBatch {
         return this;
     }
 
+    /**
+     * Deletes every key in [{@code from}, {@code to}), as RocksDB's {@code DeleteRange}: one
+     * operation (one sequence number) however many keys it covers. {@code from == to} is an empty
+     * range and a no-op (nothing is added); {@code from > to} is refused.
+     *
+     * @throws IllegalArgumentException when a bound is null or empty, or {@code from > to}
+     */
+    public synchronized WriteBatch deleteRange(byte[] from, byte[] to) {
+        checkKey(from);
+        checkKey(to);
+        int c = Arrays.compareUnsigned(from, to);
+        if (c > 0) {
+            throw new IllegalArgumentException("deleteRange: from " + Arrays.toString(from) + " is after to "
+                    + Arrays.toString(to) + " (the range is [from, to))");
+        }
+        if (c == 0) {
+            return this;
+        }
+        rangeDeletions.set(keys.size());
+        keys.add(from.clone());
+        values.add(to.clone());
+        approximateBytes += from.length + to.length + 8;
+        return this;
+    }
+
     /** Number of operations. */
     public synchronized int count() {
         return keys.size();
@@ -66,7 +102,13 @@ public final class WriteBatch {
     public synchronized void clear() {
         keys.clear();
         values.clear();
+        rangeDeletions.clear();
         approximateBytes = 0;
+    }
+
+    /** Whether the batch holds a range deletion. */
+    public synchronized boolean hasRangeDeletion() {
+        return !rangeDeletions.isEmpty();
     }
 
     /**
@@ -77,6 +119,7 @@ public final class WriteBatch {
         WriteBatch c = new WriteBatch();
         c.keys.addAll(keys);
         c.values.addAll(values);
+        c.rangeDeletions.or(rangeDeletions);
         c.approximateBytes = approximateBytes;
         return c;
     }
@@ -85,7 +128,9 @@ public final class WriteBatch {
     public synchronized void forEach(Handler handler) {
         for (int i = 0; i < keys.size(); i++) {
             byte[] v = values.get(i);
-            if (v == null) {
+            if (rangeDeletions.get(i)) {
+                handler.deleteRange(keys.get(i), v);
+            } else if (v == null) {
                 handler.delete(keys.get(i));
             } else {
                 handler.put(keys.get(i), v);
@@ -103,7 +148,8 @@ public final class WriteBatch {
     public synchronized String toString() {
         StringBuilder sb = new StringBuilder("WriteBatch[");
         for (int i = 0; i < keys.size() && i < 8; i++) {
-            sb.append(i == 0 ? "" : ", ").append(values.get(i) == null ? "delete " : "put ")
+            sb.append(i == 0 ? "" : ", ").append(rangeDeletions.get(i) ? "deleteRange " : values.get(i) == null
+                    ? "delete " : "put ")
                     .append(Arrays.toString(keys.get(i)));
         }
         return sb.append(keys.size() > 8 ? ", ...]" : "]").toString();

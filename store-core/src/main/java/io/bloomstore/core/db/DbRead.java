@@ -16,6 +16,7 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.memtable.InternalKey;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.rangedel.RangeTombstones;
 import io.bloomstore.core.stats.LevelCounters;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.stats.ThreadTally;
@@ -72,7 +73,8 @@ final class DbRead {
         }
         if (e != null) {
             // The memtable's value is a copy of its own: the caller owns it.
-            return e.getKey().type() == ValueType.VALUE ? e.getValue() : null;
+            return e.getKey().type() == ValueType.VALUE && !rangeDeleted(v, key, e.getKey().sequence(), snapshot)
+                    ? e.getValue() : null;
         }
         Version version = v.version();
         VersionRef tables = v.tables();
@@ -83,7 +85,7 @@ final class DbRead {
             if (version.level0Covers(i, key, head)) {
                 TableLookup r = lookup(0, tables.handle(0, i), key, hash, snapshot, tally);
                 if (r != null) {
-                    return r.type() == ValueType.VALUE ? r.value() : null;
+                    return r.type() == ValueType.VALUE && !rangeDeleted(v, key, r.sequence(), snapshot) ? r.value() : null;
                 }
             }
         }
@@ -92,11 +94,21 @@ final class DbRead {
             if (i >= 0) {
                 TableLookup r = lookup(level, tables.handle(level, i), key, hash, snapshot, tally);
                 if (r != null) {
-                    return r.type() == ValueType.VALUE ? r.value() : null;
+                    return r.type() == ValueType.VALUE && !rangeDeleted(v, key, r.sequence(), snapshot) ? r.value() : null;
                 }
             }
         }
         return null;
+    }
+
+    /**
+     * Whether the key's newest visible version, at {@code sequence}, lies under a range tombstone a
+     * reader at {@code snapshot} sees. Without range tombstones: one field read of the view, no
+     * allocation.
+     */
+    private static boolean rangeDeleted(ReadView v, byte[] key, long sequence, long snapshot) {
+        RangeTombstones rd = v.rangeDeletions();
+        return !rd.isEmpty() && rd.covers(key, sequence, snapshot);
     }
 
     /**
@@ -142,9 +154,10 @@ final class DbRead {
             if (snapshot < 0) {
                 return iterator(from, to, readOptions, reverse);
             }
-            sources.add(v.mem().iterator());
+            RangeTombstones rd = v.rangeDeletions();
+            sources.add(RangeDeletionSkipper.wrap(v.mem().iterator(), rd, snapshot, Long.MAX_VALUE));
             for (MemTable m : v.immutables()) {
-                sources.add(m.iterator());
+                sources.add(RangeDeletionSkipper.wrap(m.iterator(), rd, snapshot, Long.MAX_VALUE));
             }
             TableGuard guard = tableGuard(from, to);
             Version version = v.version();
@@ -152,15 +165,22 @@ final class DbRead {
             List<FileMetaData> level0 = version.files(0);
             for (int i = 0; i < level0.size(); i++) {
                 if (level0.get(i).overlaps(from, to) && guard.mayHold(tables.handle(0, i))) {
-                    sources.add(tables.handle(0, i).reader().iterator());
+                    sources.add(RangeDeletionSkipper.wrap(tables.handle(0, i).reader().iterator(), rd, snapshot,
+                            level0.get(i).largestSeq()));
                 }
             }
             for (int level = 1; level < Version.NUM_LEVELS; level++) {
                 List<FileMetaData> files = overlapping(version, level, from, to, tables, guard);
                 if (files.size() == 1) {
-                    sources.add(tables.handle(files.get(0).fileNumber()).reader().iterator());
+                    sources.add(RangeDeletionSkipper.wrap(tables.handle(files.get(0).fileNumber()).reader().iterator(),
+                            rd, snapshot, files.get(0).largestSeq()));
                 } else if (!files.isEmpty()) {
-                    sources.add(new LevelIterator(files, new TableOpener(tables)));
+                    long newest = 0;
+                    for (FileMetaData f : files) {
+                        newest = Math.max(newest, f.largestSeq());
+                    }
+                    sources.add(RangeDeletionSkipper.wrap(new LevelIterator(files, new TableOpener(tables)), rd, snapshot,
+                            newest));
                 }
             }
             DbIterator it = new DbIterator(sources, tables, from, to, snapshot, reverse);
@@ -269,7 +289,8 @@ final class DbRead {
                     c.tableLookups().sum(), c.filterFileReads().sum(), c.filterFileBytesRead().sum(),
                     db.tables.indexHeapBytes(), db.tables.indexOffHeapBytes(), c.trivialMoves().sum(), health(), c.prefixScans().sum(), c.prefixChecked().sum(),
                     c.prefixUseful().sum(), c.rangeScans().sum(), c.rangeChecked().sum(), c.rangeUseful().sum(),
-                    List.copyOf(tables), db.cumulative.snapshot(), db.tables.blockCacheBytes());
+                    List.copyOf(tables), db.cumulative.snapshot(), db.tables.blockCacheBytes(), v.rangeDeletions().size(),
+                    c.rangeDeletedTables().sum());
         } finally {
             v.tables().release();
         }

@@ -113,6 +113,13 @@ final class DbWrite {
                 checkKey(key);
                 userBytes[0] += key.length;
             }
+
+            @Override
+            public void deleteRange(byte[] from, byte[] to) {
+                checkKey(from);
+                checkKey(to);
+                userBytes[0] += from.length + to.length;
+            }
         });
         if (batch.count() == 0) {
             return;
@@ -120,6 +127,13 @@ final class DbWrite {
         awaitMemtableRoom();
         db.queue.submit(batch, writeOptions.sync(), committer);
         db.counters.userBytesWritten().add(userBytes[0]);
+    }
+
+    /** A range deletion of [{@code from}, {@code to}): a batch of one, so it is one WAL record as any batch. */
+    void deleteRange(byte[] from, byte[] to, WriteOptions writeOptions) throws IOException {
+        checkKey(from);
+        checkKey(to);
+        write(new WriteBatch().deleteRange(from, to), writeOptions);
     }
 
     void checkKey(byte[] key) {
@@ -164,11 +178,13 @@ final class DbWrite {
         long first = db.lastSequence + 1;
         long seq = first;
         boolean sync = false;
+        boolean rangeDeletions = false;
         long[] starts = new long[n];
         for (int i = 0; i < n; i++) {
             starts[i] = seq;
             seq += group.get(i).count();
             sync |= group.get(i).sync();
+            rangeDeletions |= group.get(i).batch() != null && group.get(i).batch().hasRangeDeletion();
         }
         // The WAL write and the memtable insert run with the mutex released (the next writers queue
         // meanwhile); written out rather than as a lambda, so a put allocates no closure.
@@ -221,6 +237,10 @@ final class DbWrite {
         } finally {
             db.queue.mutex().lock();
         }
+        if (rangeDeletions) {
+            // Readers see the new tombstones through the view, before the sequence that makes them visible.
+            db.view = db.view.withMemtableRangeDeletions();
+        }
         db.lastSequence = seq - 1;
         db.chargeMemtables();
     }
@@ -237,6 +257,11 @@ final class DbWrite {
             @Override
             public void delete(byte[] key) {
                 mem.add(key, next[0]++, ValueType.DELETION, EMPTY);
+            }
+
+            @Override
+            public void deleteRange(byte[] from, byte[] to) {
+                mem.add(from, next[0]++, ValueType.RANGE_DELETION, to);
             }
         });
     }
@@ -348,7 +373,7 @@ final class DbWrite {
         List<MemTable> imm = new ArrayList<>(v.immutables());
         imm.add(v.mem());
         MemTable fresh = new MemTable(walNumber, db.options.memtableBytes(), db.options.memtableFilterRatio());
-        db.view = new ReadView(fresh, List.copyOf(imm), v.tables());
+        db.view = new ReadView(fresh, List.copyOf(imm), v.tables(), v.rangeDeletions());
         db.chargeMemtables();
         background.scheduleFlush();
     }

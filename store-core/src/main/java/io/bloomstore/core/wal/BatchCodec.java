@@ -8,7 +8,8 @@ import java.nio.file.Path;
 /**
  * Encodes a {@link WriteBatch} as one WAL record and decodes it again:
  * {@code sequence(fixed64) count(fixed32) (type(1) key(varint len + bytes) [value(varint len + bytes)])^count},
- * where operation {@code i} gets sequence number {@code sequence + i}. Format: {@code docs/format/wal.md}.
+ * where operation {@code i} gets sequence number {@code sequence + i}; a range deletion is type 3 with
+ * key = from and value = to. Format: {@code docs/format/wal.md}.
  *
  * <p>Thread safety: stateless.
  */
@@ -44,6 +45,11 @@ public final class BatchCodec {
             @Override
             public void delete(byte[] key) {
                 out.putByte(ValueType.DELETION.code()).putBytes(key);
+            }
+
+            @Override
+            public void deleteRange(byte[] from, byte[] to) {
+                out.putByte(ValueType.RANGE_DELETION.code()).putBytes(from).putBytes(to);
             }
         });
     }
@@ -96,6 +102,12 @@ public final class BatchCodec {
                 handler.entry(key, sequence + i, ValueType.VALUE, in.getBytes());
             } else if (code == ValueType.DELETION.code()) {
                 handler.entry(key, sequence + i, ValueType.DELETION, EMPTY);
+            } else if (code == ValueType.RANGE_DELETION.code()) {
+                byte[] end = in.getBytes();
+                if (java.util.Arrays.compareUnsigned(key, end) >= 0) {
+                    throw in.corrupt("range deletion whose start is not below its end");
+                }
+                handler.entry(key, sequence + i, ValueType.RANGE_DELETION, end);
             } else {
                 throw in.corrupt("unknown operation type " + code);
             }
