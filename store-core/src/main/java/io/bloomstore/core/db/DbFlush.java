@@ -245,6 +245,11 @@ final class DbFlush {
                 // Finishing writes the index and filter and syncs the table: not for a closing store.
                 throw new CompactionCancelledException("flush stopped: the store is closing");
             }
+            if (builder.entries() == 0) {
+                // Every entry lay under the memtable's own range tombstones: no table.
+                builder.abandon();
+                return null;
+            }
             t = builder.finish();
         } catch (CompactionCancelledException e) {
             // The store is closing: the next open deletes the partial table.
