@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * if one reads whole, then write a new MANIFEST and CURRENT — the MANIFEST's levels when its version
  * names exactly the tables that verify, plus a level-0 table of the WAL records; otherwise every
  * verified table and the WAL records merged into one sorted level — and only then move what the new
- * MANIFEST replaced into {@code lost/}. Damaged files go there too; nothing is deleted.
+ * MANIFEST replaced into {@code lost/}. Damaged files go there too; nothing is deleted. Range
+ * tombstones live in the MANIFEST and the WAL only: kept with the MANIFEST's levels, or applied by the
+ * merge (those of the MANIFEST's edits up to any damage, and the WAL's).
  *
  * <p>Thread safety: one repair per instance, on the calling thread.
  */
@@ -335,7 +337,9 @@ public final class Repairer {
             }
             return new Manifest(path, v.build(), logNumber, sequence);
         } catch (IOException | RuntimeException e) {
-            Log.LOG.warn("repair: {} does not read whole ({}); every kept table is merged instead", path, e.toString());
+            Log.LOG.warn("repair: {} does not read whole ({}); every kept table is merged instead, under the {} range"
+                    + " tombstones of its edits before the damage (range deletions recorded only past it are lost)",
+                    path, e.toString(), manifestTombstones.size());
             lose(path, 0);
             return null;
         }
