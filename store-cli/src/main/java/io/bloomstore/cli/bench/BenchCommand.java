@@ -58,7 +58,9 @@ public final class BenchCommand implements Callable<Integer> {
                     + "keys, 5%% inserts); fillbatch (db_bench's: ascending keys, " + Workload.BATCH_ENTRIES
                     + " to a batch or transaction, run before the other fills); open (reopen the loaded store "
                     + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
-                    + "prefixscan, prefixmissing, rangescan, rangemissing.")
+                    + "prefixscan, prefixmissing, rangescan, rangemissing. Alone: deleterange (the middle half of "
+                    + "the keys deleted with one range deletion or one tombstone per key, then scanned at once; "
+                    + "BloomStore and RocksDB).")
     List<String> workloads;
 
     @Option(names = "--repeat", paramLabel = "N", description = "Rounds: every engine runs every workload N times, "
@@ -188,6 +190,22 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * The deleterange workload ({@link RangeDeleteBench}): a scan over a range just deleted with one
+     * range deletion against one tombstone per key, BloomStore and RocksDB, in this JVM.
+     */
+    private int deleteRange() throws IOException {
+        if (workloads.size() != 1) {
+            throw usage("deleterange runs alone: give --workloads deleterange only");
+        }
+        if (repeat <= 0) {
+            throw usage("--repeat must be positive: " + repeat);
+        }
+        Path root = data != null ? data : Files.createTempDirectory("bloomstore-deleterange");
+        RangeDeleteBench.run(root, config(), factory, repeat, spec.commandLine().getOut());
+        return 0;
+    }
+
     /** The command with the standard engines. */
     public BenchCommand() {
         this(EngineFactory.standard());
@@ -206,6 +224,9 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         if (workloads != null && workloads.contains("manystores")) {
             return manyStores();
+        }
+        if (workloads != null && workloads.contains("deleterange")) {
+            return deleteRange();
         }
         BenchConfig config = config();
         List<String> engineNames = engines == null || engines.isEmpty() ? factory.defaultNames() : engines;

@@ -98,15 +98,34 @@ final class RangeDeletionSkipper implements InternalIterator {
         skipBackward();
     }
 
+    /**
+     * Seeks past the deleted range at once when {@code userKey} lies in one this source holds
+     * nothing visible in: no block is read at {@code userKey} only to be skipped.
+     */
     @Override
     public void seek(byte[] userKey) throws IOException {
-        in.seek(userKey);
+        byte[] target = userKey;
+        for (int i = tombstones.fragmentIndex(target); i >= 0 && newestSequence < tombstones.newestVisible(i, snapshot);
+             i = tombstones.fragmentIndex(target)) {
+            target = tombstones.fragmentEnd(i);
+        }
+        in.seek(target);
         skipForward();
     }
 
     @Override
     public void seekForPrev(byte[] userKey) throws IOException {
-        in.seekForPrev(userKey);
+        int i = tombstones.fragmentIndex(userKey);
+        if (i >= 0 && newestSequence < tombstones.newestVisible(i, snapshot)) {
+            // Everything this source holds from the fragment's start to userKey is deleted.
+            byte[] start = tombstones.fragmentStart(i);
+            in.seekForPrev(start);
+            while (in.valid() && Arrays.equals(in.key(), start)) {
+                in.prev();
+            }
+        } else {
+            in.seekForPrev(userKey);
+        }
         skipBackward();
     }
 
