@@ -214,6 +214,31 @@ class RangeDeleteTest {
     }
 
     @Test
+    void scansStartingOrEndingInsideTheDeletedRange() throws IOException {
+        try (Store s = Store.open(new MemoryFileSystem(), DIR, manual())) {
+            putAll(s, 0, 100, "v");
+            s.flush();
+            s.compact();
+            s.put(b(key(20)), b("v20"));
+            s.deleteRange(b(key(10)), b(key(30)));
+            s.put(b(key(25)), b("v25"));
+            for (boolean flushed : new boolean[] {false, true}) {
+                if (flushed) {
+                    s.flush();
+                }
+                assertEquals(List.of(key(25)), keys(s.iterator(b(key(10)), b(key(30)))));
+                assertEquals(List.of(key(25)), keys(s.reverseIterator(b(key(10)), b(key(30)))));
+                assertEquals(List.of(), keys(s.iterator(b(key(12)), b(key(20)))));
+                assertEquals(List.of(), keys(s.reverseIterator(b(key(12)), b(key(20)))));
+                assertEquals(List.of(key(25), key(30), key(31)), keys(s.iterator(b(key(12)), b(key(32)))));
+                assertEquals(List.of(key(31), key(30), key(25)), keys(s.reverseIterator(b(key(12)), b(key(32)))));
+                assertEquals(List.of(key(8), key(9), key(25)), keys(s.iterator(b(key(8)), b(key(28)))));
+                assertEquals(List.of(key(25), key(9), key(8)), keys(s.reverseIterator(b(key(8)), b(key(28)))));
+            }
+        }
+    }
+
+    @Test
     void batchesAndArguments() throws IOException {
         try (Store s = Store.open(new MemoryFileSystem(), DIR, manual())) {
             putAll(s, 0, 100, "v");

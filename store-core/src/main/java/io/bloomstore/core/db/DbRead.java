@@ -155,9 +155,9 @@ final class DbRead {
                 return iterator(from, to, readOptions, reverse);
             }
             RangeTombstones rd = v.rangeDeletions();
-            sources.add(RangeDeletionSkipper.wrap(v.mem().iterator(), rd, snapshot, Long.MAX_VALUE));
+            sources.add(RangeDeletionSkipper.wrap(v.mem().iterator(), rd, snapshot, Long.MAX_VALUE, from, to));
             for (MemTable m : v.immutables()) {
-                sources.add(RangeDeletionSkipper.wrap(m.iterator(), rd, snapshot, Long.MAX_VALUE));
+                sources.add(RangeDeletionSkipper.wrap(m.iterator(), rd, snapshot, Long.MAX_VALUE, from, to));
             }
             TableGuard guard = tableGuard(from, to);
             Version version = v.version();
@@ -166,21 +166,21 @@ final class DbRead {
             for (int i = 0; i < level0.size(); i++) {
                 if (level0.get(i).overlaps(from, to) && guard.mayHold(tables.handle(0, i))) {
                     sources.add(RangeDeletionSkipper.wrap(tables.handle(0, i).reader().iterator(), rd, snapshot,
-                            level0.get(i).largestSeq()));
+                            level0.get(i).largestSeq(), from, to));
                 }
             }
             for (int level = 1; level < Version.NUM_LEVELS; level++) {
                 List<FileMetaData> files = overlapping(version, level, from, to, tables, guard);
                 if (files.size() == 1) {
                     sources.add(RangeDeletionSkipper.wrap(tables.handle(files.get(0).fileNumber()).reader().iterator(),
-                            rd, snapshot, files.get(0).largestSeq()));
+                            rd, snapshot, files.get(0).largestSeq(), from, to));
                 } else if (!files.isEmpty()) {
                     long newest = 0;
                     for (FileMetaData f : files) {
                         newest = Math.max(newest, f.largestSeq());
                     }
                     sources.add(RangeDeletionSkipper.wrap(new LevelIterator(files, new TableOpener(tables)), rd, snapshot,
-                            newest));
+                            newest, from, to));
                 }
             }
             DbIterator it = new DbIterator(sources, tables, from, to, snapshot, reverse);

@@ -24,12 +24,20 @@ final class RangeDeletionSkipper implements InternalIterator {
     private final RangeTombstones tombstones;
     private final long snapshot;
     private final long newestSequence;
+    /** The scan's bounds (null: open): a seek past them need not position the source at all. */
+    private final byte[] from;
+    private final byte[] to;
+    /** Positioned past the scan's bounds without moving the source: not {@link #valid()}. */
+    private boolean beyond;
 
-    private RangeDeletionSkipper(InternalIterator in, RangeTombstones tombstones, long snapshot, long newestSequence) {
+    private RangeDeletionSkipper(InternalIterator in, RangeTombstones tombstones, long snapshot, long newestSequence,
+                                 byte[] from, byte[] to) {
         this.in = in;
         this.tombstones = tombstones;
         this.snapshot = snapshot;
         this.newestSequence = newestSequence;
+        this.from = from;
+        this.to = to;
     }
 
     /**
@@ -37,8 +45,9 @@ final class RangeDeletionSkipper implements InternalIterator {
      * reader at {@code snapshot} sees delete; {@code newestSequence} bounds every sequence number
      * {@code in} holds ({@link Long#MAX_VALUE} when unknown: a memtable).
      */
-    static InternalIterator wrap(InternalIterator in, RangeTombstones tombstones, long snapshot, long newestSequence) {
-        return tombstones.isEmpty() ? in : new RangeDeletionSkipper(in, tombstones, snapshot, newestSequence);
+    static InternalIterator wrap(InternalIterator in, RangeTombstones tombstones, long snapshot, long newestSequence,
+                                 byte[] from, byte[] to) {
+        return tombstones.isEmpty() ? in : new RangeDeletionSkipper(in, tombstones, snapshot, newestSequence, from, to);
     }
 
     private void skipForward() throws IOException {
@@ -83,17 +92,19 @@ final class RangeDeletionSkipper implements InternalIterator {
 
     @Override
     public boolean valid() {
-        return in.valid();
+        return !beyond && in.valid();
     }
 
     @Override
     public void seekToFirst() throws IOException {
+        beyond = false;
         in.seekToFirst();
         skipForward();
     }
 
     @Override
     public void seekToLast() throws IOException {
+        beyond = false;
         in.seekToLast();
         skipBackward();
     }
@@ -109,16 +120,25 @@ final class RangeDeletionSkipper implements InternalIterator {
              i = tombstones.fragmentIndex(target)) {
             target = tombstones.fragmentEnd(i);
         }
-        in.seek(target);
-        skipForward();
+        // A scan ending where the deleted range ends (a scan of what was just deleted) reads nothing.
+        beyond = target != userKey && to != null && Arrays.compareUnsigned(target, to) >= 0;
+        if (!beyond) {
+            in.seek(target);
+            skipForward();
+        }
     }
 
     @Override
     public void seekForPrev(byte[] userKey) throws IOException {
+        beyond = false;
         int i = tombstones.fragmentIndex(userKey);
         if (i >= 0 && newestSequence < tombstones.newestVisible(i, snapshot)) {
             // Everything this source holds from the fragment's start to userKey is deleted.
             byte[] start = tombstones.fragmentStart(i);
+            if (from != null && Arrays.compareUnsigned(start, from) <= 0) {
+                beyond = true;
+                return;
+            }
             in.seekForPrev(start);
             while (in.valid() && Arrays.equals(in.key(), start)) {
                 in.prev();
