@@ -17,6 +17,7 @@ import io.bloomstore.cli.store.BackupCommand;
 import io.bloomstore.cli.store.CheckpointCommand;
 import io.bloomstore.cli.store.CompactCommand;
 import io.bloomstore.cli.store.DeleteCommand;
+import io.bloomstore.cli.store.DeleteRangeCommand;
 import io.bloomstore.cli.store.FlushCommand;
 import io.bloomstore.cli.store.GetCommand;
 import io.bloomstore.cli.store.IngestCommand;
@@ -139,6 +140,7 @@ public final class Main implements Runnable {
         m.put("put", PutCommand::new);
         m.put("get", GetCommand::new);
         m.put("delete", DeleteCommand::new);
+        m.put("delete-range", DeleteRangeCommand::new);
         m.put("scan", ScanCommand::new);
         m.put("load", LoadCommand::new);
         m.put("stats", StatsCommand::new);

@@ -25,7 +25,7 @@ public final class Start {
      * for throughput ({@link #prepare}). {@code load}, {@code compact} and {@code verify} read or
      * write whole stores and keep the defaults.
      */
-    private static final Set<String> BRIEF = Set.of("get", "put", "delete", "scan", "stats", "flush");
+    private static final Set<String> BRIEF = Set.of("get", "put", "delete", "delete-range", "scan", "stats", "flush");
 
     private Start() {
     }

@@ -77,7 +77,8 @@ class LauncherIT {
         // The process's first lambda starts the JVM's method-handle machinery (6-10 ms of a short
         // command): no short command's path links one.
         List<List<String>> commands = List.of(List.of("get", "k"), List.of("get", "nope"), List.of("put", "k2", "v"),
-                List.of("delete", "k2"), List.of("scan", "--limit", "10"), List.of("stats"));
+                List.of("delete", "k2"), List.of("delete-range", "a", "b"), List.of("get", "k"),
+                List.of("scan", "--limit", "10"), List.of("stats"));
         for (List<String> command : commands) {
             Path commandLog = dir.resolve("lambda.log");
             List<String> args = new ArrayList<>(List.of("--data", data));

@@ -136,6 +136,22 @@ public interface Store extends AutoCloseable {
 
     void merge(byte[] key, byte[] operand, WriteOptions options) throws IOException;
 
+    /**
+     * Deletes every key in [{@code from}, {@code to}) with one range tombstone, as RocksDB's
+     * {@code DeleteRange}: one WAL record and one sequence number however many keys the range
+     * holds. Gets, iterators in both directions and snapshots honour it (a reader at a snapshot
+     * taken before it still sees the keys); compaction drops what it covers, deletes tables it
+     * covers whole without reading them, and removes the tombstone once nothing it deletes is left
+     * ({@code docs/library.md}, "Range deletion"). {@code from == to} is an empty range and does
+     * nothing; {@code from > to} is refused. The store copies both arrays.
+     *
+     * @throws IllegalArgumentException when a bound is null or empty, over {@code maxKeyBytes}, or
+     *         {@code from > to}
+     */
+    void deleteRange(byte[] from, byte[] to) throws IOException;
+
+    void deleteRange(byte[] from, byte[] to, WriteOptions options) throws IOException;
+
     /** Applies all of the batch's operations atomically. */
     void write(WriteBatch batch, WriteOptions options) throws IOException;
 

@@ -67,6 +67,10 @@ import io.bloomstore.bloom.storage.OffHeapBackend;
  *                               created (saved at each flush and at close)
  * @param blockCacheBytes        bytes of this store's blocks in its block cache now (its own cache,
  *                               or its share of its resources' shared one)
+ * @param rangeTombstones        live range tombstones now: those in the MANIFEST and in memtables not
+ *                               yet flushed ({@link Store#deleteRange})
+ * @param rangeDeletedTables     tables dropped whole because range tombstones covered them (a MANIFEST
+ *                               edit, no bytes read)
  */
 public record StoreStats(long gets, long filterNegatives, long filterPositives, long filterTruePositives,
                          double measuredFpr, double configuredFpr, long dataBlockReads, long bytesRead,
@@ -76,7 +80,8 @@ public record StoreStats(long gets, long filterNegatives, long filterPositives, 
                          String filterPolicy, long tableLookups, long filterFileReads,
                          long filterFileBytesRead, long indexHeapBytes, long indexOffHeapBytes, long trivialMoves, Health health, long prefixScans,
                          long prefixChecked, long prefixUseful, long rangeScans, long rangeChecked, long rangeUseful,
-                         List<TableFilterStats> tables, CumulativeStats cumulative, long blockCacheBytes) {
+                         List<TableFilterStats> tables, CumulativeStats cumulative, long blockCacheBytes,
+                         long rangeTombstones, long rangeDeletedTables) {
 
     /**
      * One table's filter memory: the sidecar's sections, mapped (or loaded) while the table is live.

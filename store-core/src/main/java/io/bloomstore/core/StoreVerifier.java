@@ -197,13 +197,20 @@ public final class StoreVerifier {
                 warn(path, f.size() - reader.droppedTailBytes(), "torn final edit (" + reader.droppedTailBytes()
                         + " bytes) left by a crash; the next open drops it");
             }
-            checked.add(new CheckedFile(path, "MANIFEST", f.size(), records + " edits: every record CRC and field"));
+            checked.add(new CheckedFile(path, "MANIFEST", f.size(), records + " edits: every record CRC and field"
+                    + (v.rangeTombstones().isEmpty() ? "" : "; " + v.rangeTombstones().size()
+                    + " range tombstones, each below the last sequence")));
             if (records == 0) {
                 error(path, f.size() - reader.droppedTailBytes(), "holds no complete edit");
             }
             if (reader.droppedTailBytes() > 0 && logNumber > 0 && !fs.exists(FileNames.wal(dir, logNumber))) {
                 error(path, f.size() - reader.droppedTailBytes(), "the last readable edit needs WAL segment "
                         + FileNames.wal(dir, logNumber).getFileName() + ", which is missing");
+            }
+            for (io.bloomstore.core.rangedel.RangeTombstone t : v.rangeTombstones().tombstones()) {
+                if (t.sequence() > lastSequence) {
+                    error(path, -1, "range tombstone " + t + " is numbered above the last sequence " + lastSequence);
+                }
             }
             for (FileMetaData file : v.allFiles()) {
                 if (file.fileNumber() >= nextFile) {

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A group of puts and deletes applied atomically by {@link Store#write}: after a crash either all
+ * A group of puts, deletes and range deletions applied atomically by {@link Store#write}: after a crash either all
  * of them are visible or none. Later operations on the same key win over earlier ones. A batch can be
  * reused after {@link #clear()}.
  *
@@ -32,17 +32,28 @@ public final class WriteBatch {
         default void merge(byte[] key, byte[] operand) {
             throw new UnsupportedOperationException("this handler takes no merge operands");
         }
+
+        /**
+         * A range deletion of [{@code from}, {@code to}). A default that throws, so that handlers
+         * written before range deletion keep compiling; every handler the store uses overrides it.
+         */
+        default void deleteRange(byte[] from, byte[] to) {
+            throw new UnsupportedOperationException("this handler takes no range deletion");
+        }
     }
 
     private static final byte DELETE = 0;
     private static final byte PUT = 1;
     private static final byte MERGE = 2;
+    private static final byte RANGE_DELETE = 3;
 
     private final List<byte[]> keys = new ArrayList<>();
-    /** The value for a put, the operand for a merge; null for a delete. */
+    /** The value for a put, the operand for a merge, the end key of a range deletion; null for a delete. */
     private final List<byte[]> values = new ArrayList<>();
-    /** What each operation is: {@link #PUT}, {@link #DELETE} or {@link #MERGE}. */
+    /** What each operation is: {@link #PUT}, {@link #DELETE}, {@link #MERGE} or {@link #RANGE_DELETE}. */
     private byte[] kinds = new byte[8];
+    /** Range deletions held: {@link #hasRangeDeletion()}. */
+    private int rangeDeletions;
     private long approximateBytes;
 
     public synchronized WriteBatch put(byte[] key, byte[] value) {
@@ -86,6 +97,30 @@ public final class WriteBatch {
         return this;
     }
 
+    /**
+     * Deletes every key in [{@code from}, {@code to}), as RocksDB's {@code DeleteRange}: one
+     * operation (one sequence number) however many keys it covers. {@code from == to} is an empty
+     * range and a no-op (nothing is added); {@code from > to} is refused.
+     *
+     * @throws IllegalArgumentException when a bound is null or empty, or {@code from > to}
+     */
+    public synchronized WriteBatch deleteRange(byte[] from, byte[] to) {
+        checkKey(from);
+        checkKey(to);
+        int c = Arrays.compareUnsigned(from, to);
+        if (c > 0) {
+            throw new IllegalArgumentException("deleteRange: from " + Arrays.toString(from) + " is after to "
+                    + Arrays.toString(to) + " (the range is [from, to))");
+        }
+        if (c == 0) {
+            return this;
+        }
+        add(RANGE_DELETE, from.clone(), to.clone());
+        rangeDeletions++;
+        approximateBytes += from.length + to.length + 8;
+        return this;
+    }
+
     /** Number of operations. */
     public synchronized int count() {
         return keys.size();
@@ -99,7 +134,13 @@ public final class WriteBatch {
     public synchronized void clear() {
         keys.clear();
         values.clear();
+        rangeDeletions = 0;
         approximateBytes = 0;
+    }
+
+    /** Whether the batch holds a range deletion. */
+    public synchronized boolean hasRangeDeletion() {
+        return rangeDeletions > 0;
     }
 
     /**
@@ -111,6 +152,7 @@ public final class WriteBatch {
         c.keys.addAll(keys);
         c.values.addAll(values);
         c.kinds = Arrays.copyOf(kinds, Math.max(8, keys.size()));
+        c.rangeDeletions = rangeDeletions;
         c.approximateBytes = approximateBytes;
         return c;
     }
@@ -119,7 +161,9 @@ public final class WriteBatch {
     public synchronized void forEach(Handler handler) {
         for (int i = 0; i < keys.size(); i++) {
             byte[] v = values.get(i);
-            if (kinds[i] == DELETE) {
+            if (kinds[i] == RANGE_DELETE) {
+                handler.deleteRange(keys.get(i), v);
+            } else if (kinds[i] == DELETE) {
                 handler.delete(keys.get(i));
             } else if (kinds[i] == PUT) {
                 handler.put(keys.get(i), v);
@@ -139,7 +183,8 @@ public final class WriteBatch {
     public synchronized String toString() {
         StringBuilder sb = new StringBuilder("WriteBatch[");
         for (int i = 0; i < keys.size() && i < 8; i++) {
-            sb.append(i == 0 ? "" : ", ").append(kinds[i] == DELETE ? "delete " : kinds[i] == PUT ? "put " : "merge ")
+            sb.append(i == 0 ? "" : ", ").append(kinds[i] == DELETE ? "delete " : kinds[i] == PUT ? "put "
+                    : kinds[i] == MERGE ? "merge " : "deleteRange ")
                     .append(Arrays.toString(keys.get(i)));
         }
         return sb.append(keys.size() > 8 ? ", ...]" : "]").toString();

@@ -59,7 +59,9 @@ public final class BenchCommand implements Callable<Integer> {
                     + " to a batch or transaction, run before the other fills); open (reopen the loaded store "
                     + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
                     + "prefixscan, prefixmissing, rangescan, rangemissing. Alone: manystores (--stores), counters "
-                    + "(--counters, --increments: int64Add merges against read-modify-write and RocksDB's merge).")
+                    + "(--counters, --increments: int64Add merges against read-modify-write and RocksDB's merge), "
+                    + "deleterange (the middle half of the keys deleted with one range deletion or one tombstone per "
+                    + "key, then scanned at once; BloomStore and RocksDB).")
     List<String> workloads;
 
     @Option(names = "--repeat", paramLabel = "N", description = "Rounds: every engine runs every workload N times, "
@@ -213,6 +215,22 @@ public final class BenchCommand implements Callable<Integer> {
             + "uniformly over the counters (default: ${DEFAULT-VALUE}).")
     int increments = 1_000_000;
 
+    /**
+     * The deleterange workload ({@link RangeDeleteBench}): a scan over a range just deleted with one
+     * range deletion against one tombstone per key, BloomStore and RocksDB, in this JVM.
+     */
+    private int deleteRange() throws IOException {
+        if (workloads.size() != 1) {
+            throw usage("deleterange runs alone: give --workloads deleterange only");
+        }
+        if (repeat <= 0) {
+            throw usage("--repeat must be positive: " + repeat);
+        }
+        Path root = data != null ? data : Files.createTempDirectory("bloomstore-deleterange");
+        RangeDeleteBench.run(root, config(), factory, repeat, spec.commandLine().getOut());
+        return 0;
+    }
+
     /** The command with the standard engines. */
     public BenchCommand() {
         this(EngineFactory.standard());
@@ -234,6 +252,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (workloads != null && workloads.contains("counters")) {
             return counters();
+        }
+        if (workloads != null && workloads.contains("deleterange")) {
+            return deleteRange();
         }
         BenchConfig config = config();
         List<String> engineNames = engines == null || engines.isEmpty() ? factory.defaultNames() : engines;

@@ -35,6 +35,16 @@ public interface BenchEngine extends AutoCloseable {
         }
     }
 
+    /** Deletes one key (a point tombstone); the deleterange workload's per-key baseline. */
+    default void delete(byte[] key) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no deletes in the benchmark");
+    }
+
+    /** Deletes every key in [{@code from}, {@code to}) with one range tombstone (RocksDB's DeleteRange). */
+    default void deleteRange(byte[] from, byte[] to) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no range deletion");
+    }
+
     /**
      * Looks {@code key} up, copying as much of its value as fits into {@code valueBuffer}.
      * Returns the value's full length, or {@link #NOT_FOUND}.

@@ -126,6 +126,16 @@ public final class BloomStoreEngine implements BenchEngine {
     }
 
     @Override
+    public void delete(byte[] key) throws IOException {
+        store.delete(key);
+    }
+
+    @Override
+    public void deleteRange(byte[] from, byte[] to) throws IOException {
+        store.deleteRange(from, to);
+    }
+
+    @Override
     public int get(byte[] key, byte[] valueBuffer) throws IOException {
         byte[] value = store.get(key);
         if (value == null) {

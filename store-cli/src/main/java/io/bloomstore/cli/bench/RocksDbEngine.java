@@ -190,6 +190,24 @@ public final class RocksDbEngine implements BenchEngine {
     }
 
     @Override
+    public void delete(byte[] key) throws IOException {
+        try {
+            db.delete(writeOptions, key);
+        } catch (RocksDBException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void deleteRange(byte[] from, byte[] to) throws IOException {
+        try {
+            db.deleteRange(writeOptions, from, to);
+        } catch (RocksDBException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    @Override
     public int get(byte[] key, byte[] valueBuffer) throws IOException {
         try {
             int length = db.get(readOptions, key, valueBuffer);

@@ -12,7 +12,8 @@ import io.bloomstore.core.StoreOptions;
 
 /**
  * The short store commands without picocli: {@code get KEY}, {@code put KEY VALUE},
- * {@code delete KEY}, {@code scan}, {@code stats} and {@code flush} in their common forms, answered
+ * {@code delete KEY}, {@code delete-range FROM TO}, {@code scan}, {@code stats} and {@code flush} in their
+ * common forms, answered
  * exactly as their picocli commands answer them (same output, same one-line errors, same exit
  * codes; both run {@link StoreActions}). Building picocli's model cost a one-shot command 100–200 ms
  * of processor time: picocli's classes are Java 5 class files, which class-data sharing cannot
@@ -26,6 +27,7 @@ import io.bloomstore.core.StoreOptions;
  *   <li>{@code get [--hex] KEY}</li>
  *   <li>{@code put [--hex] [--sync] KEY VALUE}</li>
  *   <li>{@code delete [--hex] [--sync] KEY}</li>
+ *   <li>{@code delete-range [--hex] [--sync] FROM TO}</li>
  *   <li>{@code scan [--from K] [--to K] [--prefix P] [--limit N] [--reverse] [--hex]}</li>
  *   <li>{@code stats [--json]}</li>
  *   <li>{@code flush}</li>
@@ -50,6 +52,7 @@ public final class QuickCommands {
             "get", new Form(Set.of("--hex"), Set.of(), 1),
             "put", new Form(Set.of("--hex", "--sync"), Set.of(), 2),
             "delete", new Form(Set.of("--hex", "--sync"), Set.of(), 1),
+            "delete-range", new Form(Set.of("--hex", "--sync"), Set.of(), 2),
             "scan", new Form(Set.of("--reverse", "--hex"), Set.of("--from", "--to", "--prefix", "--limit"), 0),
             "stats", new Form(Set.of("--json"), Set.of(), 0),
             "flush", new Form(Set.of(), Set.of(), 0));
@@ -146,6 +149,8 @@ public final class QuickCommands {
                 case "get" -> StoreActions.get(dir, storeOptions, hex, positional[0], out);
                 case "put" -> StoreActions.put(dir, storeOptions, hex, sync, positional[0], positional[1]);
                 case "delete" -> StoreActions.delete(dir, storeOptions, hex, sync, positional[0]);
+                case "delete-range" -> StoreActions.deleteRange(dir, storeOptions, hex, sync, positional[0],
+                        positional[1]);
                 case "scan" -> StoreActions.scan(dir, storeOptions, options.get("--from"), options.get("--to"),
                         options.get("--prefix"), limit, options.containsKey("--reverse"), hex, out);
                 case "stats" -> StoreActions.stats(dir, storeOptions, options.containsKey("--json"), out);

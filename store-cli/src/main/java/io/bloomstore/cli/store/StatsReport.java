@@ -62,6 +62,8 @@ final class StatsReport {
         j.put("flushes", s.flushes());
         j.put("compactions", s.compactions());
         j.put("trivialMoves", s.trivialMoves());
+        j.put("rangeTombstones", s.rangeTombstones());
+        j.put("rangeDeletedTables", s.rangeDeletedTables());
         j.put("compactionBytesRead", s.compactionBytesRead());
         j.put("compactionBytesWritten", s.compactionBytesWritten());
         j.put("flushBytesWritten", s.flushBytesWritten());
@@ -255,6 +257,8 @@ final class StatsReport {
         row(out, "  range filters checked", Units.count(s.rangeChecked()), Units.count(c.rangeChecked()));
         row(out, "  tables skipped", Units.count(s.rangeUseful()), Units.count(c.rangeUseful()));
         row(out, "tables moved down whole", Units.count(s.trivialMoves()), "-");
+        row(out, "live range tombstones", Units.count(s.rangeTombstones()), "-");
+        row(out, "tables dropped by range deletions", Units.count(s.rangeDeletedTables()), "-");
         out.println("configured FPR " + Units.percent(s.configuredFpr()) + "; filter memory " + s.filterMemory()
                 + "; counters since creation are saved at each flush and at close");
     }

@@ -79,6 +79,18 @@ final class StoreActions {
         return ExitCodes.OK;
     }
 
+    /** {@code delete-range FROM TO}: prints nothing. */
+    static int deleteRange(Path dir, StoreOptions options, boolean hex, boolean sync, String from, String to)
+            throws IOException {
+        ByteText text = ByteText.of(hex);
+        byte[] lo = text.decode(from);
+        byte[] hi = text.decode(to);
+        try (Store store = StoreAccess.open(dir, withoutCompaction(options), false)) {
+            store.deleteRange(lo, hi, sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+        }
+        return ExitCodes.OK;
+    }
+
     /**
      * {@code scan}: {@code KEY<TAB>VALUE} lines of [{@code from}, {@code to}) or of one
      * {@code prefix}, at most {@code limit} (null: all), descending when {@code reverse}.

@@ -1,6 +1,7 @@
 package io.bloomstore.core.compaction;
 
 import io.bloomstore.core.internal.ValueType;
+import io.bloomstore.core.rangedel.RangeTombstones;
 import java.util.Arrays;
 
 /**
@@ -20,12 +21,22 @@ import java.util.Arrays;
  * <p>A merge operand hides nothing: whoever reads it needs the versions below it too, down to a
  * value or tombstone. So a kept operand leaves the next newer kept version where it was.
  *
+ * <p>Range tombstones shorten a version's life the same way a newer version does: a reader t sees
+ * the version at q unless a tombstone T over its key has q &lt; T ≤ t, so with T the oldest such
+ * tombstone above q, the version is needed only if some reader t has q ≤ t &lt; min(p, T). Only
+ * tombstones already in the MANIFEST (or written by the same edit) may be used: a compaction that
+ * dropped data under a tombstone still only in an unsynced WAL could lose the tombstone in a crash
+ * and keep the deletion.
+ *
  * <p>Thread safety: not thread-safe; one per compaction.
  */
 public final class ShadowedVersions {
     private final long[] snapshots;
     private final boolean bottommost;
+    private final RangeTombstones tombstones;
     private byte[] currentKey;
+    /** The fragment of {@link #tombstones} holding {@link #currentKey}, or -1. */
+    private int fragment = -1;
     private long newerKept;
     private long dropped;
 
@@ -34,9 +45,18 @@ public final class ShadowedVersions {
      * @param bottommost whether no deeper level holds tables in the compaction's key range
      */
     public ShadowedVersions(long[] snapshots, boolean bottommost) {
+        this(snapshots, bottommost, RangeTombstones.EMPTY);
+    }
+
+    /**
+     * As {@link #ShadowedVersions(long[], boolean)}, dropping too the versions {@code tombstones}
+     * delete for every reader.
+     */
+    public ShadowedVersions(long[] snapshots, boolean bottommost, RangeTombstones tombstones) {
         this.snapshots = snapshots.clone();
         Arrays.sort(this.snapshots);
         this.bottommost = bottommost;
+        this.tombstones = tombstones;
     }
 
     /** Whether to keep the entry; call for every entry, in internal order. */
@@ -44,8 +64,13 @@ public final class ShadowedVersions {
         if (currentKey == null || !Arrays.equals(currentKey, userKey)) {
             currentKey = userKey.clone();
             newerKept = Long.MAX_VALUE;
+            fragment = tombstones.isEmpty() ? -1 : tombstones.fragmentIndex(userKey);
         }
-        if (!neededBySomeReader(sequence, newerKept)) {
+        long until = newerKept;
+        if (fragment >= 0) {
+            until = Math.min(until, tombstones.oldestNewerThan(fragment, sequence));
+        }
+        if (!neededBySomeReader(sequence, until)) {
             dropped++;
             return false;
         }
@@ -78,6 +103,19 @@ public final class ShadowedVersions {
     /** Whether some live snapshot sees an entry at {@code sequence} (one at or above it). */
     public boolean seenBySnapshot(long sequence) {
         return snapshots.length > 0 && snapshots[snapshots.length - 1] >= sequence;
+    }
+
+    /**
+     * Whether a range tombstone over {@code key} deletes its version at {@code older} for every
+     * reader of the one at {@code newer}: a tombstone T with older &lt; T ≤ newer (a merge run stops
+     * there, as at a tombstone).
+     */
+    public boolean rangeDeletedBetween(byte[] key, long older, long newer) {
+        if (tombstones.isEmpty()) {
+            return false;
+        }
+        int i = tombstones.fragmentIndex(key);
+        return i >= 0 && tombstones.oldestNewerThan(i, older) <= newer;
     }
 
     /** Entries dropped so far. */

@@ -149,6 +149,12 @@ public final class ValueRewriter {
             if (!versions.sameStripe(top, n.sequence())) {
                 break;
             }
+            if (versions.rangeDeletedBetween(key, n.sequence(), top)) {
+                // A range tombstone deletes this version and all older ones for the operands'
+                // readers: the run ends as at a tombstone (the versions stay for keep() to drop).
+                acc.add(ValueType.DELETION, EMPTY, 0, 0);
+                break;
+            }
             byte[] v = Arrays.copyOfRange(n.valueArray(), n.valueOffset(), n.valueOffset() + n.valueLength());
             types.add(n.type());
             sequences.add(n.sequence());

@@ -54,6 +54,13 @@ final class DbBackground {
     private final AtomicInteger activeCompactions = new AtomicInteger();
     /** Compaction tasks' first step ({@link FirstStep}). */
     private final FirstStep preparingCompactions;
+    /** Whole-table drops and range tombstone collection ({@link RangeDeletionCleaner}). */
+    private final RangeDeletionCleaner cleaner;
+    /** A cleanup is queued, or running; under the mutex. */
+    private boolean cleanupQueued;
+    private boolean cleaning;
+    /** The version the last cleanup looked at: another runs only once the version changed; under the mutex. */
+    private Version cleanedVersion;
 
     /** Every compaction's and flush's first step ({@link StartUp}); a test may hold tasks there. */
     static volatile Runnable taskStartUp = new StartUp();
@@ -109,6 +116,7 @@ final class DbBackground {
         this.flush = new DbFlush(db, this);
         this.compaction = new DbCompaction(db);
         this.compactor = new LimitedExecutor(db.resources.compactionPool(), options.maxBackgroundJobs());
+        this.cleaner = new RangeDeletionCleaner(db);
     }
 
     /** With the mutex held: queues the flush of the oldest immutable memtable. */
@@ -141,7 +149,7 @@ final class DbBackground {
                 && running.size() < compactionLimit()) {
             Compaction c = picker.pick(db.versions.current(), busy, running);
             if (c == null) {
-                return;
+                break;
             }
             running.add(c);
             for (FileMetaData f : c.allInputs()) {
@@ -150,6 +158,87 @@ final class DbBackground {
             mostRunning = Math.max(mostRunning, running.size());
             intraLevel0Started += c.isIntraLevel0() ? 1 : 0;
             compactor.execute(new CompactionTask(c));
+        }
+        maybeScheduleCleanup();
+    }
+
+    /**
+     * With the mutex held: queues a range-deletion cleanup when the MANIFEST holds range tombstones
+     * and the version changed since the last one looked (a flush brought tombstones, a compaction
+     * dropped what they cover).
+     */
+    private void maybeScheduleCleanup() {
+        Version v = db.versions.current();
+        if (cleanupQueued || cleaning || manual || db.closed || db.readOnly || db.backgroundError != null
+                || v.rangeTombstones().isEmpty() || v == cleanedVersion) {
+            return;
+        }
+        cleanupQueued = true;
+        compactor.execute(new CleanupTask());
+    }
+
+    /** A queued range-deletion cleanup (a class, not a lambda, as the compaction task). */
+    private final class CleanupTask implements Runnable {
+        @Override
+        public void run() {
+            mutex.lock();
+            try {
+                cleanupQueued = false;
+                if (manual || cleaning || db.closed || compaction.cancelled() || db.backgroundError != null) {
+                    return;
+                }
+                cleaning = true;
+            } finally {
+                mutex.unlock();
+            }
+            try {
+                cleanUp();
+            } catch (CompactionCancelledException e) {
+                // Closing: nothing was logged.
+            } catch (Throwable t) {
+                compactionFailed(t);
+            } finally {
+                mutex.lock();
+                try {
+                    cleaning = false;
+                    maybeScheduleCompaction();
+                    db.queue.signalChange();
+                } finally {
+                    mutex.unlock();
+                }
+            }
+        }
+    }
+
+    /**
+     * Drops the tables range tombstones cover whole and removes the tombstones nothing is left
+     * under ({@link RangeDeletionCleaner}); the caller is the one cleanup running, or
+     * {@link #compact()}. The tables dropped are marked busy meanwhile, so no compaction takes them.
+     */
+    private void cleanUp() throws IOException {
+        List<RangeDeletionCleaner.Drop> drops;
+        mutex.lock();
+        try {
+            Version v = db.versions.current();
+            cleanedVersion = v;
+            drops = cleaner.droppable(v, busy);
+            for (RangeDeletionCleaner.Drop d : drops) {
+                busy.add(d.file().fileNumber());
+            }
+        } finally {
+            mutex.unlock();
+        }
+        try {
+            cleaner.run(drops);
+        } finally {
+            mutex.lock();
+            try {
+                for (RangeDeletionCleaner.Drop d : drops) {
+                    busy.remove(d.file().fileNumber());
+                }
+            } finally {
+                mutex.unlock();
+            }
         }
     }
 
@@ -298,7 +387,7 @@ final class DbBackground {
     private void awaitCompactionsCaughtUp() throws IOException {
         mutex.lock();
         try {
-            while (!db.closed && db.backgroundError == null && (!running.isEmpty()
+            while (!db.closed && db.backgroundError == null && (!running.isEmpty() || cleanupQueued || cleaning
                     || options.autoCompaction() && picker.needsCompaction(db.versions.current()))) {
                 db.queue.awaitChange();
             }
@@ -323,7 +412,7 @@ final class DbBackground {
                 db.queue.awaitChange();
             }
             manual = true;
-            while (!running.isEmpty()) {
+            while (!running.isEmpty() || cleaning) {
                 db.queue.awaitChange();
             }
         } finally {
@@ -364,6 +453,16 @@ final class DbBackground {
                     }
                     bottomRewritten = wholeBottom;
                 }
+            }
+            // What the merges left under the range tombstones is gone now (unless a snapshot holds
+            // it): the tombstones go too.
+            try {
+                cleanUp();
+            } catch (CompactionCancelledException e) {
+                throw e;
+            } catch (IOException | RuntimeException | Error e) {
+                compactionFailed(e);
+                throw e;
             }
         } finally {
             mutex.lock();

@@ -12,6 +12,7 @@ import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.rangedel.RangeTombstones;
 import io.bloomstore.core.table.TableBuilder;
 import io.bloomstore.core.table.TableMetadata;
 import io.bloomstore.core.table.TableOptions;
@@ -189,6 +190,8 @@ final class DbCompaction {
     private void runCompaction(Compaction c, boolean background) throws IOException {
         long started = System.nanoTime();
         long[] snapshotSequences = db.pinnedSequences();
+        // The MANIFEST's range tombstones (not the memtables': see ShadowedVersions).
+        RangeTombstones tombstones = db.versions.current().rangeTombstones();
         long moved = c.levelInputEntries();
         LevelShape shape = db.levelShape(db.versions.current()).plus(c.level(), -moved).plus(c.outputLevel(), moved);
         TableOptions tableOptions = TableOptions.of(options).withFilter(options.filterPolicy().choose(c.outputLevel(), shape));
@@ -202,7 +205,7 @@ final class DbCompaction {
         AtomicBoolean failed = new AtomicBoolean();
         List<CompactionJob> jobs = new ArrayList<>();
         for (int i = 0; i <= bounds.size(); i++) {
-            jobs.add(new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost()), targetBytes,
+            jobs.add(new CompactionJob(c, new ShadowedVersions(snapshotSequences, c.bottommost(), tombstones), targetBytes,
                     new Stop(failed)).rewriting(db.rules, c.outputLevel()));
         }
         if (background) {

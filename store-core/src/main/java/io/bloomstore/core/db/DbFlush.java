@@ -13,6 +13,7 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionEdit;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.rangedel.RangeTombstone;
 import io.bloomstore.core.table.TableBuilder;
 import io.bloomstore.core.table.TableMetadata;
 import io.bloomstore.core.table.TableOptions;
@@ -141,6 +142,7 @@ final class DbFlush {
                 if (meta != null) {
                     edit.addFile(0, meta);
                 }
+                addRangeDeletions(edit, m);
             } finally {
                 mutex.unlock();
             }
@@ -216,11 +218,14 @@ final class DbFlush {
      * has a sequence above every entry of the (immutable) memtable, so it needs only the newest.
      */
     FileMetaData writeLevel0Table(MemTable m) throws IOException {
-        if (m.isEmpty()) {
+        if (m.entries() == 0) {
             return null;
         }
         long[] snapshotSequences = db.pinnedSequences();
-        ShadowedVersions versions = new ShadowedVersions(snapshotSequences, false);
+        // The memtable's own range tombstones go into the MANIFEST by the same edit as this table:
+        // what they delete need not be written.
+        ShadowedVersions versions = new ShadowedVersions(snapshotSequences, false,
+                db.versions.current().rangeTombstones().plus(m.rangeDeletions()));
         long number = db.versions.newFileNumber();
         FilterChoice filter = options.filterPolicy().choose(0, db.levelShape(db.versions.current()).plus(0, m.entries()));
         TableBuilder builder = new TableBuilder(db.fs, db.dir, number, TableOptions.of(options).withFilter(filter),
@@ -250,6 +255,11 @@ final class DbFlush {
             if (skipQueuedFlushes) {
                 // Finishing writes the index and filter and syncs the table: not for a closing store.
                 throw new CompactionCancelledException("flush stopped: the store is closing");
+            }
+            if (builder.entries() == 0) {
+                // Every entry lay under the memtable's own range tombstones: no table.
+                builder.abandon();
+                return null;
             }
             t = builder.finish();
         } catch (CompactionCancelledException e) {
@@ -315,6 +325,7 @@ final class DbFlush {
         }
         FileMetaData meta = writeLevel0Table(replayed);
         VersionEdit edit = new VersionEdit().setLogNumber(db.view.mem().logNumber()).setLastSequence(db.lastSequence);
+        addRangeDeletions(edit, replayed);
         if (meta != null) {
             edit.addFile(0, meta);
             db.counters.flushes().increment();
@@ -328,6 +339,13 @@ final class DbFlush {
             background.maybeScheduleCompaction();
         } finally {
             mutex.unlock();
+        }
+    }
+
+    /** Moves a flushed memtable's range deletions into the MANIFEST with its table. */
+    private static void addRangeDeletions(VersionEdit edit, MemTable m) {
+        for (RangeTombstone t : m.rangeDeletions()) {
+            edit.addRangeTombstone(t);
         }
     }
 

@@ -173,6 +173,16 @@ public final class DbImpl implements Store {
     }
 
     @Override
+    public void deleteRange(byte[] from, byte[] to) throws IOException {
+        deleteRange(from, to, WriteOptions.DEFAULT);
+    }
+
+    @Override
+    public void deleteRange(byte[] from, byte[] to, WriteOptions writeOptions) throws IOException {
+        writes.deleteRange(from, to, writeOptions);
+    }
+
+    @Override
     public void write(WriteBatch batch, WriteOptions writeOptions) throws IOException {
         // The caller's batch may change on another thread while the group commit encodes it and
         // counts its sequence numbers: the store writes a copy taken at once.

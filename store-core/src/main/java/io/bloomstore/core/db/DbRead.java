@@ -16,6 +16,7 @@ import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.memtable.InternalKey;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.rangedel.RangeTombstones;
 import io.bloomstore.core.stats.LevelCounters;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.stats.ThreadTally;
@@ -67,7 +68,7 @@ final class DbRead {
         // One hash of the key serves the memtables' filters and every table's.
         long hash = Filters.hash(key);
         TableLookup r = find(v, key, hash, snapshot, tally);
-        if (r == null) {
+        if (r == null || rangeDeleted(v, key, r.sequence(), snapshot)) {
             return null;
         }
         // Not a switch on the enum: that would load a synthetic class on a one-shot get.
@@ -128,7 +129,7 @@ final class DbRead {
      * or a later one) — and the store's operator merges them.
      */
     private byte[] merged(ReadView v, byte[] key, long hash, long snapshot, ThreadTally tally) throws IOException {
-        MergeLookup m = new MergeLookup(db.rules, key, snapshot);
+        MergeLookup m = new MergeLookup(db.rules, key, snapshot, v.rangeDeletions());
         m.collect(v.mem());
         for (int i = v.immutables().size() - 1; !m.done() && i >= 0; i--) {
             m.collect(v.immutables().get(i));
@@ -160,6 +161,16 @@ final class DbRead {
             }
             m.add(r.type(), r.sequence(), r.value());
         }
+    }
+
+    /**
+     * Whether the key's newest visible version, at {@code sequence}, lies under a range tombstone a
+     * reader at {@code snapshot} sees. Without range tombstones: one field read of the view, no
+     * allocation.
+     */
+    private static boolean rangeDeleted(ReadView v, byte[] key, long sequence, long snapshot) {
+        RangeTombstones rd = v.rangeDeletions();
+        return !rd.isEmpty() && rd.covers(key, sequence, snapshot);
     }
 
     /**
@@ -205,9 +216,10 @@ final class DbRead {
             if (snapshot < 0) {
                 return iterator(from, to, readOptions, reverse);
             }
-            sources.add(v.mem().iterator());
+            RangeTombstones rd = v.rangeDeletions();
+            sources.add(RangeDeletionSkipper.wrap(v.mem().iterator(), rd, snapshot, Long.MAX_VALUE, from, to));
             for (MemTable m : v.immutables()) {
-                sources.add(m.iterator());
+                sources.add(RangeDeletionSkipper.wrap(m.iterator(), rd, snapshot, Long.MAX_VALUE, from, to));
             }
             TableGuard guard = tableGuard(from, to);
             Version version = v.version();
@@ -215,15 +227,22 @@ final class DbRead {
             List<FileMetaData> level0 = version.files(0);
             for (int i = 0; i < level0.size(); i++) {
                 if (level0.get(i).overlaps(from, to) && guard.mayHold(tables.handle(0, i))) {
-                    sources.add(tables.handle(0, i).reader().iterator());
+                    sources.add(RangeDeletionSkipper.wrap(tables.handle(0, i).reader().iterator(), rd, snapshot,
+                            level0.get(i).largestSeq(), from, to));
                 }
             }
             for (int level = 1; level < Version.NUM_LEVELS; level++) {
                 List<FileMetaData> files = overlapping(version, level, from, to, tables, guard);
                 if (files.size() == 1) {
-                    sources.add(tables.handle(files.get(0).fileNumber()).reader().iterator());
+                    sources.add(RangeDeletionSkipper.wrap(tables.handle(files.get(0).fileNumber()).reader().iterator(),
+                            rd, snapshot, files.get(0).largestSeq(), from, to));
                 } else if (!files.isEmpty()) {
-                    sources.add(new LevelIterator(files, new TableOpener(tables)));
+                    long newest = 0;
+                    for (FileMetaData f : files) {
+                        newest = Math.max(newest, f.largestSeq());
+                    }
+                    sources.add(RangeDeletionSkipper.wrap(new LevelIterator(files, new TableOpener(tables)), rd, snapshot,
+                            newest, from, to));
                 }
             }
             DbIterator it = new DbIterator(sources, tables, from, to, snapshot, reverse, db.rules);
@@ -332,7 +351,8 @@ final class DbRead {
                     c.tableLookups().sum(), c.filterFileReads().sum(), c.filterFileBytesRead().sum(),
                     db.tables.indexHeapBytes(), db.tables.indexOffHeapBytes(), c.trivialMoves().sum(), health(), c.prefixScans().sum(), c.prefixChecked().sum(),
                     c.prefixUseful().sum(), c.rangeScans().sum(), c.rangeChecked().sum(), c.rangeUseful().sum(),
-                    List.copyOf(tables), db.cumulative.snapshot(), db.tables.blockCacheBytes());
+                    List.copyOf(tables), db.cumulative.snapshot(), db.tables.blockCacheBytes(), v.rangeDeletions().size(),
+                    c.rangeDeletedTables().sum());
         } finally {
             v.tables().release();
         }

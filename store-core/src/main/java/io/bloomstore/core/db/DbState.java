@@ -123,7 +123,7 @@ final class DbState {
         this.versions = versions;
         this.tables = tables;
         this.lastSequence = lastSequence;
-        this.view = new ReadView(new MemTable(walNumber, options.memtableBytes(), options.memtableFilterRatio()), List.of(),
+        this.view = ReadView.of(new MemTable(walNumber, options.memtableBytes(), options.memtableFilterRatio()), List.of(),
                 new VersionRef(versions.current(), tables));
         this.readers = new ViewCache(this);
         this.resources = SharedResources.of(options.resources());
@@ -157,7 +157,7 @@ final class DbState {
      */
     void installVersion(Version next, MemTable mem, List<MemTable> immutables) {
         ReadView old = view;
-        view = new ReadView(mem, immutables, new VersionRef(next, tables));
+        view = ReadView.of(mem, immutables, new VersionRef(next, tables));
         old.tables().release();
         readers.scrape();
         chargeMemtables();

@@ -146,6 +146,13 @@ final class DbWrite {
                 userBytes[0] += key.length + operand.length;
                 checkOperand(key, operand);
             }
+
+            @Override
+            public void deleteRange(byte[] from, byte[] to) {
+                checkKey(from);
+                checkKey(to);
+                userBytes[0] += from.length + to.length;
+            }
         });
         if (batch.count() == 0) {
             return;
@@ -153,6 +160,13 @@ final class DbWrite {
         awaitMemtableRoom();
         db.queue.submit(batch, writeOptions.sync(), committer);
         db.counters.userBytesWritten().add(userBytes[0]);
+    }
+
+    /** A range deletion of [{@code from}, {@code to}): a batch of one, so it is one WAL record as any batch. */
+    void deleteRange(byte[] from, byte[] to, WriteOptions writeOptions) throws IOException {
+        checkKey(from);
+        checkKey(to);
+        write(new WriteBatch().deleteRange(from, to), writeOptions);
     }
 
     void checkKey(byte[] key) {
@@ -199,11 +213,13 @@ final class DbWrite {
         // A store with a TTL stamps the group's puts with one commit time.
         long stamp = db.rules.timed() ? db.rules.now() : -1;
         boolean sync = false;
+        boolean rangeDeletions = false;
         long[] starts = new long[n];
         for (int i = 0; i < n; i++) {
             starts[i] = seq;
             seq += group.get(i).count();
             sync |= group.get(i).sync();
+            rangeDeletions |= group.get(i).batch() != null && group.get(i).batch().hasRangeDeletion();
         }
         // The WAL write and the memtable insert run with the mutex released (the next writers queue
         // meanwhile); written out rather than as a lambda, so a put allocates no closure.
@@ -260,6 +276,10 @@ final class DbWrite {
         } finally {
             db.queue.mutex().lock();
         }
+        if (rangeDeletions) {
+            // Readers see the new tombstones through the view, before the sequence that makes them visible.
+            db.view = db.view.withMemtableRangeDeletions();
+        }
         db.lastSequence = seq - 1;
         db.chargeMemtables();
     }
@@ -293,6 +313,11 @@ final class DbWrite {
             @Override
             public void delete(byte[] key) {
                 mem.add(key, next[0]++, ValueType.DELETION, EMPTY);
+            }
+
+            @Override
+            public void deleteRange(byte[] from, byte[] to) {
+                mem.add(from, next[0]++, ValueType.RANGE_DELETION, to);
             }
         });
     }
@@ -404,7 +429,7 @@ final class DbWrite {
         List<MemTable> imm = new ArrayList<>(v.immutables());
         imm.add(v.mem());
         MemTable fresh = new MemTable(walNumber, db.options.memtableBytes(), db.options.memtableFilterRatio());
-        db.view = new ReadView(fresh, List.copyOf(imm), v.tables());
+        db.view = new ReadView(fresh, List.copyOf(imm), v.tables(), v.rangeDeletions());
         db.chargeMemtables();
         background.scheduleFlush();
     }

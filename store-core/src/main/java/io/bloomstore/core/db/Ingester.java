@@ -10,6 +10,7 @@ import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionEdit;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.rangedel.RangeTombstone;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.table.TableBuilder;
 import io.bloomstore.core.table.TableMetadata;
@@ -32,7 +33,8 @@ import java.util.List;
  * its keys, so the oldest is right (and no snapshot sees it appear). It goes to the last level when
  * no compaction is queued or running (one running might install an output spanning its range in
  * that level), else to level 0. Any other table is rewritten into level 0 with a sequence number
- * above every write so far (one per table, in the order given, so a later table wins over an
+ * above every write so far — also when a range tombstone meets its key range, which it must not
+ * fall under — (one per table, in the order given, so a later table wins over an
  * earlier one), which makes it newer than all it overlaps, as RocksDB's global sequence number does
  * without the rewrite. Before any rewrite the memtables are flushed (at the barrier, so no write
  * comes between): a memtable is read before level 0, so it must hold nothing the ingest shadows,
@@ -138,7 +140,8 @@ final class Ingester {
         boolean anyRewrite = false;
         for (int i = 0; i < staged.size(); i++) {
             anyRewrite |= snapshots || overlapsVersion(db.versions.current(), staged.get(i).meta)
-                    || overlapsOthers(staged, i) || overlapsMemtables(db.view, staged.get(i).meta);
+                    || overlapsOthers(staged, i) || overlapsMemtables(db.view, staged.get(i).meta)
+                    || overlapsRangeTombstones(db.view, staged.get(i).meta);
         }
         if (anyRewrite) {
             // A rewritten table takes sequence numbers no WAL record carries, and replay wants the
@@ -160,7 +163,7 @@ final class Ingester {
             for (int i = 0; i < staged.size(); i++) {
                 Staged s = staged.get(i);
                 if (snapshots || overlapsVersion(v, s.meta) || overlapsOthers(staged, i)
-                        || overlapsMemtables(view, s.meta)) {
+                        || overlapsMemtables(view, s.meta) || overlapsRangeTombstones(view, s.meta)) {
                     metas[i] = rewrite(db, s, ++sequence);
                     rewritten.add(metas[i].fileNumber());
                     levels[i] = 0;
@@ -227,6 +230,20 @@ final class Ingester {
         }
         for (MemTable m : view.immutables()) {
             if (holdsKeyIn(m, t.smallestUserKey(), t.largestUserKey())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a live range tombstone meets the table's key range: linked as it is, at sequence 0,
+     * its keys would lie under the tombstone and read as deleted. Rewritten, they are newer than
+     * every tombstone, as RocksDB's ingested files are.
+     */
+    private static boolean overlapsRangeTombstones(ReadView view, TableMetadata t) {
+        for (RangeTombstone r : view.rangeDeletions().tombstones()) {
+            if (r.overlaps(t.smallestUserKey(), t.largestUserKey())) {
                 return true;
             }
         }

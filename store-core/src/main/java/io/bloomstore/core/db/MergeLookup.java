@@ -5,6 +5,7 @@ import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.MergeAccumulator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.rangedel.RangeTombstones;
 import java.io.IOException;
 import java.util.Arrays;
 
@@ -20,11 +21,16 @@ final class MergeLookup {
     /** The newest sequence still to look at: the snapshot, then just below the last version added. */
     private long below;
     private boolean done;
+    private final long snapshot;
+    /** The read's range tombstones: a version under one ends the operands, as a tombstone would. */
+    private final RangeTombstones rangeDeletions;
 
-    MergeLookup(EntryRules rules, byte[] key, long snapshot) {
+    MergeLookup(EntryRules rules, byte[] key, long snapshot, RangeTombstones rangeDeletions) {
         this.versions = new MergeAccumulator(rules, key, rules.timed() ? rules.now() : 0);
         this.key = key;
         this.below = snapshot;
+        this.snapshot = snapshot;
+        this.rangeDeletions = rangeDeletions;
     }
 
     boolean done() {
@@ -38,6 +44,11 @@ final class MergeLookup {
 
     /** The next older version of the key. */
     void add(ValueType type, long sequence, byte[] value) {
+        if (!rangeDeletions.isEmpty() && rangeDeletions.covers(key, sequence, snapshot)) {
+            // Deleted by a range tombstone the reader sees, and so is everything older.
+            done = true;
+            return;
+        }
         versions.add(type, value, 0, value.length);
         below = sequence - 1;
         done = versions.ended() || below < 0;

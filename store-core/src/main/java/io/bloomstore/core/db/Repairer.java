@@ -14,6 +14,8 @@ import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionEdit;
 import io.bloomstore.core.manifest.VersionSet;
 import io.bloomstore.core.memtable.MemTable;
+import io.bloomstore.core.rangedel.RangeTombstone;
+import io.bloomstore.core.rangedel.RangeTombstones;
 import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.table.TableBuilder;
@@ -47,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * if one reads whole, then write a new MANIFEST and CURRENT — the MANIFEST's levels when its version
  * names exactly the tables that verify, plus a level-0 table of the WAL records; otherwise every
  * verified table and the WAL records merged into one sorted level — and only then move what the new
- * MANIFEST replaced into {@code lost/}. Damaged files go there too; nothing is deleted.
+ * MANIFEST replaced into {@code lost/}. Damaged files go there too; nothing is deleted. Range
+ * tombstones live in the MANIFEST and the WAL only: kept with the MANIFEST's levels, or applied by the
+ * merge (those of the MANIFEST's edits up to any damage, and the WAL's).
  *
  * <p>Thread safety: one repair per instance, on the calling thread.
  */
@@ -77,6 +81,11 @@ public final class Repairer {
     private long walBytesDropped;
     private long nextNumber = 1;
     private long lastSequence;
+    /**
+     * The range tombstones of the MANIFEST's edits read before any damage: a damaged MANIFEST loses
+     * its tables' levels but not the deletions it recorded (the tables are merged under them).
+     */
+    private final Map<Long, RangeTombstone> manifestTombstones = new TreeMap<>();
 
     /** A MANIFEST that read whole: its version and recorded numbers. */
     private record Manifest(Path path, Version version, long logNumber, long lastSequence) {
@@ -168,8 +177,16 @@ public final class Repairer {
             }
             if (!salvaged.isEmpty()) {
                 // The WAL holds the newest writes: a level-0 table numbered above every other.
-                List<FileMetaData> out = writeMerged(List.of(salvaged.iterator()), false, Long.MAX_VALUE);
+                List<FileMetaData> out = writeMerged(List.of(salvaged.iterator()), false, Long.MAX_VALUE,
+                        RangeTombstones.EMPTY);
                 out.forEach(f -> edit.addFile(0, f));
+            }
+            // Range tombstones live in the MANIFEST and the WAL only: both sets are kept.
+            for (RangeTombstone t : manifest.version().rangeTombstones().tombstones()) {
+                edit.addRangeTombstone(t);
+            }
+            for (RangeTombstone t : salvaged.rangeDeletions()) {
+                edit.addRangeTombstone(t);
             }
             version = Version.empty().apply(edit);
         } else {
@@ -300,6 +317,12 @@ public final class Repairer {
             int edits = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 VersionEdit edit = VersionEdit.decode(record, path, reader.lastRecordOffset());
+                for (long gone : edit.deletedRangeTombstones()) {
+                    manifestTombstones.remove(gone);
+                }
+                for (RangeTombstone t : edit.addedRangeTombstones()) {
+                    manifestTombstones.put(t.sequence(), t);
+                }
                 String wrong = v.apply(edit);
                 if (wrong != null) {
                     throw new CorruptionException(path, reader.lastRecordOffset(), "edit " + (edits + 1) + " " + wrong);
@@ -314,7 +337,9 @@ public final class Repairer {
             }
             return new Manifest(path, v.build(), logNumber, sequence);
         } catch (IOException | RuntimeException e) {
-            Log.LOG.warn("repair: {} does not read whole ({}); every kept table is merged instead", path, e.toString());
+            Log.LOG.warn("repair: {} does not read whole ({}); every kept table is merged instead, under the {} range"
+                    + " tombstones of its edits before the damage (range deletions recorded only past it are lost)",
+                    path, e.toString(), manifestTombstones.size());
             lose(path, 0);
             return null;
         }
@@ -450,8 +475,12 @@ public final class Repairer {
             }
             sources.add(salvaged.iterator());
             kept.clear();
+            // Every table is merged into the bottom level: the range tombstones (the MANIFEST's, as far
+            // as it reads, and the WAL's) are applied by the merge and need not be kept.
+            List<RangeTombstone> tombstones = new ArrayList<>(manifestTombstones.values());
+            tombstones.addAll(salvaged.rangeDeletions());
             VersionEdit edit = new VersionEdit();
-            for (FileMetaData f : writeMerged(sources, true, options.targetFileBytes())) {
+            for (FileMetaData f : writeMerged(sources, true, options.targetFileBytes(), RangeTombstones.of(tombstones))) {
                 edit.addFile(1, f);
             }
             return Version.empty().apply(edit);
@@ -469,10 +498,10 @@ public final class Repairer {
      * Merges {@code sources} into new tables of about {@code targetBytes} each; with
      * {@code bottommost}, versions no reader can see and deletions are dropped.
      */
-    private List<FileMetaData> writeMerged(List<InternalIterator> sources, boolean bottommost, long targetBytes)
-            throws IOException {
+    private List<FileMetaData> writeMerged(List<InternalIterator> sources, boolean bottommost, long targetBytes,
+                                           RangeTombstones tombstones) throws IOException {
         MergingIterator merged = MergingIterator.forward(sources, null);
-        ShadowedVersions shadowed = new ShadowedVersions(new long[0], bottommost);
+        ShadowedVersions shadowed = new ShadowedVersions(new long[0], bottommost, tombstones);
         List<FileMetaData> out = new ArrayList<>();
         TableBuilder b = null;
         byte[] lastKey = null;

@@ -15,9 +15,14 @@ public enum ValueType {
      */
     MERGE(2),
     /**
+     * A range deletion: every key in [key, value) older than this sequence number is deleted. Only
+     * in WAL records and memtables' tombstone lists, never in a table ({@code docs/format/wal.md}).
+     */
+    RANGE_DELETION(3),
+    /**
      * A value with its write time: the value's bytes followed by the commit time in milliseconds
      * since the epoch (fixed64, big-endian), written by a store with a TTL. Read as a value until
-     * the TTL has passed, then as absent. (Code 3 is a range deletion, which only WAL records hold.)
+     * the TTL has passed, then as absent.
      */
     TIMED_VALUE(4);
 
@@ -49,9 +54,10 @@ public enum ValueType {
                 return VALUE;
             case 2:
                 return MERGE;
+            case 3:
+                return RANGE_DELETION;
             case 4:
                 return TIMED_VALUE;
-
             default:
                 throw new IllegalArgumentException("unknown value type " + code);
         }

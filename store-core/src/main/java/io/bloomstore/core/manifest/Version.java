@@ -1,5 +1,7 @@
 package io.bloomstore.core.manifest;
 
+import io.bloomstore.core.rangedel.RangeTombstone;
+import io.bloomstore.core.rangedel.RangeTombstones;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,7 +13,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The set of live SSTables at one moment, per level: level 0 holds flushed memtables (and merges
+ * The set of live SSTables at one moment, per level, with the store-wide range tombstones the
+ * MANIFEST holds ({@link #rangeTombstones()}): level 0 holds flushed memtables (and merges
  * of them) whose key ranges may overlap, newest entries first; levels 1 and up (filled by compaction) hold tables with
  * disjoint ranges sorted by smallest key, so a point lookup consults at most one per level.
  * A new version is made by {@link #apply(VersionEdit)}; versions are never changed, so a reader
@@ -54,6 +57,8 @@ public final class Version {
     }
 
     private final List<List<FileMetaData>> levels;
+    /** The store-wide range tombstones the MANIFEST holds (flushed ones; memtables hold the newer). */
+    private final RangeTombstones rangeTombstones;
     /**
      * Per level ≥ 1, the first 8 bytes of each table's largest key as an unsigned big-endian
      * number ({@link #head}): a point lookup's binary search compares these, in one small array,
@@ -71,8 +76,9 @@ public final class Version {
     private final long[] level0SmallestHeads;
     private final long[] level0LargestHeads;
 
-    private Version(List<List<FileMetaData>> levels) {
+    private Version(List<List<FileMetaData>> levels, RangeTombstones rangeTombstones) {
         this.levels = levels;
+        this.rangeTombstones = rangeTombstones;
         List<FileMetaData> level0 = levels.get(0);
         this.level0SmallestHeads = new long[level0.size()];
         this.level0LargestHeads = new long[level0.size()];
@@ -117,7 +123,12 @@ public final class Version {
         for (int i = 0; i < NUM_LEVELS; i++) {
             levels.add(List.of());
         }
-        return new Version(List.copyOf(levels));
+        return new Version(List.copyOf(levels), RangeTombstones.EMPTY);
+    }
+
+    /** The range tombstones of this version: those flushed to the MANIFEST and not yet collected. */
+    public RangeTombstones rangeTombstones() {
+        return rangeTombstones;
     }
 
     /**
@@ -278,6 +289,8 @@ public final class Version {
     public static final class Builder {
         /** Live tables by file number, with their level. */
         private final Map<Long, VersionEdit.Added> live = new LinkedHashMap<>();
+        /** Live range tombstones by sequence number. */
+        private final Map<Long, RangeTombstone> tombstones = new LinkedHashMap<>();
 
         /** Starts from the empty version. */
         public Builder() {
@@ -308,6 +321,16 @@ public final class Version {
                     return "adds table " + a.file().fileNumber() + ", which is live already";
                 }
             }
+            for (long sequence : edit.deletedRangeTombstones()) {
+                if (tombstones.remove(sequence) == null) {
+                    return "deletes range tombstone " + sequence + ", which is not live";
+                }
+            }
+            for (RangeTombstone t : edit.addedRangeTombstones()) {
+                if (tombstones.putIfAbsent(t.sequence(), t) != null) {
+                    return "adds range tombstone " + t.sequence() + ", which is live already";
+                }
+            }
             return null;
         }
 
@@ -320,19 +343,19 @@ public final class Version {
             for (VersionEdit.Added a : live.values()) {
                 levels.get(a.level()).add(a.file());
             }
-            return ofUnsorted(levels);
+            return ofUnsorted(levels, RangeTombstones.of(tombstones.values()));
         }
     }
 
     /** The version of {@code levels}' tables, each level put in its order ({@link #files}) and copied. */
-    private static Version ofUnsorted(List<List<FileMetaData>> levels) {
+    private static Version ofUnsorted(List<List<FileMetaData>> levels, RangeTombstones rangeTombstones) {
         List<List<FileMetaData>> sorted = new ArrayList<>(NUM_LEVELS);
         for (int level = 0; level < NUM_LEVELS; level++) {
             List<FileMetaData> files = levels.get(level);
             files.sort(level == 0 ? NEWEST_FIRST : BY_SMALLEST_KEY);
             sorted.add(List.copyOf(files));
         }
-        return new Version(List.copyOf(sorted));
+        return new Version(List.copyOf(sorted), rangeTombstones);
     }
 
     /**
@@ -348,6 +371,11 @@ public final class Version {
             }
             b.apply(add);
         }
+        VersionEdit tombstones = new VersionEdit();
+        for (RangeTombstone t : rangeTombstones.tombstones()) {
+            tombstones.addRangeTombstone(t);
+        }
+        b.apply(tombstones);
         return b.apply(edit);
     }
 
@@ -372,6 +400,18 @@ public final class Version {
             }
             next.add(files);
         }
-        return ofUnsorted(next);
+        RangeTombstones tombstones = rangeTombstones;
+        if (!edit.addedRangeTombstones().isEmpty() || !edit.deletedRangeTombstones().isEmpty()) {
+            Set<Long> gone = new HashSet<>(edit.deletedRangeTombstones());
+            List<RangeTombstone> kept = new ArrayList<>();
+            for (RangeTombstone t : rangeTombstones.tombstones()) {
+                if (!gone.contains(t.sequence())) {
+                    kept.add(t);
+                }
+            }
+            kept.addAll(edit.addedRangeTombstones());
+            tombstones = RangeTombstones.of(kept);
+        }
+        return ofUnsorted(next, tombstones);
     }
 }

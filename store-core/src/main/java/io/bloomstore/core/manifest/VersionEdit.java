@@ -1,6 +1,7 @@
 package io.bloomstore.core.manifest;
 
 import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.rangedel.RangeTombstone;
 import io.bloomstore.core.wal.RecordBuffer;
 import io.bloomstore.core.wal.RecordParser;
 import java.nio.file.Path;
@@ -11,7 +12,7 @@ import java.util.OptionalLong;
 
 /**
  * One change to the set of live files, written as one MANIFEST record: files added (with their
- * level), files deleted, and the counters that must survive a restart (WAL log number, next file
+ * level), files deleted, range tombstones added and removed, and the counters that must survive a restart (WAL log number, next file
  * number, last sequence number). Encoding: tagged fields, {@code docs/format/manifest.md}.
  *
  * <p>Thread safety: not thread-safe; built by one thread, then handed to {@link VersionSet}.
@@ -23,6 +24,8 @@ public final class VersionEdit {
     static final int TAG_LAST_SEQUENCE = 3;
     static final int TAG_DELETE_FILE = 4;
     static final int TAG_ADD_FILE = 5;
+    static final int TAG_ADD_RANGE_TOMBSTONE = 6;
+    static final int TAG_DELETE_RANGE_TOMBSTONE = 7;
 
     /** A file added at a level. */
     public record Added(int level, FileMetaData file) {
@@ -37,6 +40,8 @@ public final class VersionEdit {
     private Long lastSequence;
     private final List<Added> added = new ArrayList<>();
     private final List<Deleted> deleted = new ArrayList<>();
+    private final List<RangeTombstone> addedTombstones = new ArrayList<>();
+    private final List<Long> deletedTombstones = new ArrayList<>();
 
     /** WAL segments numbered below this are no longer needed: their data is in tables. */
     public VersionEdit setLogNumber(long n) {
@@ -62,6 +67,26 @@ public final class VersionEdit {
     public VersionEdit deleteFile(int level, long fileNumber) {
         deleted.add(new Deleted(level, fileNumber));
         return this;
+    }
+
+    /** Adds a range tombstone to the store-wide set (a flush of the memtable that took it). */
+    public VersionEdit addRangeTombstone(RangeTombstone t) {
+        addedTombstones.add(t);
+        return this;
+    }
+
+    /** Removes the range tombstone of sequence number {@code sequence}: nothing it deletes is left. */
+    public VersionEdit deleteRangeTombstone(long sequence) {
+        deletedTombstones.add(sequence);
+        return this;
+    }
+
+    public List<RangeTombstone> addedRangeTombstones() {
+        return Collections.unmodifiableList(addedTombstones);
+    }
+
+    public List<Long> deletedRangeTombstones() {
+        return Collections.unmodifiableList(deletedTombstones);
     }
 
     public OptionalLong logNumber() {
@@ -104,6 +129,12 @@ public final class VersionEdit {
                     .putVarint(f.filterFileSize()).putBytes(f.smallestKey()).putBytes(f.largestKey())
                     .putVarint(f.entries()).putVarint(f.smallestSeq()).putVarint(f.largestSeq());
         }
+        for (long sequence : deletedTombstones) {
+            out.putVarint(TAG_DELETE_RANGE_TOMBSTONE).putVarint(sequence);
+        }
+        for (RangeTombstone t : addedTombstones) {
+            out.putVarint(TAG_ADD_RANGE_TOMBSTONE).putBytes(t.start()).putBytes(t.end()).putVarint(t.sequence());
+        }
         return out.toByteArray();
     }
 
@@ -124,6 +155,16 @@ public final class VersionEdit {
                 int level = level(in);
                 e.addFile(level, new FileMetaData(in.getVarint(), in.getVarint(), in.getVarint(), in.getBytes(),
                         in.getBytes(), in.getVarint(), in.getVarint(), in.getVarint()));
+            } else if (tag == TAG_ADD_RANGE_TOMBSTONE) {
+                byte[] start = in.getBytes();
+                byte[] end = in.getBytes();
+                long sequence = in.getVarint();
+                if (java.util.Arrays.compareUnsigned(start, end) >= 0) {
+                    throw in.corrupt("range tombstone whose start is not below its end");
+                }
+                e.addRangeTombstone(new RangeTombstone(start, end, sequence));
+            } else if (tag == TAG_DELETE_RANGE_TOMBSTONE) {
+                e.deleteRangeTombstone(in.getVarint());
             } else {
                 throw in.corrupt("unknown version edit tag " + tag);
             }
@@ -142,6 +183,8 @@ public final class VersionEdit {
     @Override
     public String toString() {
         return "VersionEdit[log=" + logNumber + ", nextFile=" + nextFileNumber + ", lastSeq=" + lastSequence
-                + ", added=" + added + ", deleted=" + deleted + "]";
+                + ", added=" + added + ", deleted=" + deleted
+                + (addedTombstones.isEmpty() ? "" : ", addedRangeTombstones=" + addedTombstones)
+                + (deletedTombstones.isEmpty() ? "" : ", deletedRangeTombstones=" + deletedTombstones) + "]";
     }
 }

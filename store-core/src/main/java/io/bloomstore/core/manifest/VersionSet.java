@@ -223,6 +223,9 @@ public final class VersionSet implements Closeable {
                     snapshot.addFile(level, f);
                 }
             }
+            for (io.bloomstore.core.rangedel.RangeTombstone t : state.rangeTombstones().tombstones()) {
+                snapshot.addRangeTombstone(t);
+            }
             writer.addRecord(snapshot.encode());
             writer.sync();
             Path temp = dir.resolve(FileNames.CURRENT_TEMP);

@@ -3,6 +3,7 @@ package io.bloomstore.core.memtable;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
+import io.bloomstore.core.rangedel.RangeTombstone;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -44,6 +45,13 @@ public final class MemTable {
     private volatile List<Entry> pending;
     /** Lookups answered by a scan of {@link #pending} so far (under this memtable's lock). */
     private int scannedLookups;
+    /**
+     * The range deletions written into this memtable, oldest first: copied on each add (they are
+     * rare), so readers take the array without a lock. They leave the memtable for the MANIFEST
+     * when it is flushed ({@code docs/architecture.md}, "Range deletion").
+     */
+    private volatile RangeTombstone[] rangeDeletions = NO_RANGE_DELETIONS;
+    private static final RangeTombstone[] NO_RANGE_DELETIONS = new RangeTombstone[0];
 
     private record Entry(byte[] userKey, long sequence, ValueType type, byte[] value) {
     }
@@ -96,6 +104,10 @@ public final class MemTable {
      * one writer at a time.
      */
     public void add(byte[] userKey, long sequence, ValueType type, byte[] value) {
+        if (type == ValueType.RANGE_DELETION) {
+            addRangeDeletion(userKey, value, sequence);
+            return;
+        }
         List<Entry> p = pending;
         if (p != null) {
             p.add(new Entry(userKey, sequence, type, value.length == 0 ? EMPTY : value));
@@ -108,6 +120,25 @@ public final class MemTable {
         bytes += list.insert(userKey, sequence, type, value.length == 0 ? EMPTY : value);
     }
 
+    /** A range deletion of [{@code from}, {@code to}) at {@code sequence}; both arrays copied. REQUIRES: one writer at a time. */
+    private void addRangeDeletion(byte[] from, byte[] to, long sequence) {
+        RangeTombstone[] old = rangeDeletions;
+        RangeTombstone[] next = Arrays.copyOf(old, old.length + 1);
+        next[old.length] = new RangeTombstone(from.clone(), to.clone(), sequence);
+        bytes += from.length + to.length + 32;
+        rangeDeletions = next;
+    }
+
+    /** The range deletions written into this memtable, oldest first. */
+    public List<RangeTombstone> rangeDeletions() {
+        return List.of(rangeDeletions);
+    }
+
+    /** Whether this memtable holds a range deletion: one volatile read. */
+    public boolean hasRangeDeletions() {
+        return rangeDeletions.length > 0;
+    }
+
     /** The skip list, with a deferred memtable's entries moved into it first. */
     private InlineSkipList sorted() {
         if (pending != null) {
@@ -118,7 +149,7 @@ public final class MemTable {
                     for (Entry e : p) {
                         b += list.insert(e.userKey(), e.sequence(), e.type(), e.value());
                     }
-                    bytes = b;
+                    bytes += b;
                     pending = null;
                 }
             }
@@ -192,10 +223,12 @@ public final class MemTable {
         return bytes;
     }
 
+    /** Whether the memtable holds nothing: no entry and no range deletion. */
     public boolean isEmpty() {
-        return entries() == 0;
+        return entries() == 0 && rangeDeletions.length == 0;
     }
 
+    /** Entries in the skip list (range deletions not counted). */
     public int entries() {
         List<Entry> p = pending;
         return p != null ? p.size() : list.size();

@@ -60,6 +60,7 @@ public final class StoreCounters {
     private final Counter compactionBytesRead = new Counter();
     private final Counter compactionBytesWritten = new Counter();
     private final Counter trivialMoves = new Counter();
+    private final Counter rangeDeletedTables = new Counter();
     private final Counter writeSlowdowns = new Counter();
     private final Counter writeStops = new Counter();
     private final Counter prefixScans = new Counter();
@@ -213,6 +214,11 @@ public final class StoreCounters {
 
     public Counter trivialMoves() {
         return trivialMoves;
+    }
+
+    /** Tables dropped whole because range tombstones covered them (a MANIFEST edit, nothing read). */
+    public Counter rangeDeletedTables() {
+        return rangeDeletedTables;
     }
 
     public Counter writeSlowdowns() {

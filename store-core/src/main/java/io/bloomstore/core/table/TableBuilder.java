@@ -127,6 +127,10 @@ public final class TableBuilder {
         if (type == ValueType.DELETION && valueLength != 0) {
             throw new IllegalArgumentException("a deletion carries no value");
         }
+        if (type == ValueType.RANGE_DELETION) {
+            // Range tombstones live in the MANIFEST, not in tables (docs/format/manifest.md).
+            throw new IllegalArgumentException("a table holds no range deletion");
+        }
         byte[] internalKey = InternalKeys.encode(userKey, sequence, type);
         accept(userKey, internalKey, sequence);
         dataBlock.add(internalKey, value, valueOffset, valueLength);

@@ -8,8 +8,9 @@ import java.nio.file.Path;
 /**
  * Encodes a {@link WriteBatch} as one WAL record and decodes it again:
  * {@code sequence(fixed64) count(fixed32) (type(1) key(varint len + bytes) [value(varint len + bytes)])^count}
- * (type 0 a delete, 1 a put, 2 a merge operand, 4 a timed put whose value ends with its write time),
- * where operation {@code i} gets sequence number {@code sequence + i}. Format: {@code docs/format/wal.md}.
+ * (type 0 a delete, 1 a put, 2 a merge operand, 3 a range deletion with key = from and value = to,
+ * 4 a timed put whose value ends with its write time), where operation {@code i} gets sequence
+ * number {@code sequence + i}. Format: {@code docs/format/wal.md}.
  *
  * <p>Thread safety: stateless.
  */
@@ -58,6 +59,11 @@ public final class BatchCodec {
             @Override
             public void merge(byte[] key, byte[] operand) {
                 out.putByte(ValueType.MERGE.code()).putBytes(key).putBytes(operand);
+            }
+
+            @Override
+            public void deleteRange(byte[] from, byte[] to) {
+                out.putByte(ValueType.RANGE_DELETION.code()).putBytes(from).putBytes(to);
             }
         });
     }
@@ -130,6 +136,12 @@ public final class BatchCodec {
                     throw in.corrupt("a timed value of " + value.length + " bytes holds no write time");
                 }
                 handler.entry(key, sequence + i, ValueType.TIMED_VALUE, value);
+            } else if (code == ValueType.RANGE_DELETION.code()) {
+                byte[] end = in.getBytes();
+                if (java.util.Arrays.compareUnsigned(key, end) >= 0) {
+                    throw in.corrupt("range deletion whose start is not below its end");
+                }
+                handler.entry(key, sequence + i, ValueType.RANGE_DELETION, end);
             } else {
                 throw in.corrupt("unknown operation type " + code);
             }

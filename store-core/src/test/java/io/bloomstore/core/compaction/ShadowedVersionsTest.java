@@ -3,6 +3,8 @@ package io.bloomstore.core.compaction;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.bloomstore.core.internal.ValueType;
+import io.bloomstore.core.rangedel.RangeTombstone;
+import io.bloomstore.core.rangedel.RangeTombstones;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +39,26 @@ class ShadowedVersionsTest {
         assertEquals(List.of(7L), keptWithTombstone(notBottom, 7, 2));
         ShadowedVersions snapshotAbove = new ShadowedVersions(new long[] {8}, true);
         assertEquals(List.of(), keptWithTombstone(snapshotAbove, 7, 2));
+    }
+
+    @Test
+    void rangeTombstonesEndAVersionsLifeAsANewerVersionDoes() {
+        RangeTombstones rt = RangeTombstones.of(List.of(new RangeTombstone(A, B, 6)));
+        // No snapshot: everything older than the tombstone at 6 goes, newer versions stay.
+        assertEquals(List.of(10L), kept(new ShadowedVersions(new long[0], false, rt), A, new long[] {10, 5, 3},
+                ValueType.VALUE));
+        // A snapshot at 4 (before the tombstone) still reads the version at 3.
+        assertEquals(List.of(10L, 3L), kept(new ShadowedVersions(new long[] {4}, false, rt), A,
+                new long[] {10, 5, 3}, ValueType.VALUE));
+        // A snapshot at 5 reads 5; the version at 3 is shadowed by 5.
+        assertEquals(List.of(5L), kept(new ShadowedVersions(new long[] {5}, false, rt), A, new long[] {5, 3},
+                ValueType.VALUE));
+        // A snapshot at 6 sees the tombstone: nothing under it is needed.
+        assertEquals(List.of(), kept(new ShadowedVersions(new long[] {6}, false, rt), A, new long[] {5, 3},
+                ValueType.VALUE));
+        // Outside the range ([a, b)): untouched.
+        assertEquals(List.of(5L), kept(new ShadowedVersions(new long[0], false, rt), B, new long[] {5, 3},
+                ValueType.VALUE));
     }
 
     private static List<Long> kept(ShadowedVersions gc, byte[] key, long[] sequences, ValueType type) {
