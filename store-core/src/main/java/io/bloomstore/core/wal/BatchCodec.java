@@ -70,7 +70,7 @@ public final class BatchCodec {
 
     /**
      * Appends the record of a one-operation batch, a put of {@code key} and {@code value} or, with
-     * {@code value} null, a delete of {@code key}: the same bytes {@link #encode(WriteBatch, long, RecordBuffer)}
+     * {@code value} null, a delete of {@code key}: the same bytes {@link #encode(WriteBatch, long, long, RecordBuffer)}
      * writes for such a batch.
      */
     public static void encodeOne(byte[] key, byte[] value, long sequence, RecordBuffer out) {

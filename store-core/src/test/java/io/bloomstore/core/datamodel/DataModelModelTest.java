@@ -25,7 +25,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * Model test of merge operators and TTL: random puts, deletes, merges (append with a comma), batches
+ * Model test of merge operators and TTL: random puts, deletes, range deletions, merges (append with a comma), batches
  * of them, clock moves, gets, scans both ways, snapshots held across operations, flushes,
  * compactions (tiny levels, so background compactions run all the time) and reopens, checked
  * against a {@link TreeMap} that applies every operation at once. A failure names the seed; rerun
@@ -100,8 +100,17 @@ class DataModelModelTest {
                     store.put(bytes(k), bytes(v));
                     model.put(k, new Entry(v, clock.millis()));
                 } else if (c < 32) {
-                    store.delete(bytes(k));
-                    model.remove(k);
+                    if (rnd.nextInt(3) == 0) {
+                        // A range deletion: merges over keys it covers start from nothing afterwards.
+                        String to = key(rnd);
+                        String from = k.compareTo(to) <= 0 ? k : to;
+                        String end = k.compareTo(to) <= 0 ? to : k;
+                        store.deleteRange(bytes(from), bytes(end));
+                        model.subMap(from, end).clear();
+                    } else {
+                        store.delete(bytes(k));
+                        model.remove(k);
+                    }
                 } else if (c < 52) {
                     if (ttl) {
                         clock.advance(rnd.nextInt(200));
