@@ -166,6 +166,20 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
                 failure = "cycle " + cycle + ": verify found " + report.errors();
                 break;
             }
+            // Every cycle also closes the store while a compaction runs: close must leave nothing writing.
+            try {
+                CloseDuringCompaction.Result closeCheck = CloseDuringCompaction.run(store, StressChild.options(),
+                        rnd.nextLong(20));
+                totals.closesDuringCompaction += closeCheck.compactionInterrupted() ? 1 : 0;
+                if (closeCheck.failure() != null) {
+                    failure = "cycle " + cycle + ": " + closeCheck.failure();
+                    break;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failure = "interrupted";
+                break;
+            }
             if (cycle % 10 == 0 || cycle == cycles) {
                 out.printf("cycle %d: %d acknowledged writes (%d sync) so far, %d lost, %.0f s%n", cycle,
                         totals.acknowledged, totals.acknowledgedSync, totals.lost, seconds(started));
@@ -191,6 +205,7 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
         figures.put("verifiedKeys", totals.verifiedKeys);
         figures.put("killsFromStart", totals.killsFromStart);
         figures.put("tornManifestEdits", totals.tornManifestEdits);
+        figures.put("closesDuringCompaction", totals.closesDuringCompaction);
         figures.put("directoryChangesUndone", totals.changesUndone);
         figures.put("unsyncedBytesDropped", totals.bytesDropped);
         figures.put("seconds", Math.round(seconds * 10) / 10.0);
@@ -340,6 +355,8 @@ public final class StressCommand implements java.util.concurrent.Callable<Intege
         long changesUndone;
         long bytesDropped;
         long killsFromStart;
+        /** Cycles whose close check's close ended its compaction ({@link CloseDuringCompaction}). */
+        long closesDuringCompaction;
         /** Cycles whose child died inside a MANIFEST sync (--tear-manifest). */
         long tornManifestEdits;
 

@@ -39,6 +39,7 @@ class StressCommandTest {
         assertTrue(figures.get("acknowledgedSyncWrites").asLong() > 0, figures.toString());
         assertEquals(3 * 600, figures.get("verifiedKeys").asLong());
         assertTrue(figures.get("unsyncedBytesDropped").asLong() > 0, "power loss dropped something: " + figures);
+        assertTrue(figures.has("closesDuringCompaction"), "every cycle closes the store during a compaction");
         assertTrue(figures.has("seconds"));
     }
 
