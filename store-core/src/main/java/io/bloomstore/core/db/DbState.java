@@ -123,10 +123,12 @@ final class DbState {
         this.versions = versions;
         this.tables = tables;
         this.lastSequence = lastSequence;
-        this.view = ReadView.of(new MemTable(walNumber, options.memtableBytes(), options.memtableFilterRatio()), List.of(),
+        this.resources = SharedResources.of(options.resources());
+        // Sized for this store's share of the memtable budget (the stores already holding one).
+        long expected = Math.min(options.memtableBytes(), resources.memtableBudget().shareBytes());
+        this.view = ReadView.of(new MemTable(walNumber, expected, options.memtableFilterRatio()), List.of(),
                 new VersionRef(versions.current(), tables));
         this.readers = new ViewCache(this);
-        this.resources = SharedResources.of(options.resources());
     }
 
     /**
@@ -145,6 +147,17 @@ final class DbState {
             total += m.approximateBytes();
         }
         a.update(total, active);
+    }
+
+    /**
+     * What a new memtable of this store may expect to fill to: {@code memtableBytes}, or less when
+     * its share of the memtable budget is smaller ({@link MemtableBudget#shareBytes()}). Sizes the
+     * memtable's first value chunk and its filter, not its limit.
+     */
+    long expectedMemtableBytes() {
+        MemtableBudget.Account a = memtableAccount;
+        long configured = options.memtableBytes();
+        return a == null ? configured : Math.min(configured, resources.memtableBudget().shareBytes());
     }
 
     ReentrantLock mutex() {

@@ -428,7 +428,7 @@ final class DbWrite {
         wal.switchTo(next);
         List<MemTable> imm = new ArrayList<>(v.immutables());
         imm.add(v.mem());
-        MemTable fresh = new MemTable(walNumber, db.options.memtableBytes(), db.options.memtableFilterRatio());
+        MemTable fresh = new MemTable(walNumber, db.expectedMemtableBytes(), db.options.memtableFilterRatio());
         db.view = new ReadView(fresh, List.copyOf(imm), v.tables(), v.rangeDeletions());
         db.chargeMemtables();
         background.scheduleFlush();

@@ -56,6 +56,16 @@ public final class MemtableBudget {
         this.switcher = t;
     }
 
+    /**
+     * What one store's memtable may expect to fill to before the budget flushes it: the budget
+     * shared out among the stores holding an account (at least 64 KiB), so that a memtable sizes its
+     * first value chunk and its filter for that, not for {@code memtableBytes} — with 500 stores each
+     * one's first chunk of 4 MiB was 2 GiB of heap for memtables the budget kept near 0.5 MiB each.
+     */
+    public long shareBytes() {
+        return Math.max(64 << 10, budgetBytes / Math.max(1, accounts.size()));
+    }
+
     public long budgetBytes() {
         return budgetBytes;
     }
