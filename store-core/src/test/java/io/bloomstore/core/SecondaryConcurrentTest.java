@@ -1,0 +1,101 @@
+package io.bloomstore.core;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A primary writing, flushing and compacting without pause while secondaries open and catch up
+ * over and over: every view is a consistent prefix ({@link SecondaryChecks}) holding every write
+ * acknowledged with sync before it was made, and later views see newer writes.
+ */
+class SecondaryConcurrentTest {
+    private static final int KEYS = 300;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void viewsOfABusyPrimaryAreConsistentPrefixes() throws Exception {
+        Path dir = tmp.resolve("db");
+        StoreOptions small = StoreOptions.builder().memtableBytes(32 << 10).targetFileBytes(32 << 10)
+                .baseLevelBytes(128 << 10).build();
+        AtomicLong synced = new AtomicLong(-1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        try (Store primary = Store.open(dir, small)) {
+            Thread writer = new Thread(new Writer(primary, synced, failure, stop), "primary-writer");
+            writer.start();
+            try {
+                while (synced.get() < 1000) {
+                    Thread.sleep(5);
+                }
+                long deadline = System.nanoTime() + 6_000_000_000L;
+                int views = 0;
+                long lastNewest = -1;
+                int opens = 0;
+                while (System.nanoTime() < deadline && failure.get() == null) {
+                    long before = synced.get();
+                    try (SecondaryStore sec = Store.openSecondary(dir, tmp.resolve("scratch" + (opens++ % 2)))) {
+                        long newest = SecondaryChecks.checkPrefix(sec, KEYS, before);
+                        for (int round = 0; round < 15; round++) {
+                            Thread.sleep(10);
+                            long b = synced.get();
+                            sec.catchUp();
+                            long n = SecondaryChecks.checkPrefix(sec, KEYS, b);
+                            assertTrue(n >= newest, "a catch-up went back from " + newest + " to " + n);
+                            newest = n;
+                            views++;
+                        }
+                        assertTrue(newest > lastNewest, "later views see newer writes");
+                        lastNewest = newest;
+                    }
+                }
+                assertTrue(views >= 15, "views checked: " + views);
+            } finally {
+                stop.set(true);
+                writer.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("the primary failed", failure.get());
+            }
+            assertTrue(primary.stats().compactions() > 0, "the primary compacted meanwhile");
+        }
+    }
+
+    /** Writes the history of {@link SecondaryChecks}, every 20th write with sync, until stopped. */
+    private static final class Writer implements Runnable {
+        private final Store store;
+        private final AtomicLong synced;
+        private final AtomicReference<Throwable> failure;
+        private final java.util.concurrent.atomic.AtomicBoolean stop;
+
+        Writer(Store store, AtomicLong synced, AtomicReference<Throwable> failure,
+               java.util.concurrent.atomic.AtomicBoolean stop) {
+            this.stop = stop;
+            this.store = store;
+            this.synced = synced;
+            this.failure = failure;
+        }
+
+        @Override
+        public void run() {
+            try {
+                for (long i = 0; !stop.get(); i++) {
+                    boolean sync = i % 20 == 19;
+                    store.put(SecondaryChecks.key(i, KEYS), SecondaryChecks.value(i),
+                            sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+                    if (sync) {
+                        synced.set(i);
+                    }
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }
+    }
+}
