@@ -7,7 +7,8 @@ import java.io.IOException;
  * open for writing, as RocksDB's secondary instance ({@code DB::OpenAsSecondary}): opened by
  * {@link Store#openSecondary(java.nio.file.Path, java.nio.file.Path, StoreOptions)}, it shows the
  * primary's tables and WAL as of the open — a prefix of the primary's history holding every write
- * acknowledged with sync before the open began — and {@link #catchUp()} moves it forward to the
+ * acknowledged before the open began, with sync or without (each reaches the WAL file, the
+ * operating system's hands, before it is acknowledged) — and {@link #catchUp()} moves it forward to the
  * primary's present ({@code TryCatchUpWithPrimary}).
  *
  * <p>What it does to the primary: nothing. It takes no lock on the primary's directory and

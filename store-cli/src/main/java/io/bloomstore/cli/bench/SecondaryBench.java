@@ -19,8 +19,8 @@ import io.bloomstore.core.StoreOptions;
  * {@code --keys} keys (16-byte keys, 100-byte values) held open by a primary in this JVM, the time
  * of {@link Store#openSecondary} and of {@link SecondaryStore#catchUp()} (after the primary wrote
  * {@code --batch} keys, and with nothing new), and the primary's random-write throughput with and
- * without a secondary catching up every {@code --interval-ms}, in alternating rounds (median of
- * {@code --rounds}). Usage:
+ * without a secondary catching up every {@code --interval-ms} (a thread of this JVM), in rounds of
+ * both whose order alternates (medians of {@code --rounds}, and of each round's ratio). Usage:
  * {@code java -cp bloomstore.jar io.bloomstore.cli.bench.SecondaryBench DIR [--keys N] [--rounds R]
  * [--seconds S] [--batch B] [--interval-ms I]}; DIR must not exist.
  *
@@ -92,25 +92,32 @@ public final class SecondaryBench {
             List<Double> alone = new ArrayList<>();
             List<Double> beside = new ArrayList<>();
             List<Double> perCatchUp = new ArrayList<>();
+            List<Double> ratios = new ArrayList<>();
             for (int r = 0; r < rounds; r++) {
-                alone.add(writeRate(primary, keys, seconds, random));
+                // The order alternates: the store grows and compaction debt moves during a round.
+                double withoutFirst = r % 2 == 0 ? writeRate(primary, keys, seconds, random) : -1;
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicLong count = new AtomicLong();
                 AtomicLong nanos = new AtomicLong();
+                double with;
                 try (SecondaryStore sec = Store.openSecondary(dir, scratchRoot.resolve("t" + r))) {
                     Thread follower = new Thread(new Follower(sec, intervalMs, stop, count, nanos), "secondary");
                     follower.start();
-                    beside.add(writeRate(primary, keys, seconds, random));
+                    with = writeRate(primary, keys, seconds, random);
                     stop.set(true);
                     follower.join();
                 }
+                double without = withoutFirst >= 0 ? withoutFirst : writeRate(primary, keys, seconds, random);
+                alone.add(without);
+                beside.add(with);
+                ratios.add(with / without);
                 perCatchUp.add(nanos.get() / 1e6 / Math.max(1, count.get()));
             }
-            double a = median(alone);
-            double b = median(beside);
-            System.out.printf("primary writes/s alone: median %,.0f (%s)%n", a, fmt(alone));
-            System.out.printf("primary writes/s, a secondary catching up every %d ms: median %,.0f (%s); ratio %.2f;"
-                    + " mean catchUp %.1f ms%n", intervalMs, b, fmt(beside), b / a, median(perCatchUp));
+            System.out.printf("primary writes/s alone: median %,.0f (%s)%n", median(alone), fmt(alone));
+            System.out.printf("primary writes/s, a secondary catching up every %d ms: median %,.0f (%s)%n", intervalMs,
+                    median(beside), fmt(beside));
+            System.out.printf("with/without, per round: median %.2f (%s); catchUp in those rounds: median of means"
+                    + " %.1f ms (%s)%n", median(ratios), fmtRatio(ratios), median(perCatchUp), fmt(perCatchUp));
         } finally {
             deleteTree(scratchRoot);
         }
@@ -181,6 +188,14 @@ public final class SecondaryBench {
         StringBuilder b = new StringBuilder();
         for (double x : xs) {
             b.append(b.length() == 0 ? "" : " ").append(String.format(x >= 100 ? "%.0f" : "%.1f", x));
+        }
+        return b.toString();
+    }
+
+    private static String fmtRatio(List<Double> xs) {
+        StringBuilder b = new StringBuilder();
+        for (double x : xs) {
+            b.append(b.length() == 0 ? "" : " ").append(String.format("%.2f", x));
         }
         return b.toString();
     }
