@@ -37,7 +37,7 @@ class StoreCommandsTest {
     private static List<String> secondaryScratchDirs() throws IOException {
         List<String> names = new java.util.ArrayList<>();
         try (java.nio.file.DirectoryStream<Path> d = Files.newDirectoryStream(Path.of(System.getProperty("java.io.tmpdir")),
-                "bloomstore-secondary-*")) {
+                "bloomstore-{secondary,verify}-*")) {
             for (Path p : d) {
                 names.add(p.getFileName().toString());
             }
@@ -344,11 +344,12 @@ class StoreCommandsTest {
         try (Store open = Store.open(store(), StoreOptions.defaults())) {
             open.put(b("k2"), b("v2"));
             for (String[] read : List.of(new String[] {"get", "k2"}, new String[] {"get", "k", "k2"},
-                    new String[] {"scan"}, new String[] {"stats"})) {
+                    new String[] {"scan"}, new String[] {"stats"}, new String[] {"verify"})) {
                 Result r = cli(read);
                 assertEquals(ExitCodes.OK, r.exitCode(), String.join(" ", read) + ": " + r.err());
                 assertEquals(1, r.errLines().size(), r.err());
                 assertTrue(r.err().contains("held open by another process"), r.err());
+                assertTrue(!read[0].equals("verify") || r.out().contains("clean: "), r.out());
             }
             assertEquals("v2\n", cli("get", "k2").out());
             assertEquals("k\tv\nk2\tv2\n", cli("scan").out());
