@@ -20,8 +20,8 @@ import io.bloomstore.core.WriteOptions;
 
 /**
  * What a reading command opens when another process holds the store for writing: a secondary
- * ({@link Store#openSecondary}) over a private temporary scratch directory, which {@link #close()}
- * deletes after closing the secondary. Every other call is the secondary's (writes refused).
+ * ({@link Store#openSecondary}) over a private temporary scratch directory beside the store
+ * ({@link StoreAccess#scratchNear}), which {@link #close()} deletes after closing the secondary. Every other call is the secondary's (writes refused).
  *
  * <p>Thread safety: as {@link SecondaryStore}.
  */
@@ -36,7 +36,7 @@ final class LiveStoreView implements Store {
 
     /** Opens a secondary of {@code dir} over a new temporary directory, removed again if the open fails. */
     static Store open(Path dir, StoreOptions options) throws IOException {
-        Path temp = Files.createTempDirectory("bloomstore-secondary-");
+        Path temp = StoreAccess.scratchNear(dir, "bloomstore-secondary-");
         try {
             return new LiveStoreView(Store.openSecondary(dir, temp.resolve("scratch"), options), temp);
         } catch (IOException | RuntimeException | Error e) {

@@ -35,7 +35,7 @@ public final class VerifyCommand extends StoreCommand {
      * temporary directory ({@link StoreVerifier#verifyLive}), deleted afterwards; says so once on stderr.
      */
     private VerifyReport verifyLive() throws IOException {
-        Path temp = Files.createTempDirectory("bloomstore-verify-");
+        Path temp = StoreAccess.scratchNear(dataDir(), "bloomstore-verify-");
         try {
             PrintWriter err = spec.commandLine().getErr();
             err.println("bloomstore: " + dataDir() + " is held open by another process: verifying an image of it as of"

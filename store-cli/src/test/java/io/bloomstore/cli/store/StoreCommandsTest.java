@@ -33,13 +33,15 @@ class StoreCommandsTest {
         return tmp.resolve("db");
     }
 
-    /** The temporary scratch directories of secondary opens (LiveStoreView's) now present. */
-    private static List<String> secondaryScratchDirs() throws IOException {
+    /** The temporary scratch directories of secondary opens and live verifies now present (beside the store or in /tmp). */
+    private List<String> secondaryScratchDirs() throws IOException {
         List<String> names = new java.util.ArrayList<>();
-        try (java.nio.file.DirectoryStream<Path> d = Files.newDirectoryStream(Path.of(System.getProperty("java.io.tmpdir")),
-                "bloomstore-{secondary,verify}-*")) {
-            for (Path p : d) {
-                names.add(p.getFileName().toString());
+        for (Path dir : List.of(Path.of(System.getProperty("java.io.tmpdir")), store().toAbsolutePath().getParent())) {
+            try (java.nio.file.DirectoryStream<Path> d = Files.newDirectoryStream(dir,
+                    "{.,}bloomstore-{secondary,verify}-*")) {
+                for (Path p : d) {
+                    names.add(p.toString());
+                }
             }
         }
         java.util.Collections.sort(names);
