@@ -77,11 +77,16 @@ class BloomstoreJarIT {
     }
 
     @Test
-    void aStoreOpenInAnotherProcessIsLocked() throws Exception {
+    void aStoreOpenInAnotherProcessIsReadLiveAndLockedForWrites() throws Exception {
         Path data = dir.resolve("locked");
         try (io.bloomstore.core.Store store = io.bloomstore.core.Store.open(data)) {
-            store.put(new byte[] {'k'}, new byte[] {'v'});
-            Run r = run("--data", data.toString(), "get", "k");
+            store.put(new byte[] {'k'}, new byte[] {'v'}, io.bloomstore.core.WriteOptions.SYNC);
+            Run get = run("--data", data.toString(), "get", "k");
+            assertEquals(0, get.code, get.err);
+            assertEquals("v\n", get.out);
+            assertTrue(get.err.contains("held open by another process"), get.err);
+            assertEquals(1, get.err.lines().count(), get.err);
+            Run r = run("--data", data.toString(), "put", "k", "w");
             assertEquals(ExitCodes.LOCKED, r.code, r.err);
             assertTrue(r.err.startsWith("bloomstore: store is already open"), r.err);
             assertEquals(1, r.err.lines().count(), r.err);

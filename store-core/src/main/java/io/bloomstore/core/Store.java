@@ -115,6 +115,38 @@ public interface Store extends AutoCloseable {
         return DbImpl.openReadOnly(fs, dir, options);
     }
 
+    /** As {@link #openSecondary(Path, Path, StoreOptions)} with default options. */
+    static SecondaryStore openSecondary(Path dir, Path scratch) throws IOException {
+        return openSecondary(dir, scratch, StoreOptions.defaults());
+    }
+
+    /**
+     * Opens a store that another process (or another {@code Store} in this JVM) holds open for
+     * writing, as a read-only view of its tables and WAL as of this open, that
+     * {@link SecondaryStore#catchUp()} moves forward: RocksDB's {@code OpenAsSecondary}. It takes no
+     * lock and writes nothing in {@code dir}; it hard-links the tables it reads into {@code scratch}
+     * (copies them where links are impossible) so that the primary's compactions cannot delete them
+     * from under it. See {@link SecondaryStore}. Also works on a store nobody holds open.
+     * {@code createIfMissing} and {@code jmxName} are ignored.
+     *
+     * @param dir the primary's store directory
+     * @param scratch a directory of this secondary's own, outside {@code dir} (created if missing;
+     *        on the same file system as {@code dir} for links rather than copies); one secondary at a
+     *        time may use it (a lock on {@code scratch/LOCK}), and what an earlier secondary left
+     *        there after a crash is removed
+     * @throws IllegalArgumentException when {@code dir} holds no store, or {@code scratch} is inside it
+     * @throws LockedException when another secondary uses {@code scratch}
+     */
+    static SecondaryStore openSecondary(Path dir, Path scratch, StoreOptions options) throws IOException {
+        return openSecondary(LocalFileSystem.INSTANCE, dir, scratch, options);
+    }
+
+    /** As {@link #openSecondary(Path, Path, StoreOptions)} through another file system, for tests. */
+    static SecondaryStore openSecondary(FileSystem fs, Path dir, Path scratch, StoreOptions options)
+            throws IOException {
+        return DbImpl.openSecondary(fs, dir, scratch, options);
+    }
+
     void put(byte[] key, byte[] value) throws IOException;
 
     void put(byte[] key, byte[] value, WriteOptions options) throws IOException;

@@ -47,7 +47,8 @@ import java.util.Set;
  * one holds a seal record; any other torn tail of an older segment is damage. Formats: {@code docs/format/*.md}.
  *
  * <p>The store must not be open: verifying takes the directory's lock, so a store open in this or
- * another process makes it fail with {@link LockedException}.
+ * another process makes it fail with {@link LockedException}; {@link #verifyLive} verifies such a
+ * store as of one moment through an image of it.
  *
  * <p>Thread safety: each verification runs on the caller's thread with its own state.
  */
@@ -90,6 +91,60 @@ public final class StoreVerifier {
             StoreVerifier v = new StoreVerifier(fs, dir);
             v.run();
             return new VerifyReport(dir, v.checked, v.problems);
+        }
+    }
+
+    /** As {@link #verifyLive(FileSystem, Path, Path)} on the real file system. */
+    public static VerifyReport verifyLive(Path dir, Path scratch) throws IOException {
+        return verifyLive(LocalFileSystem.INSTANCE, dir, scratch);
+    }
+
+    /**
+     * Verifies a store that another process may hold open (where {@link #verify} gets
+     * {@link LockedException}), as of one moment, without a lock and without writing in {@code dir}:
+     * an image of the store is made in {@code scratch} — its tables and filter sidecars hard-linked
+     * (copied across devices), its MANIFEST and the WAL segments that MANIFEST does not cover copied
+     * as they were at that moment ({@link io.bloomstore.core.db.LiveImage}) — verified as
+     * {@link #verify} verifies a store, and removed. The report names the store's files. A WAL record
+     * the writer was still appending at that moment is reported as a torn final record (a warning).
+     *
+     * @param scratch a missing directory outside {@code dir}, created and deleted again here
+     * @throws IllegalArgumentException when {@code dir} holds no store, or {@code scratch} exists or
+     *         lies inside it
+     */
+    public static VerifyReport verifyLive(FileSystem fs, Path dir, Path scratch) throws IOException {
+        if (fs == null || dir == null || scratch == null) {
+            throw new IllegalArgumentException("file system, directory and scratch directory must not be null");
+        }
+        if (!fs.exists(dir.resolve(FileNames.CURRENT))) {
+            throw new IllegalArgumentException("no store at " + dir + ": it has no CURRENT file");
+        }
+        if (fs.exists(scratch) || scratch.toAbsolutePath().normalize().startsWith(dir.toAbsolutePath().normalize())) {
+            throw new IllegalArgumentException("the scratch directory " + scratch + " must be missing and outside "
+                    + dir);
+        }
+        try {
+            io.bloomstore.core.db.LiveImage.make(fs, dir, scratch);
+            VerifyReport image = verify(fs, scratch);
+            List<CheckedFile> checked = new ArrayList<>();
+            for (CheckedFile f : image.checked()) {
+                checked.add(new CheckedFile(dir.resolve(f.file().getFileName()), f.kind(), f.bytes(), f.checks()));
+            }
+            List<Problem> problems = new ArrayList<>();
+            for (Problem p : image.problems()) {
+                if (p.file().getFileName().toString().equals(FileNames.LOCK)) {
+                    continue;
+                }
+                problems.add(new Problem(dir.resolve(p.file().getFileName()), p.offset(), p.severity(), p.message()));
+            }
+            return new VerifyReport(dir, checked, problems);
+        } finally {
+            if (fs.exists(scratch)) {
+                for (String name : fs.list(scratch)) {
+                    fs.delete(scratch.resolve(name));
+                }
+                fs.delete(scratch);
+            }
         }
     }
 

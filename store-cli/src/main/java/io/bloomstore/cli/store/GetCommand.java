@@ -55,7 +55,7 @@ public final class GetCommand extends StoreCommand {
         }
         ByteText text = ByteText.of(hex);
         if (given == 1 && keysFrom == null) {
-            return StoreActions.get(dataDir(), options(), hex, keys.get(0), out());
+            return StoreActions.get(dataDir(), options(), hex, keys.get(0), out(), spec.commandLine().getErr());
         }
         boolean allPresent = true;
         PrintWriter out = out();

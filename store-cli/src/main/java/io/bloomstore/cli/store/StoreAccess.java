@@ -1,6 +1,7 @@
 package io.bloomstore.cli.store;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -8,6 +9,7 @@ import java.nio.file.Path;
 
 import io.bloomstore.cli.CliException;
 import io.bloomstore.cli.ExitCodes;
+import io.bloomstore.core.LockedException;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.manifest.FileNames;
@@ -19,8 +21,9 @@ import io.bloomstore.core.manifest.FileNames;
  * something else ({@link ExitCodes#NOT_A_STORE}); a directory BloomStore may not write to, for
  * a command that writes ({@link ExitCodes#IO}). The reading commands open the store read-only
  * ({@link #openReadOnly}), which writes nothing but the cumulative counters, and those only where
- * it may. A store open elsewhere for writing is left to the engine's {@code LockedException}
- * ({@link ExitCodes#LOCKED}).
+ * it may; on a store another process holds open for writing they read a secondary view of it
+ * ({@link LiveStoreView}). A writing command on a store open elsewhere is left to the engine's
+ * {@code LockedException} ({@link ExitCodes#LOCKED}).
  *
  * <p>Thread safety: stateless.
  */
@@ -54,17 +57,46 @@ final class StoreAccess {
     /**
      * Opens the store in {@code dir} read-only ({@code Store.openReadOnly}): for the commands that
      * only read, so that they write no file, start no background thread and may run side by side.
+     * When another process holds the store for writing, opens a secondary of it instead
+     * ({@link LiveStoreView}: the store as of now, through links in a private temporary directory
+     * deleted at close) and says so once on {@code err}.
      */
-    static Store openReadOnly(Path dir, StoreOptions options) throws IOException {
+    static Store openReadOnly(Path dir, StoreOptions options, PrintWriter err) throws IOException {
         requireStoreDirectory(dir);
         try {
-            return Store.openReadOnly(dir, options);
+            try {
+                return Store.openReadOnly(dir, options);
+            } catch (LockedException e) {
+                Store live = LiveStoreView.open(dir, options);
+                err.println("bloomstore: " + dir + " is held open by another process: reading a live view of it as of"
+                        + " now (a secondary open, which writes nothing there)");
+                err.flush();
+                return live;
+            }
         } catch (IllegalArgumentException e) {
             throw notAStore(e.getMessage());
         } catch (AccessDeniedException e) {
             throw new CliException(ExitCodes.IO, "cannot read the store in " + dir + ": permission denied on "
                     + e.getFile(), e);
         }
+    }
+
+    /**
+     * A new private temporary directory for a secondary view or image of the store in {@code dir}:
+     * beside it (a hidden {@code .PREFIX*} directory in its parent), where the store's tables can be
+     * hard-linked rather than copied, or, where the parent is not writable, in the system's
+     * temporary directory (then perhaps another file system: the tables are copied).
+     */
+    static Path scratchNear(Path dir, String prefix) throws IOException {
+        Path parent = dir.toAbsolutePath().normalize().getParent();
+        if (parent != null) {
+            try {
+                return Files.createTempDirectory(parent, "." + prefix);
+            } catch (IOException | UnsupportedOperationException e) {
+                // Not writable (a read-only user of the store): the system's temporary directory.
+            }
+        }
+        return Files.createTempDirectory(prefix);
     }
 
     /** Refuses a path that is a file, missing, or an empty directory: there is no store to use. */

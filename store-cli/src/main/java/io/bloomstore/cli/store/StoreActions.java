@@ -29,12 +29,12 @@ final class StoreActions {
     }
 
     /** {@code get KEY}: prints the value, or nothing and {@link ExitCodes#NOT_FOUND} when absent. */
-    static int get(Path dir, StoreOptions options, boolean hex, String key, PrintWriter out) throws IOException {
+    static int get(Path dir, StoreOptions options, boolean hex, String key, PrintWriter out, PrintWriter err) throws IOException {
         ByteText text = ByteText.of(hex);
         byte[] k = text.decode(key);
         byte[] value;
         // One lookup reads at most one block: a block cache would only cost its set-up.
-        try (Store store = StoreAccess.openReadOnly(dir, options.toBuilder().blockCacheBytes(0).build())) {
+        try (Store store = StoreAccess.openReadOnly(dir, options.toBuilder().blockCacheBytes(0).build(), err)) {
             value = store.get(k);
         }
         if (value == null) {
@@ -96,7 +96,7 @@ final class StoreActions {
      * {@code prefix}, at most {@code limit} (null: all), descending when {@code reverse}.
      */
     static int scan(Path dir, StoreOptions options, String from, String to, String prefix, Long limit,
-                    boolean reverse, boolean hex, PrintWriter out) throws IOException {
+                    boolean reverse, boolean hex, PrintWriter out, PrintWriter err) throws IOException {
         if (limit != null && limit < 0) {
             throw new IllegalArgumentException("--limit must not be negative, got " + limit);
         }
@@ -111,7 +111,7 @@ final class StoreActions {
             hi = PrefixExtractor.successor(lo);
         }
         long max = limit == null ? Long.MAX_VALUE : limit;
-        try (Store store = StoreAccess.openReadOnly(dir, options);
+        try (Store store = StoreAccess.openReadOnly(dir, options, err);
              StoreIterator it = reverse ? store.reverseIterator(lo, hi)
                      : prefix != null ? store.prefixIterator(lo) : store.iterator(lo, hi)) {
             for (long n = 0; n < max && it.hasNext(); n++) {
@@ -128,10 +128,10 @@ final class StoreActions {
     }
 
     /** {@code stats}: the report of {@link StatsReport}, as text or JSON. */
-    static int stats(Path dir, StoreOptions options, boolean json, PrintWriter out) throws IOException {
+    static int stats(Path dir, StoreOptions options, boolean json, PrintWriter out, PrintWriter err) throws IOException {
         StoreStats s;
         StoreOptions opened;
-        try (Store store = StoreAccess.openReadOnly(dir, options)) {
+        try (Store store = StoreAccess.openReadOnly(dir, options, err)) {
             s = store.stats();
             opened = store.options();
         }

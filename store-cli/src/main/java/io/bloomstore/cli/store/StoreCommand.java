@@ -78,7 +78,7 @@ abstract class StoreCommand implements Callable<Integer> {
 
     /** Opens the store read-only, for a command that only reads. */
     Store openReadOnly() throws IOException {
-        return StoreAccess.openReadOnly(dataDir(), options());
+        return StoreAccess.openReadOnly(dataDir(), options(), spec.commandLine().getErr());
     }
 
     /**

@@ -2,17 +2,21 @@ package io.bloomstore.cli.store;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Units;
+import io.bloomstore.core.LockedException;
 import io.bloomstore.core.StoreVerifier;
 import io.bloomstore.core.VerifyReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bloomstore verify}: reads every file of a (closed) store and checks every checksum and
- * the manifest's consistency through {@link StoreVerifier}; prints what it checked and any
+ * {@code bloomstore verify}: reads every file of a store and checks every checksum and the
+ * manifest's consistency through {@link StoreVerifier} (a store another process holds open: an image
+ * of it as of now, {@link StoreVerifier#verifyLive}); prints what it checked and any
  * damage. Exit code 0 only when nothing is damaged (warnings, such as leftovers a crash leaves
  * for the next open to clean, are printed but do not fail it); {@link ExitCodes#CORRUPTION}
  * otherwise.
@@ -26,12 +30,33 @@ public final class VerifyCommand extends StoreCommand {
     @Option(names = {"-q", "--quiet"}, description = "Print only problems and the summary line.")
     boolean quiet;
 
+    /**
+     * Verifies a store another process holds open, as of now, through an image of it in a private
+     * temporary directory ({@link StoreVerifier#verifyLive}), deleted afterwards; says so once on stderr.
+     */
+    private VerifyReport verifyLive() throws IOException {
+        Path temp = StoreAccess.scratchNear(dataDir(), "bloomstore-verify-");
+        try {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("bloomstore: " + dataDir() + " is held open by another process: verifying an image of it as of"
+                    + " now (tables linked, WAL and MANIFEST copied; nothing written there)");
+            err.flush();
+            return StoreVerifier.verifyLive(dataDir(), temp.resolve("image"));
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
     @Override
     public Integer call() throws IOException {
         StoreAccess.requireStoreDirectory(dataDir());
         VerifyReport report;
         try {
-            report = StoreVerifier.verify(dataDir());
+            try {
+                report = StoreVerifier.verify(dataDir());
+            } catch (LockedException e) {
+                report = verifyLive();
+            }
         } catch (IllegalArgumentException e) {
             throw StoreAccess.notAStore(e.getMessage());
         }

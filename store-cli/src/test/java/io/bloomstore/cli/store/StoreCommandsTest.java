@@ -33,6 +33,25 @@ class StoreCommandsTest {
         return tmp.resolve("db");
     }
 
+    /** The temporary scratch directories of secondary opens and live verifies now present (beside the store or in /tmp). */
+    private List<String> secondaryScratchDirs() throws IOException {
+        List<String> names = new java.util.ArrayList<>();
+        for (Path dir : List.of(Path.of(System.getProperty("java.io.tmpdir")), store().toAbsolutePath().getParent())) {
+            try (java.nio.file.DirectoryStream<Path> d = Files.newDirectoryStream(dir,
+                    "{.,}bloomstore-{secondary,verify}-*")) {
+                for (Path p : d) {
+                    names.add(p.toString());
+                }
+            }
+        }
+        java.util.Collections.sort(names);
+        return names;
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     private Result cli(String... args) {
         String[] all = new String[args.length + 2];
         all[0] = "--data";
@@ -321,13 +340,30 @@ class StoreCommandsTest {
     }
 
     @Test
-    void aStoreOpenElsewhereIsLocked() throws IOException {
+    void aStoreOpenElsewhereIsReadThroughASecondaryAndWritesAreLocked() throws IOException {
         assertOk(cli("put", "k", "v"));
+        List<String> scratchDirs = secondaryScratchDirs();
         try (Store open = Store.open(store(), StoreOptions.defaults())) {
-            Result r = cli("get", "k");
-            assertEquals(ExitCodes.LOCKED, r.exitCode());
-            assertEquals(1, r.errLines().size(), r.err());
-            assertTrue(r.err().contains("already open"), r.err());
+            open.put(b("k2"), b("v2"));
+            for (String[] read : List.of(new String[] {"get", "k2"}, new String[] {"get", "k", "k2"},
+                    new String[] {"scan"}, new String[] {"stats"}, new String[] {"verify"})) {
+                Result r = cli(read);
+                assertEquals(ExitCodes.OK, r.exitCode(), String.join(" ", read) + ": " + r.err());
+                assertEquals(1, r.errLines().size(), r.err());
+                assertTrue(r.err().contains("held open by another process"), r.err());
+                assertTrue(!read[0].equals("verify") || r.out().contains("clean: "), r.out());
+            }
+            assertEquals("v2\n", cli("get", "k2").out());
+            assertEquals("k\tv\nk2\tv2\n", cli("scan").out());
+            for (String[] write : List.of(new String[] {"put", "k", "w"}, new String[] {"delete", "k"},
+                    new String[] {"flush"})) {
+                Result r = cli(write);
+                assertEquals(ExitCodes.LOCKED, r.exitCode(), String.join(" ", write));
+                assertEquals(1, r.errLines().size(), r.err());
+                assertTrue(r.err().contains("already open"), r.err());
+            }
+            assertEquals("v", new String(open.get(b("k")), java.nio.charset.StandardCharsets.UTF_8));
+            assertEquals(scratchDirs, secondaryScratchDirs(), "each read removed its temporary scratch directory");
         }
         assertEquals("v\n", cli("get", "k").out());
     }

@@ -68,6 +68,12 @@ public final class DbImpl implements Store {
         return StoreOpener.openReadOnly(fs, dir, options);
     }
 
+    /** Opens a secondary view of the store in {@code dir}; see {@link Store#openSecondary(FileSystem, Path, Path, StoreOptions)}. */
+    public static io.bloomstore.core.SecondaryStore openSecondary(FileSystem fs, Path dir, Path scratch,
+                                                                  StoreOptions options) throws IOException {
+        return SecondaryDb.open(fs, dir, scratch, options);
+    }
+
     /**
      * The open's last step: the store joins its resources (and, when writable, their memtable
      * budget, charged with what recovery left in its memtable).

@@ -263,7 +263,7 @@ final class StoreOpener {
      * table was opened at once; a damaged one is reported by its first use. {@code listing}: the
      * directory's file names.
      */
-    private static TableRegistry openTables(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters,
+    static TableRegistry openTables(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters,
                                             VersionSet versions, boolean checkFiltersAhead, List<String> listing)
             throws IOException {
         SharedResources shared = SharedResources.of(options.resources());

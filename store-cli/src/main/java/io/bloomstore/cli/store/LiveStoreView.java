@@ -1,0 +1,173 @@
+package io.bloomstore.cli.store;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import io.bloomstore.core.CheckpointReport;
+import io.bloomstore.core.IngestReport;
+import io.bloomstore.core.ReadOptions;
+import io.bloomstore.core.SecondaryStore;
+import io.bloomstore.core.Snapshot;
+import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreIterator;
+import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.StoreStats;
+import io.bloomstore.core.WriteBatch;
+import io.bloomstore.core.WriteOptions;
+
+/**
+ * What a reading command opens when another process holds the store for writing: a secondary
+ * ({@link Store#openSecondary}) over a private temporary scratch directory beside the store
+ * ({@link StoreAccess#scratchNear}), which {@link #close()} deletes after closing the secondary. Every other call is the secondary's (writes refused).
+ *
+ * <p>Thread safety: as {@link SecondaryStore}.
+ */
+final class LiveStoreView implements Store {
+    private final SecondaryStore secondary;
+    private final Path temp;
+
+    LiveStoreView(SecondaryStore secondary, Path temp) {
+        this.secondary = secondary;
+        this.temp = temp;
+    }
+
+    /** Opens a secondary of {@code dir} over a new temporary directory, removed again if the open fails. */
+    static Store open(Path dir, StoreOptions options) throws IOException {
+        Path temp = StoreAccess.scratchNear(dir, "bloomstore-secondary-");
+        try {
+            return new LiveStoreView(Store.openSecondary(dir, temp.resolve("scratch"), options), temp);
+        } catch (IOException | RuntimeException | Error e) {
+            deleteTree(temp);
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            secondary.close();
+        } finally {
+            deleteTree(temp);
+        }
+    }
+
+    /** Deletes {@code dir} and what is in it (the secondary removes its own files; this is what is left). */
+    private static void deleteTree(Path dir) throws IOException {
+        if (Files.isDirectory(dir)) {
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+                for (Path p : entries) {
+                    deleteTree(p);
+                }
+            }
+        }
+        Files.deleteIfExists(dir);
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) throws IOException {
+        secondary.put(key, value);
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, WriteOptions options) throws IOException {
+        secondary.put(key, value, options);
+    }
+
+    @Override
+    public void delete(byte[] key) throws IOException {
+        secondary.delete(key);
+    }
+
+    @Override
+    public void delete(byte[] key, WriteOptions options) throws IOException {
+        secondary.delete(key, options);
+    }
+
+    @Override
+    public void write(WriteBatch batch, WriteOptions options) throws IOException {
+        secondary.write(batch, options);
+    }
+
+    @Override
+    public byte[] get(byte[] key) throws IOException {
+        return secondary.get(key);
+    }
+
+    @Override
+    public byte[] get(byte[] key, ReadOptions options) throws IOException {
+        return secondary.get(key, options);
+    }
+
+    @Override
+    public StoreIterator iterator(byte[] from, byte[] to) {
+        return secondary.iterator(from, to);
+    }
+
+    @Override
+    public StoreIterator iterator(byte[] from, byte[] to, ReadOptions options) {
+        return secondary.iterator(from, to, options);
+    }
+
+    @Override
+    public StoreIterator prefixIterator(byte[] prefix) {
+        return secondary.prefixIterator(prefix);
+    }
+
+    @Override
+    public StoreIterator prefixIterator(byte[] prefix, ReadOptions options) {
+        return secondary.prefixIterator(prefix, options);
+    }
+
+    @Override
+    public StoreIterator reverseIterator(byte[] from, byte[] to) {
+        return secondary.reverseIterator(from, to);
+    }
+
+    @Override
+    public StoreIterator reverseIterator(byte[] from, byte[] to, ReadOptions options) {
+        return secondary.reverseIterator(from, to, options);
+    }
+
+    @Override
+    public Snapshot snapshot() {
+        return secondary.snapshot();
+    }
+
+    @Override
+    public void flush() throws IOException {
+        secondary.flush();
+    }
+
+    @Override
+    public void compact() throws IOException {
+        secondary.compact();
+    }
+
+    @Override
+    public void awaitCompactions() throws IOException {
+        secondary.awaitCompactions();
+    }
+
+    @Override
+    public CheckpointReport checkpoint(Path target) throws IOException {
+        return secondary.checkpoint(target);
+    }
+
+    @Override
+    public IngestReport ingest(List<Path> tables) throws IOException {
+        return secondary.ingest(tables);
+    }
+
+    @Override
+    public StoreStats stats() {
+        return secondary.stats();
+    }
+
+    @Override
+    public StoreOptions options() {
+        return secondary.options();
+    }
+}
