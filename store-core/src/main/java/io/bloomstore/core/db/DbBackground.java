@@ -149,6 +149,9 @@ final class DbBackground {
                 && running.size() < compactionLimit()) {
             Compaction c = picker.pick(db.versions.current(), busy, running);
             if (c == null) {
+                c = rangeDeletionTarget();
+            }
+            if (c == null) {
                 break;
             }
             running.add(c);
@@ -160,6 +163,33 @@ final class DbBackground {
             compactor.execute(new CompactionTask(c));
         }
         maybeScheduleCleanup();
+    }
+
+    /**
+     * With the mutex held, when no level needs compaction: a compaction of a table the last cleanup
+     * found holding data a range tombstone deletes for every reader ({@link RangeDeletionCleaner}):
+     * a table of level ≥ 1 is rewritten in place, one of level 0 goes to level 1 with the rest of
+     * level 0. Null when there is none that can run now.
+     */
+    private Compaction rangeDeletionTarget() {
+        Version v = db.versions.current();
+        for (long[] t = cleaner.takeTarget(busy); t != null; t = cleaner.takeTarget(busy)) {
+            int level = (int) t[1];
+            FileMetaData f = null;
+            for (FileMetaData candidate : v.files(level)) {
+                if (candidate.fileNumber() == t[0]) {
+                    f = candidate;
+                }
+            }
+            if (f == null) {
+                continue;
+            }
+            Compaction c = level == 0 ? picker.whole(v, 0) : picker.rewrite(v, level, f);
+            if (c != null && CompactionPicker.canRun(c, busy, running)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /**
