@@ -22,7 +22,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * The background work of an open store, split as RocksDB splits db_impl_compaction_flush: this
  * class schedules (compactions chosen and queued, {@link #compact()}'s level-by-level merge,
  * waiting for compactions, stopping everything at close) and keeps the background error that a
- * failure leaves behind, after which the store refuses writes; {@link DbFlush} runs the flush
+ * failure leaves behind, after which the store refuses writes; and range deletion's cleanup
+ * (queued after flushes and compactions, run by {@link RangeDeletionCleaner}, its compaction
+ * targets taken when no level needs compaction); {@link DbFlush} runs the flush
  * thread and recovery's flush, {@link DbCompaction} runs one compaction (trivial move or merge).
  *
  * <p>Thread safety: one flush thread and {@code StoreOptions.maxBackgroundJobs} compaction
