@@ -63,6 +63,7 @@ public final class LauncherTraining {
                     new String[] {"--data", data, "get", "absent"},
                     new String[] {"--data", data, "get", "--keys-from", keys.toString()},
                     new String[] {"--data", data, "delete", "k2"},
+                    new String[] {"--data", data, "delete-range", "zz0", "zz9"},
                     new String[] {"--data", data, "scan", "--limit", "10"},
                     new String[] {"--data", data, "stats"});
             Start.prepare(commands.get(0));
@@ -96,6 +97,8 @@ public final class LauncherTraining {
                     new String[] {"--data", data, "get", "k".repeat(12)},
                     new String[] {"--data", data, "get", "k".repeat(300)},
                     new String[] {"--data", data, "delete", "k3"},
+                    new String[] {"--data", data, "delete-range", "zz0", "zz9"},
+                    new String[] {"--data", data, "get", "k1"},
                     new String[] {"--data", data, "scan", "--limit", "10"},
                     new String[] {"--data", data, "stats"},
                     new String[] {"--data", data, "flush"}));

@@ -193,6 +193,25 @@ class RangeDeleteTest {
     }
 
     @Test
+    void aBottomTablePartlyUnderATombstoneIsCompactedAndTheTombstoneGoes() throws IOException {
+        try (Store s = Store.open(new MemoryFileSystem(), DIR, StoreOptions.defaults())) {
+            putAll(s, 0, 1000, "v");
+            s.compact();
+            s.deleteRange(b(key(100)), b(key(200)));
+            s.flush();
+            s.awaitCompactions();
+            StoreStats st = s.stats();
+            assertEquals(0, st.rangeTombstones(), "the table holding [100, 200) was rewritten, the tombstone went");
+            long entries = 0;
+            for (StoreStats.LevelStats l : st.levels()) {
+                entries += l.entries();
+            }
+            assertEquals(900, entries);
+            checkDeleted(s, 1000, 100, 200);
+        }
+    }
+
+    @Test
     void snapshotKeepsCoveredTablesAndTheTombstone() throws IOException {
         StoreOptions options = StoreOptions.builder().autoCompaction(false).build();
         try (Store s = Store.open(new MemoryFileSystem(), DIR, options)) {

@@ -210,6 +210,18 @@ public final class CompactionPicker {
         return inputs.isEmpty() ? null : new Compaction(v, level, level, inputs, List.of());
     }
 
+    /**
+     * Table {@code f} of {@code level} ≥ 1 rewritten in place: what range deletion's cleanup asks
+     * for when the table still holds data a range tombstone deletes for every reader, so the data
+     * and then the tombstone go. Never a trivial move (its output level is its own).
+     */
+    public Compaction rewrite(Version v, int level, FileMetaData f) {
+        if (level < 1) {
+            throw new IllegalArgumentException("level 0 tables are merged into level 1 together, not one by one");
+        }
+        return new Compaction(v, level, level, List.of(f), List.of());
+    }
+
     private static Compaction withOverlap(Version v, int level, List<FileMetaData> inputs) {
         byte[] lo = null;
         byte[] hi = null;

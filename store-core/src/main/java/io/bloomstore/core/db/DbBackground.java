@@ -22,7 +22,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * The background work of an open store, split as RocksDB splits db_impl_compaction_flush: this
  * class schedules (compactions chosen and queued, {@link #compact()}'s level-by-level merge,
  * waiting for compactions, stopping everything at close) and keeps the background error that a
- * failure leaves behind, after which the store refuses writes; {@link DbFlush} runs the flush
+ * failure leaves behind, after which the store refuses writes; and range deletion's cleanup
+ * (queued after flushes and compactions, run by {@link RangeDeletionCleaner}, its compaction
+ * targets taken when no level needs compaction); {@link DbFlush} runs the flush
  * thread and recovery's flush, {@link DbCompaction} runs one compaction (trivial move or merge).
  *
  * <p>Thread safety: one flush thread and {@code StoreOptions.maxBackgroundJobs} compaction
@@ -149,6 +151,9 @@ final class DbBackground {
                 && running.size() < compactionLimit()) {
             Compaction c = picker.pick(db.versions.current(), busy, running);
             if (c == null) {
+                c = rangeDeletionTarget();
+            }
+            if (c == null) {
                 break;
             }
             running.add(c);
@@ -160,6 +165,33 @@ final class DbBackground {
             compactor.execute(new CompactionTask(c));
         }
         maybeScheduleCleanup();
+    }
+
+    /**
+     * With the mutex held, when no level needs compaction: a compaction of a table the last cleanup
+     * found holding data a range tombstone deletes for every reader ({@link RangeDeletionCleaner}):
+     * a table of level ≥ 1 is rewritten in place, one of level 0 goes to level 1 with the rest of
+     * level 0. Null when there is none that can run now.
+     */
+    private Compaction rangeDeletionTarget() {
+        Version v = db.versions.current();
+        for (long[] t = cleaner.takeTarget(busy); t != null; t = cleaner.takeTarget(busy)) {
+            int level = (int) t[1];
+            FileMetaData f = null;
+            for (FileMetaData candidate : v.files(level)) {
+                if (candidate.fileNumber() == t[0]) {
+                    f = candidate;
+                }
+            }
+            if (f == null) {
+                continue;
+            }
+            Compaction c = level == 0 ? picker.whole(v, 0) : picker.rewrite(v, level, f);
+            if (c != null && CompactionPicker.canRun(c, busy, running)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /**

@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * MANIFEST are considered: a memtable's are newer than every table entry they could cover only once
  * their memtable is flushed. Deciding that a table holds nothing under a tombstone reads the table's
  * entries in [a, b) (at most {@link #MAX_SCANNED} of them; past that the table counts as holding
- * something), remembered per table and tombstone, since tables never change.
+ * something), remembered per table and tombstone, since tables never change. A table found holding
+ * data a tombstone deletes for every reader (no snapshot older than the tombstone) becomes a
+ * compaction target ({@link #takeTarget}): compactions taken by level sizes alone never reach a
+ * bottom-level table at the edge of a deleted range, and its tombstone would stay forever.
  *
  * <p>Thread safety: one run at a time, arranged by {@link DbBackground} (which also keeps
  * compactions off the tables being dropped); the edit is logged without the mutex and installed
@@ -50,6 +53,16 @@ final class RangeDeletionCleaner {
     private final DbState db;
     /** Per table, tombstones (by sequence) it is known to hold nothing under. */
     private final Map<Long, Set<Long>> clean = new HashMap<>();
+    /**
+     * Tables (by number, with their level) found holding data a tombstone deletes for every reader
+     * (no live snapshot older than the tombstone): compacting them drops that data, and then the
+     * tombstone can go. {@link DbBackground} takes them when no level needs compaction; under the
+     * mutex.
+     */
+    private final Map<Long, Integer> targets = new HashMap<>();
+
+    /** Whether a table's part of a tombstone's range holds nothing older than it, something, or is too long to tell. */
+    private enum Under { NOTHING, SOMETHING, UNKNOWN }
 
     RangeDeletionCleaner(DbState db) {
         this.db = db;
@@ -144,16 +157,56 @@ final class RangeDeletionCleaner {
     /** The tombstones of the view's version that no table but those {@code dropping} holds anything under. */
     private List<Long> collectable(ReadView view, Set<Long> dropping) throws IOException {
         Version v = view.version();
+        long[] snapshots = db.pinnedSequences();
         List<Long> out = new ArrayList<>();
+        Map<Long, Integer> found = new HashMap<>();
         for (RangeTombstone t : v.rangeTombstones().tombstones()) {
-            if (nothingUnder(view, v, t, dropping)) {
+            if (nothingUnder(view, v, t, dropping, snapshotBelow(snapshots, t.sequence()) ? null : found)) {
                 out.add(t.sequence());
             }
+        }
+        db.mutex().lock();
+        try {
+            targets.clear();
+            targets.putAll(found);
+        } finally {
+            db.mutex().unlock();
         }
         return out;
     }
 
-    private boolean nothingUnder(ReadView view, Version v, RangeTombstone t, Set<Long> dropping) throws IOException {
+    private static boolean snapshotBelow(long[] snapshots, long sequence) {
+        for (long s : snapshots) {
+            if (s < sequence) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * With the mutex held: a table to compact so that what range tombstones delete goes (see
+     * {@link #targets}), as its number and level, and forgets it; null when there is none.
+     */
+    long[] takeTarget(Set<Long> busy) {
+        for (Map.Entry<Long, Integer> e : targets.entrySet()) {
+            if (!busy.contains(e.getKey())) {
+                long[] t = {e.getKey(), e.getValue()};
+                targets.remove(e.getKey());
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether no table but those {@code dropping} holds anything under {@code t}. The tables found
+     * holding data it deletes go into {@code found} (by number, with their level) when it is not
+     * null, that is when no snapshot still reads that data.
+     */
+    private boolean nothingUnder(ReadView view, Version v, RangeTombstone t, Set<Long> dropping,
+                                 Map<Long, Integer> found) throws IOException {
+        boolean nothing = true;
         for (int level = 0; level < Version.NUM_LEVELS; level++) {
             for (FileMetaData f : v.files(level)) {
                 if (dropping.contains(f.fileNumber()) || f.smallestSeq() >= t.sequence()
@@ -164,8 +217,13 @@ final class RangeDeletionCleaner {
                 if (known != null && known.contains(t.sequence())) {
                     continue;
                 }
-                if (!holdsNothingUnder(view, f, t)) {
-                    return false;
+                Under under = under(view, f, t);
+                if (under != Under.NOTHING) {
+                    nothing = false;
+                    if (under == Under.SOMETHING && found != null) {
+                        found.put(f.fileNumber(), level);
+                    }
+                    continue;
                 }
                 if (known == null) {
                     known = new HashSet<>();
@@ -174,22 +232,25 @@ final class RangeDeletionCleaner {
                 known.add(t.sequence());
             }
         }
-        return true;
+        return nothing;
     }
 
-    /** Whether table {@code f} holds no entry in [start, end) older than the tombstone, reading at most {@link #MAX_SCANNED}. */
-    private boolean holdsNothingUnder(ReadView view, FileMetaData f, RangeTombstone t) throws IOException {
+    /** What table {@code f} holds in [start, end) older than the tombstone, reading at most {@link #MAX_SCANNED} entries. */
+    private Under under(ReadView view, FileMetaData f, RangeTombstone t) throws IOException {
         try (InternalIterator it = view.tables().handle(f.fileNumber()).reader().iterator(false)) {
             int scanned = 0;
             for (it.seek(t.start()); it.valid() && Arrays.compareUnsigned(it.key(), t.end()) < 0; it.next()) {
-                if (it.sequence() < t.sequence() || ++scanned > MAX_SCANNED) {
-                    return false;
+                if (it.sequence() < t.sequence()) {
+                    return Under.SOMETHING;
+                }
+                if (++scanned > MAX_SCANNED) {
+                    return Under.UNKNOWN;
                 }
                 if (db.closed) {
                     throw new CompactionCancelledException("range tombstone collection stopped: the store is closing");
                 }
             }
-            return true;
+            return Under.NOTHING;
         }
     }
 }

@@ -26,6 +26,15 @@ public final class RangeTombstones {
             new long[0][]);
 
     private static final Comparator<byte[]> UNSIGNED = new Unsigned();
+    private static final Comparator<RangeTombstone> BY_START = new ByStart();
+
+    /** Tombstones by start key (a class, not a lambda). */
+    private static final class ByStart implements Comparator<RangeTombstone> {
+        @Override
+        public int compare(RangeTombstone a, RangeTombstone b) {
+            return Arrays.compareUnsigned(a.start(), b.start());
+        }
+    }
 
     /** Unsigned byte order (a class, not a method reference: no lambda on a one-shot command's path). */
     private static final class Unsigned implements Comparator<byte[]> {
@@ -65,14 +74,26 @@ public final class RangeTombstones {
             bounds.add(t.end());
         }
         byte[][] points = bounds.toArray(new byte[0][]);
+        // A sweep over the bounds in order: the tombstones by start, and those covering the
+        // current fragment (they start at or before it and end after it).
+        RangeTombstone[] byStart = all.toArray(new RangeTombstone[0]);
+        Arrays.sort(byStart, BY_START);
+        List<RangeTombstone> active = new ArrayList<>();
+        int next = 0;
         List<byte[]> s = new ArrayList<>();
         List<byte[]> e = new ArrayList<>();
         List<long[]> q = new ArrayList<>();
         long[] covering = new long[all.size()];
         for (int i = 0; i + 1 < points.length; i++) {
+            while (next < byStart.length && Arrays.compareUnsigned(byStart[next].start(), points[i]) <= 0) {
+                active.add(byStart[next++]);
+            }
             int n = 0;
-            for (RangeTombstone t : all) {
-                if (Arrays.compareUnsigned(t.start(), points[i]) <= 0 && Arrays.compareUnsigned(t.end(), points[i + 1]) >= 0) {
+            for (int a = active.size() - 1; a >= 0; a--) {
+                RangeTombstone t = active.get(a);
+                if (Arrays.compareUnsigned(t.end(), points[i]) <= 0) {
+                    active.remove(a);
+                } else {
                     covering[n++] = t.sequence();
                 }
             }

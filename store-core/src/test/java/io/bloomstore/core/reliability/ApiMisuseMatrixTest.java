@@ -123,6 +123,15 @@ class ApiMisuseMatrixTest {
         ops.put("delete(byte[])", s -> s.delete(key(STABLE + random.nextInt(KEYS - STABLE))));
         ops.put("delete(byte[],WriteOptions)", s -> s.delete(key(STABLE + random.nextInt(KEYS - STABLE)),
                 WriteOptions.DEFAULT));
+        ops.put("deleteRange(byte[],byte[])", s -> {
+            int from = STABLE + random.nextInt(KEYS - STABLE);
+            s.deleteRange(key(from), key(Math.min(KEYS, from + 1 + random.nextInt(5))));
+        });
+        ops.put("deleteRange(byte[],byte[],WriteOptions)", s -> {
+            int from = STABLE + random.nextInt(KEYS - STABLE);
+            s.deleteRange(key(from), key(Math.min(KEYS, from + 1 + random.nextInt(5))),
+                    random.nextBoolean() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+        });
         ops.put("write(WriteBatch,WriteOptions)", s -> {
             WriteBatch b = new WriteBatch();
             for (int j = 0; j < 5; j++) {
