@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.bloomstore.bloom.storage.MappedBitStore;
 import io.bloomstore.core.CheckpointReport;
 import io.bloomstore.core.KeyValue;
+import io.bloomstore.core.MergeOperator;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
 import io.bloomstore.core.Store;
@@ -56,8 +57,23 @@ class ApiMisuseMatrixTest {
     /** Keys below this are written before the race and never touched again: a read must find them. */
     private static final int STABLE = 400;
     /** Small tables so the store has several of them, in level 0 and below, plus a memtable. */
+    /**
+     * Merges to the one value a key ever has ({@link #value}), so that merges keep the matrix's
+     * check "any other value read is wrong".
+     */
+    private static final MergeOperator KEY_VALUE = new MergeOperator() {
+        @Override
+        public String name() {
+            return "keyValue";
+        }
+
+        @Override
+        public byte[] fullMerge(byte[] key, byte[] existing, java.util.List<byte[]> operands) {
+            return value(key);
+        }
+    };
     private static final StoreOptions OPTIONS = StoreOptions.builder().memtableBytes(16 * 1024).blockSize(512)
-            .baseLevelBytes(16 * 1024).targetFileBytes(8 * 1024).build();
+            .baseLevelBytes(16 * 1024).targetFileBytes(8 * 1024).mergeOperator(KEY_VALUE).build();
     private static final long SEED = Long.getLong("bloomstore.seed", System.nanoTime());
 
     @TempDir
@@ -131,6 +147,14 @@ class ApiMisuseMatrixTest {
             int from = STABLE + random.nextInt(KEYS - STABLE);
             s.deleteRange(key(from), key(Math.min(KEYS, from + 1 + random.nextInt(5))),
                     random.nextBoolean() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+        });
+        ops.put("merge(byte[],byte[])", s -> {
+            byte[] k = key(STABLE + random.nextInt(KEYS - STABLE));
+            s.merge(k, value(k));
+        });
+        ops.put("merge(byte[],byte[],WriteOptions)", s -> {
+            byte[] k = key(STABLE + random.nextInt(KEYS - STABLE));
+            s.merge(k, value(k), random.nextBoolean() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
         });
         ops.put("write(WriteBatch,WriteOptions)", s -> {
             WriteBatch b = new WriteBatch();
