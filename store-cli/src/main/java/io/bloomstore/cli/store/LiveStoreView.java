@@ -77,6 +77,26 @@ final class LiveStoreView implements Store {
     }
 
     @Override
+    public void merge(byte[] key, byte[] operand) throws IOException {
+        secondary.merge(key, operand);
+    }
+
+    @Override
+    public void merge(byte[] key, byte[] operand, WriteOptions options) throws IOException {
+        secondary.merge(key, operand, options);
+    }
+
+    @Override
+    public void deleteRange(byte[] from, byte[] to) throws IOException {
+        secondary.deleteRange(from, to);
+    }
+
+    @Override
+    public void deleteRange(byte[] from, byte[] to, WriteOptions options) throws IOException {
+        secondary.deleteRange(from, to, options);
+    }
+
+    @Override
     public void delete(byte[] key) throws IOException {
         secondary.delete(key);
     }
