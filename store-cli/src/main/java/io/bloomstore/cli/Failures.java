@@ -13,6 +13,7 @@ import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.bloom.FormatVersionException;
 import io.bloomstore.bloom.NotAFilterFileException;
 import io.bloomstore.core.LockedException;
+import io.bloomstore.core.MergeOperatorMissingException;
 
 /**
  * The exit code and the one-line message of a failure, chosen by the exception's kind, never by its
@@ -42,7 +43,7 @@ public final class Failures {
         if (t instanceof IOException) {
             return ExitCodes.IO;
         }
-        if (t instanceof IllegalArgumentException) {
+        if (t instanceof IllegalArgumentException || t instanceof MergeOperatorMissingException) {
             return ExitCodes.USAGE;
         }
         return ExitCodes.INTERNAL;
@@ -66,6 +67,10 @@ public final class Failures {
         }
         if (t instanceof FileSystemException f && f.getReason() != null) {
             return f.getFile() + ": " + f.getReason();
+        }
+        if (t instanceof MergeOperatorMissingException) {
+            return "the key has merge operands: give the merge operator the store was written with, "
+                    + "--merge-operator int64add, append or append:C";
         }
         if (exitCode(t) == ExitCodes.INTERNAL) {
             return "internal error: " + t + " (a bug in BloomStore; --verbose shows where)";

@@ -2,11 +2,14 @@ package io.bloomstore.cli.store;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import io.bloomstore.cli.Main;
 import io.bloomstore.bloom.RangeFilter;
+import io.bloomstore.core.MergeOperator;
+import io.bloomstore.core.MergeOperators;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.RangeFilterOptions;
 import io.bloomstore.core.Store;
@@ -58,6 +61,11 @@ abstract class StoreCommand implements Callable<Integer> {
                     + "unfiltered.")
     String prefixExtractor;
 
+    @Option(names = "--merge-operator", paramLabel = "NAME",
+            description = "The merge operator the store was written with, for reading keys with merge operands: "
+                    + "int64add (8-byte big-endian counters) or append[:SEP] (SEP one character, or none).")
+    String mergeOperator;
+
     @Option(names = "--range-filter-bits", paramLabel = "B",
             description = "Range filters: tables written get a range filter of B bits per key (3 to "
                     + RangeFilter.MAX_BITS_PER_VALUE + ") over their keys' first 8 bytes, and scans whose [--from, --to)"
@@ -89,12 +97,28 @@ abstract class StoreCommand implements Callable<Integer> {
         int limit = maxOpenFiles != null ? maxOpenFiles : OpenFilesLimit.forThisProcess();
         StoreOptions.Builder b = StoreOptions.builder()
                 .prefixExtractor(prefixExtractor == null ? null : parseExtractor(prefixExtractor))
-                .rangeFilter(rangeFilter());
+                .rangeFilter(rangeFilter())
+                .mergeOperator(mergeOperator == null ? null : parseMergeOperator(mergeOperator));
         try {
             return b.maxOpenFiles(limit).build();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-open-files: " + e.getMessage());
         }
+    }
+
+    /** {@code --merge-operator}'s operator. */
+    private MergeOperator parseMergeOperator(String name) {
+        if (name.equals("int64add")) {
+            return MergeOperators.int64Add();
+        }
+        if (name.equals("append")) {
+            return MergeOperators.append(new byte[0]);
+        }
+        if (name.startsWith("append:") && name.length() == "append:".length() + 1) {
+            return MergeOperators.append(name.substring("append:".length()).getBytes(StandardCharsets.UTF_8));
+        }
+        throw new CommandLine.ParameterException(spec.commandLine(), "--merge-operator: '" + name
+                + "' is not int64add, append or append:C");
     }
 
     /** The range filter options of {@code --range-filter-bits} and {@code --range-filter-block-bits}, or null. */

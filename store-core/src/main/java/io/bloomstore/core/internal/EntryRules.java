@@ -2,6 +2,7 @@ package io.bloomstore.core.internal;
 
 import io.bloomstore.core.CompactionFilter;
 import io.bloomstore.core.MergeOperator;
+import io.bloomstore.core.MergeOperatorMissingException;
 import io.bloomstore.core.StoreOptions;
 import java.time.Clock;
 import java.util.Arrays;
@@ -140,7 +141,7 @@ public final class EntryRules {
 
     /** The error of a store asked to merge without an operator. */
     public static IllegalStateException noOperator() {
-        return new IllegalStateException("the key has merge operands but the store has no merge operator: open it with "
+        return new MergeOperatorMissingException("the key has merge operands but the store has no merge operator: open it with "
                 + "StoreOptions.builder().mergeOperator(...), the operator it was written with");
     }
 }
