@@ -60,6 +60,8 @@ public final class BenchCommand implements Callable<Integer> {
                     + "in a fresh JVM: open time, heap, RSS, filter and index bytes); and with --prefix-bytes: "
                     + "prefixscan, prefixmissing, rangescan, rangemissing. Alone: manystores (--stores), counters "
                     + "(--counters, --increments: int64Add merges against read-modify-write and RocksDB's merge), "
+                    + "ingest (--keys sorted keys: TableWriter and Store.ingest against load and against RocksDB's "
+                    + "SstFileWriter and ingestExternalFile), "
                     + "deleterange (the middle half of the keys deleted with one range deletion or one tombstone per "
                     + "key, then scanned at once; BloomStore and RocksDB).")
     List<String> workloads;
@@ -252,6 +254,14 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (workloads != null && workloads.contains("counters")) {
             return counters();
+        }
+        if (workloads != null && workloads.contains("ingest")) {
+            if (workloads.size() != 1 || keys <= 0 || repeat <= 0) {
+                throw usage("ingest runs alone (--workloads ingest only), with positive --keys and --repeat");
+            }
+            Path root = data != null ? data : Files.createTempDirectory("bloomstore-ingest");
+            IngestBench.run(root, keys, valueSize, repeat, spec.commandLine().getOut());
+            return 0;
         }
         if (workloads != null && workloads.contains("deleterange")) {
             return deleteRange();
