@@ -51,7 +51,7 @@ final class CountersBench {
                 Path work = dir.resolve("counters-" + way + "-" + round);
                 Round r = runWay(way, work, counters, increments);
                 results.computeIfAbsent(way, w -> new ArrayList<>()).add(r);
-                deleteRecursively(work);
+                BenchRunner.deleteRecursively(work);
                 out.printf(Locale.ROOT, "counters round %d %-16s %,12.0f increments/s, read all %8.1f ms%n", round + 1,
                         way, r.incrementsPerSecond(), r.readAllMs());
                 out.flush();
@@ -191,16 +191,5 @@ final class CountersBench {
             v = (v << 8) | (b[i] & 0xFF);
         }
         return v;
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Collections.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }

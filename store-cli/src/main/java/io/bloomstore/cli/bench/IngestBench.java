@@ -57,7 +57,7 @@ final class IngestBench {
                 Path work = dir.resolve("ingest-" + way + "-" + round);
                 double s = runWay(way, work, keys, valueSize);
                 seconds.computeIfAbsent(way, w -> new ArrayList<>()).add(s);
-                deleteRecursively(work);
+                BenchRunner.deleteRecursively(work);
                 out.printf(Locale.ROOT, "ingest round %d %-18s %8.2f s, %,12.0f keys/s%n", round + 1, way, s, keys / s);
                 out.flush();
             }
@@ -258,17 +258,6 @@ final class IngestBench {
                 if (!java.util.Arrays.equals(expected, s.get(key(i)))) {
                     throw new IllegalStateException(way + ": key " + i + " does not read back");
                 }
-            }
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Collections.reverseOrder()).toList()) {
-                Files.delete(p);
             }
         }
     }

@@ -44,7 +44,7 @@ final class ManyStoresBench {
                 Path work = dir.resolve("manystores-" + engine + "-" + round);
                 String line = child(engine, work, stores, keysPerStore);
                 results.computeIfAbsent(engine, e -> new ArrayList<>()).add(json.readTree(line));
-                deleteRecursively(work);
+                BenchRunner.deleteRecursively(work);
                 out.printf(Locale.ROOT, "manystores round %d %s: %s%n", round + 1, engine, line);
                 out.flush();
             }
@@ -111,17 +111,6 @@ final class ManyStoresBench {
             throw new IOException("interrupted while waiting for a manystores child", e);
         } finally {
             Files.deleteIfExists(errors);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Collections.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }
