@@ -5,6 +5,7 @@ import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.fs.LocalFileSystem;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * An embedded, ordered key-value store: BloomStore's public API. Keys and values are byte arrays;
@@ -216,6 +217,124 @@ public interface Store extends AutoCloseable {
     StoreIterator reverseIterator(byte[] from, byte[] to);
 
     StoreIterator reverseIterator(byte[] from, byte[] to, ReadOptions options);
+
+    // ---- Keyspaces (RocksDB's column families) ----
+
+    /**
+     * The keyspace named {@code name}, created (durably, in the MANIFEST) if the store has none by
+     * that name; {@value Keyspace#DEFAULT_NAME} is the default keyspace. A new keyspace takes the
+     * options given for its name with {@link StoreOptions.Builder#keyspaceOptions}, or the store's.
+     *
+     * @throws IllegalArgumentException for a name that is empty or longer than 255 UTF-8 bytes
+     * @throws IllegalStateException when the keyspace would have to be created in a store opened
+     *         read-only
+     * @throws IOException when the MANIFEST edit fails
+     */
+    default Keyspace keyspace(String name) throws IOException {
+        throw new UnsupportedOperationException("this store has no keyspaces but the default one");
+    }
+
+    /**
+     * As {@link #keyspace(String)}, creating a new keyspace with {@code options}. For a keyspace
+     * that exists, {@code options} must be those it is open with (a keyspace's options are fixed
+     * while the store is open: give them at open with {@link StoreOptions.Builder#keyspaceOptions}).
+     *
+     * @throws IllegalStateException when the keyspace exists with other options
+     */
+    default Keyspace keyspace(String name, KeyspaceOptions options) throws IOException {
+        throw new UnsupportedOperationException("this store has no keyspaces but the default one");
+    }
+
+    /** The names of the store's keyspaces, the default one first, then in the order they were created. */
+    default List<String> keyspaces() {
+        return List.of(Keyspace.DEFAULT_NAME);
+    }
+
+    /**
+     * Drops keyspace {@code name}: its tables are deleted whole (no tombstone is written), its
+     * memtables discarded, and its handles refused from then on; durable in the MANIFEST when this
+     * returns. Iterators and snapshots already open over it keep reading what they saw.
+     *
+     * @throws IllegalArgumentException when there is no such keyspace, or it is the default one
+     */
+    default void dropKeyspace(String name) throws IOException {
+        throw new UnsupportedOperationException("this store has no keyspaces but the default one");
+    }
+
+    /** {@link #put(byte[], byte[])} in {@code keyspace}. */
+    default void put(Keyspace keyspace, byte[] key, byte[] value) throws IOException {
+        put(keyspace, key, value, WriteOptions.DEFAULT);
+    }
+
+    /** {@link #put(byte[], byte[], WriteOptions)} in {@code keyspace}. */
+    default void put(Keyspace keyspace, byte[] key, byte[] value, WriteOptions writeOptions) throws IOException {
+        write(new WriteBatch().put(keyspace, key, value), writeOptions);
+    }
+
+    /** {@link #delete(byte[])} in {@code keyspace}. */
+    default void delete(Keyspace keyspace, byte[] key) throws IOException {
+        delete(keyspace, key, WriteOptions.DEFAULT);
+    }
+
+    /** {@link #delete(byte[], WriteOptions)} in {@code keyspace}. */
+    default void delete(Keyspace keyspace, byte[] key, WriteOptions writeOptions) throws IOException {
+        write(new WriteBatch().delete(keyspace, key), writeOptions);
+    }
+
+    /** {@link #merge(byte[], byte[])} in {@code keyspace}, with the keyspace's merge operator. */
+    default void merge(Keyspace keyspace, byte[] key, byte[] operand) throws IOException {
+        write(new WriteBatch().merge(keyspace, key, operand), WriteOptions.DEFAULT);
+    }
+
+    /** {@link #deleteRange(byte[], byte[])} in {@code keyspace}. */
+    default void deleteRange(Keyspace keyspace, byte[] from, byte[] to) throws IOException {
+        write(new WriteBatch().deleteRange(keyspace, from, to), WriteOptions.DEFAULT);
+    }
+
+    /** {@link #get(byte[])} in {@code keyspace}. */
+    default byte[] get(Keyspace keyspace, byte[] key) throws IOException {
+        return get(keyspace, key, ReadOptions.DEFAULT);
+    }
+
+    /** {@link #get(byte[], ReadOptions)} in {@code keyspace}; a snapshot reads every keyspace as of its moment. */
+    default byte[] get(Keyspace keyspace, byte[] key, ReadOptions readOptions) throws IOException {
+        throw new UnsupportedOperationException("this store reads only the default keyspace");
+    }
+
+    /** {@link #iterator(byte[], byte[])} in {@code keyspace}. */
+    default StoreIterator iterator(Keyspace keyspace, byte[] from, byte[] to) {
+        return iterator(keyspace, from, to, ReadOptions.DEFAULT);
+    }
+
+    /** {@link #iterator(byte[], byte[], ReadOptions)} in {@code keyspace}. */
+    default StoreIterator iterator(Keyspace keyspace, byte[] from, byte[] to, ReadOptions readOptions) {
+        throw new UnsupportedOperationException("this store reads only the default keyspace");
+    }
+
+    /** {@link #prefixIterator(byte[])} in {@code keyspace}. */
+    default StoreIterator prefixIterator(Keyspace keyspace, byte[] prefix) {
+        return prefixIterator(keyspace, prefix, ReadOptions.DEFAULT);
+    }
+
+    /** {@link #prefixIterator(byte[], ReadOptions)} in {@code keyspace}. */
+    default StoreIterator prefixIterator(Keyspace keyspace, byte[] prefix, ReadOptions readOptions) {
+        throw new UnsupportedOperationException("this store reads only the default keyspace");
+    }
+
+    /** {@link #reverseIterator(byte[], byte[])} in {@code keyspace}. */
+    default StoreIterator reverseIterator(Keyspace keyspace, byte[] from, byte[] to) {
+        return reverseIterator(keyspace, from, to, ReadOptions.DEFAULT);
+    }
+
+    /** {@link #reverseIterator(byte[], byte[], ReadOptions)} in {@code keyspace}. */
+    default StoreIterator reverseIterator(Keyspace keyspace, byte[] from, byte[] to, ReadOptions readOptions) {
+        throw new UnsupportedOperationException("this store reads only the default keyspace");
+    }
+
+    /** The statistics of keyspace {@code keyspace} alone (as {@link #stats()} gives the default keyspace's). */
+    default StoreStats stats(Keyspace keyspace) {
+        throw new UnsupportedOperationException("this store has no keyspaces but the default one");
+    }
 
     /** A consistent view of the store as of now, for {@link ReadOptions#at(Snapshot)}. */
     Snapshot snapshot();

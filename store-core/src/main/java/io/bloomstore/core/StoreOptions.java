@@ -167,6 +167,7 @@ public final class StoreOptions {
     private final CompactionFilter compactionFilter;
     private final Duration ttl;
     private final Clock clock;
+    private final java.util.Map<String, KeyspaceOptions> keyspaceOptions;
 
     private StoreOptions(Builder b) {
         if (b.ttl != null && (b.ttl.isNegative() || b.ttl.isZero())) {
@@ -183,6 +184,7 @@ public final class StoreOptions {
         this.compactionFilter = b.compactionFilter;
         this.ttl = b.ttl;
         this.clock = b.clock;
+        this.keyspaceOptions = java.util.Map.copyOf(b.keyspaceOptions);
         if (b.maxOpenFiles != UNBOUNDED_OPEN_FILES && b.maxOpenFiles < MIN_MAX_OPEN_FILES) {
             throw new IllegalArgumentException("maxOpenFiles must be " + UNBOUNDED_OPEN_FILES + " (unbounded) or at"
                     + " least " + MIN_MAX_OPEN_FILES + ": " + b.maxOpenFiles);
@@ -301,6 +303,11 @@ public final class StoreOptions {
     }
 
     /** The clock write times and expiry are read from (the system clock unless set). */
+    /** The options of keyspaces by name, for those that exist when the store opens ({@link Builder#keyspaceOptions}). */
+    public java.util.Map<String, KeyspaceOptions> keyspaceOptions() {
+        return keyspaceOptions;
+    }
+
     public Clock clock() {
         return clock;
     }
@@ -372,6 +379,7 @@ public final class StoreOptions {
         b.compactionFilter = compactionFilter;
         b.ttl = ttl;
         b.clock = clock;
+        b.keyspaceOptions.putAll(keyspaceOptions);
         b.maxValueBytes = maxValueBytes;
         b.filterPolicy = customFilterPolicy ? filterPolicy : null;
         b.l0CompactionTrigger = l0CompactionTrigger;
@@ -633,6 +641,7 @@ public final class StoreOptions {
         private CompactionFilter compactionFilter;
         private Duration ttl;
         private Clock clock = Clock.systemUTC();
+        private final java.util.Map<String, KeyspaceOptions> keyspaceOptions = new java.util.HashMap<>();
 
         private Builder() {
         }
@@ -867,6 +876,20 @@ public final class StoreOptions {
         }
 
         /** The clock for write times and expiry (default {@link Clock#systemUTC()}); tests give a controllable one. */
+        /**
+         * The options of keyspace {@code name} whenever this store opens with it (created earlier,
+         * or later with {@link Store#keyspace(String)}): a keyspace's options are fixed while the
+         * store is open, as a RocksDB column family's are given at open. Keyspaces not named here
+         * take the store's options.
+         */
+        public Builder keyspaceOptions(String name, KeyspaceOptions options) {
+            if (name == null || options == null) {
+                throw new IllegalArgumentException("keyspace name and options must not be null");
+            }
+            keyspaceOptions.put(name, options);
+            return this;
+        }
+
         public Builder clock(Clock v) {
             clock = v;
             return this;

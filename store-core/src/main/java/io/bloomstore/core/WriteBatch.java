@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * A group of puts, deletes and range deletions applied atomically by {@link Store#write}: after a crash either all
  * of them are visible or none. Later operations on the same key win over earlier ones. A batch can be
- * reused after {@link #clear()}.
+ * reused after {@link #clear()}. Operations may name keyspaces ({@link #put(Keyspace, byte[], byte[])}
+ * and its kin): one batch is atomic across every keyspace of the store.
  *
  * <p>Ownership: {@link #put} and {@link #delete} copy the key and value they are given, as
  * RocksDB's Java API copies into its native batch, so the caller may reuse its arrays at once;
@@ -40,6 +41,17 @@ public final class WriteBatch {
         default void deleteRange(byte[] from, byte[] to) {
             throw new UnsupportedOperationException("this handler takes no range deletion");
         }
+
+        /**
+         * The operations that follow, up to the next call, are in keyspace {@code keyspace}; null
+         * for the default keyspace. {@link #forEach} calls it before the first operation outside
+         * the default keyspace and whenever the keyspace changes.
+         */
+        default void keyspace(Keyspace keyspace) {
+            if (keyspace != null) {
+                throw new UnsupportedOperationException("this handler takes no keyspace other than the default one");
+            }
+        }
     }
 
     private static final byte DELETE = 0;
@@ -52,6 +64,8 @@ public final class WriteBatch {
     private final List<byte[]> values = new ArrayList<>();
     /** What each operation is: {@link #PUT}, {@link #DELETE}, {@link #MERGE} or {@link #RANGE_DELETE}. */
     private byte[] kinds = new byte[8];
+    /** Each operation's keyspace, null for the default one; null until an operation names another keyspace. */
+    private List<Keyspace> keyspaces;
     /** Range deletions held: {@link #hasRangeDeletion()}. */
     private int rangeDeletions;
     private long approximateBytes;
@@ -88,6 +102,78 @@ public final class WriteBatch {
         kinds[n] = kind;
         keys.add(key);
         values.add(value);
+        if (keyspaces != null) {
+            keyspaces.add(null);
+        }
+    }
+
+    /** Puts the last operation added into {@code keyspace} (null or the default one: nothing to record). */
+    private void inKeyspace(Keyspace keyspace) {
+        if (keyspace.id() == 0) {
+            return;
+        }
+        if (keyspaces == null) {
+            keyspaces = new ArrayList<>(keys.size());
+            for (int i = 0; i < keys.size(); i++) {
+                keyspaces.add(null);
+            }
+        }
+        keyspaces.set(keys.size() - 1, keyspace);
+    }
+
+    private static void checkKeyspace(Keyspace keyspace) {
+        if (keyspace == null) {
+            throw new IllegalArgumentException("keyspace must not be null (the methods without one use the default"
+                    + " keyspace)");
+        }
+    }
+
+    /** Adds a put of {@code key} in {@code keyspace}; as {@link #put(byte[], byte[])}. */
+    public synchronized WriteBatch put(Keyspace keyspace, byte[] key, byte[] value) {
+        checkKeyspace(keyspace);
+        put(key, value);
+        inKeyspace(keyspace);
+        return this;
+    }
+
+    /** Adds a delete of {@code key} in {@code keyspace}; as {@link #delete(byte[])}. */
+    public synchronized WriteBatch delete(Keyspace keyspace, byte[] key) {
+        checkKeyspace(keyspace);
+        delete(key);
+        inKeyspace(keyspace);
+        return this;
+    }
+
+    /** Adds a merge operand for {@code key} in {@code keyspace}; as {@link #merge(byte[], byte[])}. */
+    public synchronized WriteBatch merge(Keyspace keyspace, byte[] key, byte[] operand) {
+        checkKeyspace(keyspace);
+        merge(key, operand);
+        inKeyspace(keyspace);
+        return this;
+    }
+
+    /** Adds a deletion of the keys in [from, to) of {@code keyspace}; as {@link #deleteRange(byte[], byte[])}. */
+    public synchronized WriteBatch deleteRange(Keyspace keyspace, byte[] from, byte[] to) {
+        checkKeyspace(keyspace);
+        int before = keys.size();
+        deleteRange(from, to);
+        if (keys.size() > before) {
+            inKeyspace(keyspace);
+        }
+        return this;
+    }
+
+    /** Whether an operation is in a keyspace other than the default one. */
+    public synchronized boolean spansKeyspaces() {
+        if (keyspaces == null) {
+            return false;
+        }
+        for (Keyspace k : keyspaces) {
+            if (k != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public synchronized WriteBatch delete(byte[] key) {
@@ -134,6 +220,7 @@ public final class WriteBatch {
     public synchronized void clear() {
         keys.clear();
         values.clear();
+        keyspaces = null;
         rangeDeletions = 0;
         approximateBytes = 0;
     }
@@ -152,6 +239,7 @@ public final class WriteBatch {
         c.keys.addAll(keys);
         c.values.addAll(values);
         c.kinds = Arrays.copyOf(kinds, Math.max(8, keys.size()));
+        c.keyspaces = keyspaces == null ? null : new ArrayList<>(keyspaces);
         c.rangeDeletions = rangeDeletions;
         c.approximateBytes = approximateBytes;
         return c;
@@ -159,8 +247,13 @@ public final class WriteBatch {
 
     /** Calls the handler for each operation, in order. */
     public synchronized void forEach(Handler handler) {
+        Keyspace current = null;
         for (int i = 0; i < keys.size(); i++) {
             byte[] v = values.get(i);
+            if (keyspaces != null && keyspaces.get(i) != current) {
+                current = keyspaces.get(i);
+                handler.keyspace(current);
+            }
             if (kinds[i] == RANGE_DELETE) {
                 handler.deleteRange(keys.get(i), v);
             } else if (kinds[i] == DELETE) {

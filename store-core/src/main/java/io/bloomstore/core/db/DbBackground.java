@@ -131,9 +131,15 @@ final class DbBackground {
         return flush.flushFinishing();
     }
 
-    /** Recovery's last step; see {@link DbFlush#finishRecovery(MemTable, boolean, List)}. */
-    void finishRecovery(MemTable replayed, boolean keepInWal, List<String> listing) throws IOException {
-        flush.finishRecovery(replayed, keepInWal, listing);
+    /** Recovery's last step; see {@link DbFlush#finishRecovery(MemTable, java.util.Map, boolean, List)}. */
+    void finishRecovery(MemTable replayed, java.util.Map<Integer, MemTable> keyspaces, boolean keepInWal,
+                        List<String> listing) throws IOException {
+        flush.finishRecovery(replayed, keyspaces, keepInWal, listing);
+    }
+
+    /** See {@link DbFlush#writeLevel0Table}. */
+    io.bloomstore.core.manifest.FileMetaData writeLevel0Table(MemTable m) throws IOException {
+        return flush.writeLevel0Table(m);
     }
 
     /** See {@link DbFlush#finishReadOnlyRecovery(MemTable)}. */
@@ -147,7 +153,7 @@ final class DbBackground {
      * busy from now until it has been installed or abandoned.
      */
     void maybeScheduleCompaction() {
-        while (!db.closed && !manual && options.autoCompaction() && db.backgroundError == null
+        while (!db.root.closed && !manual && options.autoCompaction() && db.root.backgroundError == null
                 && running.size() < compactionLimit()) {
             Compaction c = picker.pick(db.versions.current(), busy, running);
             if (c == null) {
@@ -201,7 +207,7 @@ final class DbBackground {
      */
     private void maybeScheduleCleanup() {
         Version v = db.versions.current();
-        if (cleanupQueued || cleaning || manual || db.closed || db.readOnly || db.backgroundError != null
+        if (cleanupQueued || cleaning || manual || db.root.closed || db.readOnly || db.root.backgroundError != null
                 || v.rangeTombstones().isEmpty() || v == cleanedVersion) {
             return;
         }
@@ -216,7 +222,7 @@ final class DbBackground {
             mutex.lock();
             try {
                 cleanupQueued = false;
-                if (manual || cleaning || db.closed || compaction.cancelled() || db.backgroundError != null) {
+                if (manual || cleaning || db.root.closed || compaction.cancelled() || db.root.backgroundError != null) {
                     return;
                 }
                 cleaning = true;
@@ -305,7 +311,7 @@ final class DbBackground {
 
         @Override
         public void run() {
-            if (!db.closed && !DbBackground.this.compaction.cancelled()) {
+            if (!db.root.closed && !DbBackground.this.compaction.cancelled()) {
                 preparingCompactions.run();
             }
             backgroundCompaction(compaction);
@@ -367,7 +373,7 @@ final class DbBackground {
 
     private void backgroundCompaction0(Compaction c) {
         try {
-            if (!db.closed && !compaction.cancelled()) {
+            if (!db.root.closed && !compaction.cancelled()) {
                 compaction.runBackground(c);
             }
         } catch (CompactionCancelledException e) {
@@ -396,7 +402,7 @@ final class DbBackground {
     private void compactionFailed(Throwable t) {
         mutex.lock();
         try {
-            db.fail("compaction", t);
+            db.root.fail("compaction", t);
             db.queue.signalChange();
         } finally {
             mutex.unlock();
@@ -419,11 +425,11 @@ final class DbBackground {
     private void awaitCompactionsCaughtUp() throws IOException {
         mutex.lock();
         try {
-            while (!db.closed && db.backgroundError == null && (!running.isEmpty() || cleanupQueued || cleaning
+            while (!db.root.closed && db.root.backgroundError == null && (!running.isEmpty() || cleanupQueued || cleaning
                     || options.autoCompaction() && picker.needsCompaction(db.versions.current()))) {
                 db.queue.awaitChange();
             }
-            IOException bg = db.backgroundError;
+            IOException bg = db.root.backgroundError;
             if (bg != null) {
                 throw new IOException("background work failed: " + bg.getMessage(), bg);
             }
@@ -461,7 +467,7 @@ final class DbBackground {
             boolean bottomRewritten = false;
             for (int level = 0; level <= bottom; level++) {
                 db.checkOpen();
-                IOException bg = db.backgroundError;
+                IOException bg = db.root.backgroundError;
                 if (bg != null) {
                     throw new IOException("compaction refused after an earlier failure: " + bg.getMessage(), bg);
                 }

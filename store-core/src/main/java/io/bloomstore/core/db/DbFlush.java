@@ -109,7 +109,7 @@ final class DbFlush {
 
     /** Flush thread: writes the oldest immutable memtable as a level-0 table and records it. */
     private void flushOldest() {
-        if (db.backgroundError != null) {
+        if (db.root.backgroundError != null) {
             // An earlier flush failed and may have left a torn MANIFEST edit: append nothing more.
             return;
         }
@@ -120,7 +120,7 @@ final class DbFlush {
         }
         MemTable m = db.view.immutables().get(0);
         // The seal of m's WAL segments (and of every older one) was started by the switch that queued this flush.
-        Future<?> seal = db.walSeal;
+        Future<?> seal = db.root.walSeal;
         long started = System.nanoTime();
         boolean finishing = false;
         try {
@@ -136,9 +136,8 @@ final class DbFlush {
             boolean backlog;
             mutex.lock();
             try {
-                ReadView v = db.view;
-                logNumber = v.immutables().size() > 1 ? v.immutables().get(1).logNumber() : v.mem().logNumber();
-                edit = new VersionEdit().setLogNumber(logNumber).setLastSequence(db.lastSequence);
+                logNumber = oldestSegmentNeeded(db);
+                edit = new VersionEdit().setLogNumber(logNumber).setLastSequence(db.root.lastSequence);
                 if (meta != null) {
                     edit.addFile(0, meta);
                 }
@@ -201,12 +200,29 @@ final class DbFlush {
                 if (finishing) {
                     flushesFinishing--;
                 }
-                db.fail("flush", t);
+                db.root.fail("flush", t);
                 db.queue.signalChange();
             } finally {
                 mutex.unlock();
             }
         }
+    }
+
+    /**
+     * With the mutex held, the oldest immutable memtable of {@code flushed}'s keyspace about to be
+     * retired: the number of the oldest WAL segment a memtable of any keyspace still needs (its
+     * oldest unflushed memtable's, the active one's when none waits). Segments below it hold
+     * nothing that is not in a table once this flush's edit is logged.
+     */
+    static long oldestSegmentNeeded(DbState flushed) {
+        long oldest = Long.MAX_VALUE;
+        for (DbState k : flushed.root.keyspaces) {
+            ReadView v = k.view;
+            int skip = k == flushed ? 1 : 0;
+            long n = v.immutables().size() > skip ? v.immutables().get(skip).logNumber() : v.mem().logNumber();
+            oldest = Math.min(oldest, n);
+        }
+        return oldest;
     }
 
     /**
@@ -298,45 +314,68 @@ final class DbFlush {
      * {@code put} writes no table, no MANIFEST edit and starts no compaction. Either way, what a
      * crash may have left behind (orphans of an earlier process) is deleted.
      */
-    void finishRecovery(MemTable replayed, boolean keepInWal, List<String> listing) throws IOException {
+    void finishRecovery(MemTable replayed, java.util.Map<Integer, MemTable> keyspaces, boolean keepInWal,
+                        List<String> listing) throws IOException {
         if (keepInWal) {
             if (replayed.logNumber() > db.versions.logNumber()) {
                 // LevelDB's order: the MANIFEST names the segment the writes now live from before
                 // the segments below it go. Deleting them first left a MANIFEST whose log number
                 // named a deleted segment, and a later torn edit made the store refuse to open.
                 db.versions.logAndApply(new VersionEdit().setLogNumber(replayed.logNumber())
-                        .setLastSequence(db.lastSequence));
+                        .setLastSequence(db.root.lastSequence));
             }
             mutex.lock();
             try {
                 db.installVersion(db.versions.current(), replayed, List.of());
+                for (DbState k : db.root.keyspaces) {
+                    MemTable m = keyspaces.get(k.keyspaceId);
+                    if (k != db && m != null) {
+                        k.installVersion(k.versions.current(), m, List.of());
+                    }
+                }
             } finally {
                 mutex.unlock();
             }
             // Before any compaction starts: orphans are told apart from its outputs by the listing.
             ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.chooseAtOpen(db, replayed.logNumber(), listing));
-            mutex.lock();
-            try {
-                background.maybeScheduleCompaction();
-            } finally {
-                mutex.unlock();
-            }
+            scheduleCompactions();
             return;
         }
-        FileMetaData meta = writeLevel0Table(replayed);
-        VersionEdit edit = new VersionEdit().setLogNumber(db.view.mem().logNumber()).setLastSequence(db.lastSequence);
-        addRangeDeletions(edit, replayed);
-        if (meta != null) {
-            edit.addFile(0, meta);
-            db.counters.flushes().increment();
-            db.counters.flushBytesWritten().add(meta.fileSize() + meta.filterFileSize());
+        // Every keyspace's replayed writes become a level-0 table of its own, all logged in one
+        // edit with the new log number: a crash before it replays them all again, never twice.
+        VersionEdit edit = new VersionEdit().setLogNumber(db.view.mem().logNumber()).setLastSequence(db.root.lastSequence);
+        for (DbState k : db.root.keyspaces) {
+            MemTable m = k == db ? replayed : keyspaces.get(k.keyspaceId);
+            if (m == null) {
+                continue;
+            }
+            FileMetaData meta = k.background.writeLevel0Table(m);
+            VersionEdit section = k == db ? edit : new VersionEdit().setKeyspace(k.keyspaceId);
+            addRangeDeletions(section, m);
+            if (meta != null) {
+                section.addFile(0, meta);
+                k.counters.flushes().increment();
+                k.counters.flushBytesWritten().add(meta.fileSize() + meta.filterFileSize());
+            }
+            if (k != db) {
+                edit.addSection(section);
+            }
         }
-        Version v = db.versions.logAndApply(edit);
-        db.installVersion(v, db.view.mem(), List.of());
+        db.versions.logAndApply(edit);
+        for (DbState k : db.root.keyspaces) {
+            k.installVersion(k.versions.current(), k.view.mem(), List.of());
+        }
         ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.chooseAtOpen(db, db.view.mem().logNumber(), listing));
+        scheduleCompactions();
+    }
+
+    /** After recovery: every keyspace's compactions that are due. */
+    private void scheduleCompactions() {
         mutex.lock();
         try {
-            background.maybeScheduleCompaction();
+            for (DbState k : db.root.keyspaces) {
+                k.background.maybeScheduleCompaction();
+            }
         } finally {
             mutex.unlock();
         }

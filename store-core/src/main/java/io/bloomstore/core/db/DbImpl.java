@@ -3,6 +3,8 @@ package io.bloomstore.core.db;
 import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.core.CheckpointReport;
 import io.bloomstore.core.IngestReport;
+import io.bloomstore.core.Keyspace;
+import io.bloomstore.core.KeyspaceOptions;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
@@ -14,16 +16,25 @@ import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.internal.Futures;
+import io.bloomstore.core.manifest.FileMetaData;
+import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.manifest.VersionEdit;
 import io.bloomstore.core.manifest.VersionSet;
 import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.stats.StoreStatsMBean;
+import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Future;
 
 /**
@@ -54,6 +65,11 @@ public final class DbImpl implements Store {
         this.background = new DbBackground(db);
         this.writes = new DbWrite(db, background, wal);
         this.reads = new DbRead(db);
+        db.background = background;
+        db.reads = reads;
+        for (java.util.Map.Entry<Integer, VersionSet.Keyspace> k : versions.keyspaces().entrySet()) {
+            addExistingKeyspace(k.getKey(), k.getValue().name(), walNumber);
+        }
         this.lock = lock;
         this.lockFile = dir.resolve(io.bloomstore.core.manifest.FileNames.LOCK);
     }
@@ -83,7 +99,7 @@ public final class DbImpl implements Store {
         if (!db.readOnly) {
             db.mutex().lock();
             try {
-                db.memtableAccount = db.resources.memtableBudget().open(new BudgetSwitch(writes));
+                db.root.memtableAccount = db.resources.memtableBudget().open(new BudgetSwitch(writes));
                 db.chargeMemtables();
             } finally {
                 db.mutex().unlock();
@@ -117,14 +133,251 @@ public final class DbImpl implements Store {
      * says what point-in-time WAL recovery dropped (null when nothing), for {@link #stats()};
      * {@code listing} is the directory's file names as the open found them.
      */
-    void finishRecovery(MemTable replayed, String walDropped, boolean keepInWal, List<String> listing)
-            throws IOException {
-        db.walRecoveryDropped = walDropped;
+    void finishRecovery(MemTable replayed, java.util.Map<Integer, MemTable> keyspaceMemtables, String walDropped,
+                        boolean keepInWal, List<String> listing) throws IOException {
+        db.root.walRecoveryDropped = walDropped;
         if (db.readOnly) {
             background.finishReadOnlyRecovery(replayed);
+            for (DbState k : db.keyspaces) {
+                MemTable m = keyspaceMemtables.get(k.keyspaceId);
+                if (k != db && m != null) {
+                    k.background.finishReadOnlyRecovery(m);
+                }
+            }
         } else {
-            background.finishRecovery(replayed, keepInWal, listing);
+            background.finishRecovery(replayed, keyspaceMemtables, keepInWal, listing);
         }
+    }
+
+    // ---- Keyspaces ----
+
+    /** Serializes keyspace creation and drops (each logs a MANIFEST edit, without the mutex). */
+    private final Object keyspaceChanges = new Object();
+
+    /** The longest keyspace name, in UTF-8 bytes. */
+    private static final int MAX_KEYSPACE_NAME_BYTES = 255;
+
+    /** Options of keyspaces created by this instance with options of their own; under {@link #keyspaceChanges}. */
+    private final Map<String, KeyspaceOptions> createdWith = new HashMap<>();
+
+    /**
+     * At open: adds the state of keyspace {@code id}, which the MANIFEST holds, with an empty
+     * memtable on WAL segment {@code walNumber} and its tables registered (opened on first use).
+     */
+    private void addExistingKeyspace(int id, String name, long walNumber) {
+        StoreOptions options = keyspaceOptions(name);
+        StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
+        TableRegistry tables = db.tables.sibling(TableOptions.of(options), counters);
+        Version v = db.versions.version(id);
+        for (int level = 0; level < Version.NUM_LEVELS; level++) {
+            for (FileMetaData f : v.files(level)) {
+                tables.register(f.fileNumber(), level);
+            }
+        }
+        addState(newKeyspaceState(id, name, options, tables, counters, walNumber));
+    }
+
+    private DbState newKeyspaceState(int id, String name, StoreOptions options, TableRegistry tables,
+                                     StoreCounters counters, long walNumber) {
+        DbState k = new DbState(db, id, name, options, tables, counters, walNumber);
+        k.background = new DbBackground(k);
+        k.reads = new DbRead(k);
+        return k;
+    }
+
+    private void addState(DbState k) {
+        DbState[] all = Arrays.copyOf(db.keyspaces, db.keyspaces.length + 1);
+        all[all.length - 1] = k;
+        db.keyspaces = all;
+    }
+
+    /** The options keyspace {@code name} opens with: those given for it in the store's options, over the store's. */
+    private StoreOptions keyspaceOptions(String name) {
+        KeyspaceOptions given = db.options.keyspaceOptions().get(name);
+        return given == null ? db.options : given.over(db.options);
+    }
+
+    @Override
+    public Keyspace keyspace(String name) throws IOException {
+        return keyspace(name, null);
+    }
+
+    @Override
+    public Keyspace keyspace(String name, KeyspaceOptions options) throws IOException {
+        db.checkOpen();
+        checkKeyspaceName(name);
+        if (name.equals(Keyspace.DEFAULT_NAME)) {
+            if (options != null && !options.equals(KeyspaceOptions.DEFAULT)) {
+                throw new IllegalStateException("the default keyspace takes the store's options (StoreOptions), "
+                        + "not KeyspaceOptions");
+            }
+            return new KeyspaceHandle(db);
+        }
+        synchronized (keyspaceChanges) {
+            db.checkOpen();
+            DbState k = db.keyspace(name);
+            if (k == null) {
+                db.checkWritable();
+                KeyspaceOptions given = db.options.keyspaceOptions().get(name);
+                if (options != null && given != null && !given.equals(options)) {
+                    throw new IllegalStateException("keyspace " + name + " is given other options in the "
+                            + "store's StoreOptions.keyspaceOptions: " + given);
+                }
+                // Made (and so checked) before anything is written: a combination the store refuses fails here.
+                StoreOptions effective = options == null ? keyspaceOptions(name) : options.over(db.options);
+                k = createKeyspace(name, options, effective);
+            } else if (options != null && !optionsOf(name).equals(options)) {
+                throw new IllegalStateException("keyspace " + name + " of " + db.dir + " is open with "
+                        + optionsOf(name) + "; a keyspace's options are fixed while the store is open: give them "
+                        + "at open with StoreOptions.builder().keyspaceOptions(\"" + name + "\", ...)");
+            }
+            return new KeyspaceHandle(k);
+        }
+    }
+
+    /** The keyspace options keyspace {@code name} is open with ({@link KeyspaceOptions#DEFAULT}: the store's own). */
+    private KeyspaceOptions optionsOf(String name) {
+        KeyspaceOptions o = db.options.keyspaceOptions().get(name);
+        if (o == null) {
+            o = createdWith.get(name);
+        }
+        return o == null ? KeyspaceOptions.DEFAULT : o;
+    }
+
+    private DbState createKeyspace(String name, KeyspaceOptions options, StoreOptions effective) throws IOException {
+        int id = db.versions.nextKeyspaceId();
+        // Durable before any write can name it: the WAL's records of its writes follow the edit.
+        db.versions.logAndApply(new VersionEdit().createKeyspace(id, name));
+        if (options != null) {
+            createdWith.put(name, options);
+        }
+        db.mutex().lock();
+        try {
+            // Its memtable starts on the current WAL segment, as every keyspace's active one.
+            StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
+            TableRegistry tables = db.tables.sibling(TableOptions.of(effective), counters);
+            DbState k = newKeyspaceState(id, name, effective, tables, counters, db.view.mem().logNumber());
+            addState(k);
+            return k;
+        } finally {
+            db.mutex().unlock();
+        }
+    }
+
+    private static void checkKeyspaceName(String name) {
+        if (name == null || name.isEmpty()
+                || name.getBytes(StandardCharsets.UTF_8).length > MAX_KEYSPACE_NAME_BYTES) {
+            throw new IllegalArgumentException("a keyspace name must be 1 to " + MAX_KEYSPACE_NAME_BYTES
+                    + " UTF-8 bytes: " + (name == null ? "null" : "'" + name + "'"));
+        }
+    }
+
+    @Override
+    public List<String> keyspaces() {
+        db.checkOpen();
+        List<String> names = new ArrayList<>();
+        for (DbState k : db.keyspaces) {
+            names.add(k.keyspaceName);
+        }
+        return names;
+    }
+
+    @Override
+    public void dropKeyspace(String name) throws IOException {
+        db.checkOpen();
+        db.checkWritable();
+        checkKeyspaceName(name);
+        if (name.equals(Keyspace.DEFAULT_NAME)) {
+            throw new IllegalArgumentException("the default keyspace cannot be dropped");
+        }
+        synchronized (keyspaceChanges) {
+            DbState k = db.keyspace(name);
+            if (k == null) {
+                throw new IllegalArgumentException("no keyspace " + name + " in " + db.dir + " (keyspaces: "
+                        + keyspaces() + ")");
+            }
+            db.mutex().lock();
+            try {
+                k.dropped = true;
+                DbState[] all = new DbState[db.keyspaces.length - 1];
+                int n = 0;
+                for (DbState s : db.keyspaces) {
+                    if (s != k) {
+                        all[n++] = s;
+                    }
+                }
+                db.keyspaces = all;
+                db.chargeMemtables();
+                db.queue.signalChange();
+            } finally {
+                db.mutex().unlock();
+            }
+            // Its flushes and compactions stop (their outputs abandoned) before its files go.
+            k.background.requestShutdown();
+            k.background.shutdown();
+            Version v = k.versions.current();
+            VersionEdit edit = new VersionEdit().dropKeyspace();
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (FileMetaData f : v.files(level)) {
+                    edit.deleteFile(level, f.fileNumber());
+                }
+            }
+            k.versions.logAndApply(edit);
+            createdWith.remove(name);
+            db.mutex().lock();
+            try {
+                k.readers.scrape();
+                for (FileMetaData f : v.allFiles()) {
+                    k.tables.drop(f.fileNumber(), true);
+                }
+                k.view.tables().release();
+            } finally {
+                db.mutex().unlock();
+            }
+        }
+    }
+
+    @Override
+    public byte[] get(Keyspace keyspace, byte[] key, ReadOptions readOptions) throws IOException {
+        db.checkOpen();
+        DbState k = KeyspaceHandle.stateIn(db, keyspace);
+        writes.checkKey(key);
+        checkReadOptions(readOptions);
+        return k.reads.get(key, readOptions);
+    }
+
+    @Override
+    public StoreIterator iterator(Keyspace keyspace, byte[] from, byte[] to, ReadOptions readOptions) {
+        db.checkOpen();
+        DbState k = KeyspaceHandle.stateIn(db, keyspace);
+        checkReadOptions(readOptions);
+        return k.reads.iterator(from, to, readOptions, false);
+    }
+
+    @Override
+    public StoreIterator prefixIterator(Keyspace keyspace, byte[] prefix, ReadOptions readOptions) {
+        db.checkOpen();
+        DbState k = KeyspaceHandle.stateIn(db, keyspace);
+        checkReadOptions(readOptions);
+        if (prefix == null) {
+            throw new IllegalArgumentException("prefix must not be null (an empty prefix scans every key)");
+        }
+        byte[] from = prefix.clone();
+        return k.reads.iterator(from, PrefixExtractor.successor(from), readOptions, false);
+    }
+
+    @Override
+    public StoreIterator reverseIterator(Keyspace keyspace, byte[] from, byte[] to, ReadOptions readOptions) {
+        db.checkOpen();
+        DbState k = KeyspaceHandle.stateIn(db, keyspace);
+        checkReadOptions(readOptions);
+        return k.reads.iterator(from, to, readOptions, true);
+    }
+
+    @Override
+    public StoreStats stats(Keyspace keyspace) {
+        db.checkOpen();
+        return KeyspaceHandle.stateIn(db, keyspace).reads.stats();
     }
 
     /**
@@ -135,14 +388,21 @@ public final class DbImpl implements Store {
     void abandonOpen() {
         db.mutex().lock();
         try {
-            db.closed = true;
+            db.root.closed = true;
             db.queue.closeAndDrain();
         } finally {
             db.mutex().unlock();
         }
-        background.shutdown();
-        db.readers.scrape();
-        db.view.tables().release();
+        for (DbState k : db.keyspaces) {
+            k.background.shutdown();
+        }
+        for (DbState k : db.keyspaces) {
+            k.readers.scrape();
+            k.view.tables().release();
+            if (k != db) {
+                k.tables.closeAll();
+            }
+        }
     }
 
     @Override
@@ -279,12 +539,16 @@ public final class DbImpl implements Store {
         db.checkOpen();
         db.checkWritable();
         writes.flush();
-        background.compact();
+        for (DbState k : db.keyspaces) {
+            k.background.compact();
+        }
     }
 
     @Override
     public void awaitCompactions() throws IOException {
-        background.awaitCompactions();
+        for (DbState k : db.keyspaces) {
+            k.background.awaitCompactions();
+        }
     }
 
     @Override
@@ -350,10 +614,10 @@ public final class DbImpl implements Store {
     public void close() throws IOException {
         db.mutex().lock();
         try {
-            if (db.closed) {
+            if (db.root.closed) {
                 return;
             }
-            db.closed = true;
+            db.root.closed = true;
             db.queue.closeAndDrain();
         } finally {
             db.mutex().unlock();
@@ -361,9 +625,14 @@ public final class DbImpl implements Store {
         // No writer is left, and no background thread writes the WAL: its final sync runs on a
         // sync thread while this one stops the background work and closes the tables, not before
         // or after them (each is milliseconds to tens of milliseconds on a busy machine).
-        background.requestShutdown();
+        DbState[] keyspaces = db.keyspaces;
+        for (DbState k : keyspaces) {
+            k.background.requestShutdown();
+        }
         Future<?> finalSync = writes.startFinalSync();
-        background.shutdown();
+        for (DbState k : keyspaces) {
+            k.background.shutdown();
+        }
         if (jmx != null) {
             jmx.close();
         }
@@ -378,16 +647,18 @@ public final class DbImpl implements Store {
             db.versions.close();
         } finally {
             db.mutex().unlock();
-            db.readers.scrape();
-            db.view.tables().release();
-            db.tables.closeAll();
+            for (DbState k : keyspaces) {
+                k.readers.scrape();
+                k.view.tables().release();
+                k.tables.closeAll();
+            }
             try {
                 writes.closeWal(finalSync);
             } catch (IOException | RuntimeException | Error e) {
                 walFailure = e;
             }
             lock.close();
-            MemtableBudget.Account account = db.memtableAccount;
+            MemtableBudget.Account account = db.root.memtableAccount;
             if (account != null) {
                 account.close();
             }

@@ -197,7 +197,7 @@ final class DbRead {
         if (readOptions.snapshot() != null) {
             return readOptions.snapshot().sequence();
         }
-        long seq = db.lastSequence;
+        long seq = db.root.lastSequence;
         return db.view == v ? seq : -1;
     }
 
@@ -326,7 +326,7 @@ final class DbRead {
     Snapshot snapshot() {
         db.mutex().lock();
         try {
-            return new SnapshotImpl(db.lastSequence, db.snapshots);
+            return new SnapshotImpl(db.root.lastSequence, db.snapshots);
         } finally {
             db.mutex().unlock();
         }
@@ -359,7 +359,7 @@ final class DbRead {
     }
 
     private StoreStats.Health health() {
-        Throwable bg = db.backgroundError;
+        Throwable bg = db.root.backgroundError;
         String error = null;
         if (bg != null) {
             error = bg.toString();
@@ -367,7 +367,7 @@ final class DbRead {
                 error += "; cause: " + bg.getCause();
             }
         }
-        return new StoreStats.Health(error, db.walRecoveryDropped);
+        return new StoreStats.Health(error, db.root.walRecoveryDropped);
     }
 
     private StoreStats.LevelStats levelStats(ReadView v, LevelShape shape, int level,

@@ -53,9 +53,28 @@ final class DbState {
     final VersionSet versions;
     final TableRegistry tables;
     final WriteQueue queue;
-    final Set<SnapshotImpl> snapshots = ConcurrentHashMap.newKeySet();
+    final Set<SnapshotImpl> snapshots;
     /** WAL segments checkpoints and backups are copying: not deleted as obsolete meanwhile. */
-    final FilePins pins = new FilePins();
+    final FilePins pins;
+    /**
+     * The store's state: this object for the default keyspace, whose state also holds what every
+     * keyspace shares (the last sequence, the background error, the closed flag, the WAL seal,
+     * the memtable budget's account and the keyspaces themselves); read those through it.
+     */
+    final DbState root;
+    /** This state's keyspace: its number and name. */
+    final int keyspaceId;
+    final String keyspaceName;
+    /**
+     * In the root: every keyspace's state, the default one first, replaced whole under the mutex
+     * when a keyspace is created or dropped. A store without keyspaces has just itself here.
+     */
+    volatile DbState[] keyspaces;
+    /** This keyspace's background work (flushes and compactions) and reads; set once, right after construction. */
+    DbBackground background;
+    DbRead reads;
+    /** Set under the mutex when the keyspace is dropped: its handles are refused from then on. */
+    volatile boolean dropped;
     /**
      * The WAL's background syncs (writeback, seals, the final sync), which writers wait for. One pool
      * for every store of the JVM (a service with a store per partition must not get threads per
@@ -113,6 +132,12 @@ final class DbState {
     DbState(FileSystem fs, Path dir, StoreOptions options, StoreCounters counters, CountersFile cumulative,
             VersionSet versions, TableRegistry tables, long walNumber, long lastSequence, boolean readOnly) {
         this.readOnly = readOnly;
+        this.root = this;
+        this.keyspaceId = 0;
+        this.keyspaceName = io.bloomstore.core.Keyspace.DEFAULT_NAME;
+        this.keyspaces = new DbState[] {this};
+        this.snapshots = ConcurrentHashMap.newKeySet();
+        this.pins = new FilePins();
         this.fs = fs;
         this.dir = dir;
         this.queue = new WriteQueue(closedMessage(dir));
@@ -132,19 +157,71 @@ final class DbState {
     }
 
     /**
+     * The state of keyspace {@code id} of the store {@code root}, with its own options, counters,
+     * tables and an empty memtable on WAL segment {@code walNumber}; everything else is the root's.
+     */
+    DbState(DbState root, int id, String name, StoreOptions options, TableRegistry tables, StoreCounters counters,
+            long walNumber) {
+        this.readOnly = root.readOnly;
+        this.root = root;
+        this.keyspaceId = id;
+        this.keyspaceName = name;
+        this.snapshots = root.snapshots;
+        this.pins = root.pins;
+        this.fs = root.fs;
+        this.dir = root.dir;
+        this.queue = root.queue;
+        this.options = options;
+        this.rules = EntryRules.of(options);
+        this.counters = counters;
+        this.cumulative = root.cumulative;
+        this.versions = root.versions.scoped(id);
+        this.tables = tables;
+        this.resources = root.resources;
+        this.view = ReadView.of(new MemTable(walNumber, root.expectedMemtableBytes(), options.memtableFilterRatio()),
+                List.of(), new VersionRef(versions.current(), tables));
+        this.readers = new ViewCache(this);
+    }
+
+    /** In the root: the state of keyspace {@code id}, or null when there is none (never was, or dropped). */
+    DbState keyspace(int id) {
+        for (DbState k : keyspaces) {
+            if (k.keyspaceId == id) {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    /** In the root: the state of the keyspace named {@code name}, or null. */
+    DbState keyspace(String name) {
+        for (DbState k : keyspaces) {
+            if (k.keyspaceName.equals(name)) {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    /**
      * With the mutex held: charges what the memtables hold now (the active one and those waiting
      * for their flush) to the memtable budget.
      */
     void chargeMemtables() {
-        MemtableBudget.Account a = memtableAccount;
+        MemtableBudget.Account a = root.memtableAccount;
         if (a == null) {
             return;
         }
-        ReadView v = view;
-        long active = v.mem().approximateBytes();
-        long total = active;
-        for (MemTable m : v.immutables()) {
-            total += m.approximateBytes();
+        long active = 0;
+        long total = 0;
+        for (DbState k : root.keyspaces) {
+            ReadView v = k.view;
+            long mem = v.mem().approximateBytes();
+            active += mem;
+            total += mem;
+            for (MemTable m : v.immutables()) {
+                total += m.approximateBytes();
+            }
         }
         a.update(total, active);
     }
@@ -155,7 +232,7 @@ final class DbState {
      * memtable's first value chunk and its filter, not its limit.
      */
     long expectedMemtableBytes() {
-        MemtableBudget.Account a = memtableAccount;
+        MemtableBudget.Account a = root.memtableAccount;
         long configured = options.memtableBytes();
         return a == null ? configured : Math.min(configured, resources.memtableBudget().shareBytes());
     }
@@ -212,7 +289,16 @@ final class DbState {
      * @param what the work that failed, for the message ("flush", "compaction", "WAL write")
      * @return the background error now in force
      */
-    synchronized IOException fail(String what, Throwable failure) {
+    IOException fail(String what, Throwable failure) {
+        if (root != this) {
+            return root.fail(what, failure);
+        }
+        synchronized (this) {
+            return failHere(what, failure);
+        }
+    }
+
+    private IOException failHere(String what, Throwable failure) {
         if (backgroundError == null) {
             backgroundError = failure instanceof IOException io ? io
                     : new IOException(what + " failed: " + failure, failure);
@@ -240,7 +326,7 @@ final class DbState {
      * is for people.
      */
     void checkOpen() {
-        if (closed) {
+        if (root.closed) {
             throw new IllegalStateException(closedMessage(dir));
         }
     }

@@ -74,7 +74,7 @@ final class DbWal {
         Future<?> oldWriteback = writeback;
         Future<?> previous = sealing;
         sealing = db.syncer.submit(new Seal(old, oldWriteback, previous));
-        db.walSeal = sealing;
+        db.root.walSeal = sealing;
         wal = next;
         writebackAt = 0;
         writeback = DONE;
@@ -96,7 +96,7 @@ final class DbWal {
         Futures.await(oldWriteback);
         if (failure == null) {
             try {
-                IOException bg = db.backgroundError;
+                IOException bg = db.root.backgroundError;
                 if (bg != null) {
                     throw new IOException("store refuses writes after an earlier failure: " + bg.getMessage(), bg);
                 }
@@ -116,7 +116,7 @@ final class DbWal {
         if (failure == null) {
             return null;
         }
-        IOException error = db.fail("WAL segment seal", failure);
+        IOException error = db.root.fail("WAL segment seal", failure);
         db.mutex().lock();
         try {
             db.queue.signalChange();
@@ -184,7 +184,7 @@ final class DbWal {
         public Void call() throws IOException {
             Throwable sealFailure = Futures.await(seals);
             Throwable writebackFailure = Futures.await(running);
-            IOException bg = db.backgroundError;
+            IOException bg = db.root.backgroundError;
             // After a failure the WAL's state on disk is unknown: it is not synced or sealed now,
             // and close reports the first failure instead of returning as if all were durable.
             if (bg != null) {
@@ -304,7 +304,7 @@ final class DbWal {
             try {
                 log.syncWritten();
             } catch (IOException | RuntimeException e) {
-                db.fail("WAL writeback sync", e);
+                db.root.fail("WAL writeback sync", e);
             }
         }
     }

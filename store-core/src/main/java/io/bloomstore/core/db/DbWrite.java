@@ -103,18 +103,20 @@ final class DbWrite {
         if (writeOptions == null || operand == null) {
             throw new IllegalArgumentException("operand and write options must not be null");
         }
-        checkOperand(key, operand);
+        checkOperand(db, key, operand);
         awaitMemtableRoom();
         db.queue.submitMerge(key, operand, writeOptions.sync(), committer);
         db.counters.userBytesWritten().add(key.length + operand.length);
     }
 
-    private void checkOperand(byte[] key, byte[] operand) {
+    private void checkOperand(DbState keyspace, byte[] key, byte[] operand) {
         checkValue(operand);
-        MergeOperator op = db.rules.mergeOperator();
+        MergeOperator op = keyspace.rules.mergeOperator();
         if (op == null) {
-            throw new IllegalStateException("merge needs a merge operator: open the store with "
-                    + "StoreOptions.builder().mergeOperator(...) (e.g. MergeOperators.int64Add())");
+            throw new IllegalStateException(keyspace == db ? "merge needs a merge operator: open the store with "
+                    + "StoreOptions.builder().mergeOperator(...) (e.g. MergeOperators.int64Add())"
+                    : "merge in keyspace " + keyspace.keyspaceName + " needs a merge operator: give it with "
+                    + "KeyspaceOptions.builder().mergeOperator(...)");
         }
         op.checkOperand(key, operand);
     }
@@ -127,6 +129,13 @@ final class DbWrite {
         }
         long[] userBytes = {0};
         batch.forEach(new WriteBatch.Handler() {
+            private DbState keyspace = db;
+
+            @Override
+            public void keyspace(io.bloomstore.core.Keyspace k) {
+                keyspace = k == null ? db : KeyspaceHandle.stateIn(db, k);
+            }
+
             @Override
             public void put(byte[] key, byte[] value) {
                 checkKey(key);
@@ -144,7 +153,7 @@ final class DbWrite {
             public void merge(byte[] key, byte[] operand) {
                 checkKey(key);
                 userBytes[0] += key.length + operand.length;
-                checkOperand(key, operand);
+                checkOperand(keyspace, key, operand);
             }
 
             @Override
@@ -208,10 +217,12 @@ final class DbWrite {
         makeRoomForWrite(false, bytes);
         MemTable mem = db.view.mem();
         LogWriter log = wal.current();
-        long first = db.lastSequence + 1;
+        long first = db.root.lastSequence + 1;
         long seq = first;
         // A store with a TTL stamps the group's puts with one commit time.
-        long stamp = db.rules.timed() ? db.rules.now() : -1;
+        boolean keyspaces = db.root.keyspaces.length > 1;
+        long now = db.rules.timed() || keyspaces ? db.rules.now() : -1;
+        long stamp = db.rules.timed() ? now : -1;
         boolean sync = false;
         boolean rangeDeletions = false;
         long[] starts = new long[n];
@@ -232,7 +243,7 @@ final class DbWrite {
                     WriteQueue.Writer w = group.get(i);
                     rec.clear();
                     if (w.batch() != null) {
-                        BatchCodec.encode(w.batch(), starts[i], stamp, rec);
+                        BatchCodec.encode(w.batch(), starts[i], stamp, keyspaces ? timedKeyspaces : null, now, rec);
                     } else {
                         BatchCodec.encodeOne(w.key(), typeOf(w), w.value(), starts[i], stamp, rec);
                     }
@@ -249,14 +260,14 @@ final class DbWrite {
                 }
             } catch (IOException | RuntimeException | Error e) {
                 // The WAL's state is unknown now: refuse all further writes rather than risk a hole.
-                db.fail("WAL write", e);
+                db.root.fail("WAL write", e);
                 throw e;
             }
             try {
                 for (int i = 0; i < n; i++) {
                     WriteQueue.Writer w = group.get(i);
                     if (w.batch() != null) {
-                        insertBatch(w.batch(), starts[i], stamp, mem);
+                        insertBatch(w.batch(), starts[i], stamp, now, mem, db.root);
                     } else if (w.value() == null) {
                         mem.add(w.key(), starts[i], ValueType.DELETION, EMPTY);
                     } else if (w.merge()) {
@@ -270,7 +281,7 @@ final class DbWrite {
             } catch (RuntimeException | Error e) {
                 // The WAL holds the group but the memtable only part of it, and the sequence numbers
                 // are not published: writing on would reuse them. Recovery replays the WAL whole.
-                db.fail("memtable insert", e);
+                db.root.fail("memtable insert", e);
                 throw e;
             }
         } finally {
@@ -278,10 +289,24 @@ final class DbWrite {
         }
         if (rangeDeletions) {
             // Readers see the new tombstones through the view, before the sequence that makes them visible.
-            db.view = db.view.withMemtableRangeDeletions();
+            for (DbState k : db.root.keyspaces) {
+                k.view = k.view.withMemtableRangeDeletions();
+            }
         }
-        db.lastSequence = seq - 1;
+        db.root.lastSequence = seq - 1;
         db.chargeMemtables();
+    }
+
+    /** Whether a keyspace stamps its puts with their commit time (it has a TTL, and is still there). */
+    private final java.util.function.IntPredicate timedKeyspaces = new TimedKeyspaces();
+
+    /** {@link #timedKeyspaces}: a class, not a lambda (none is spun on a first write). */
+    private final class TimedKeyspaces implements java.util.function.IntPredicate {
+        @Override
+        public boolean test(int id) {
+            DbState k = db.root.keyspace(id);
+            return k != null && k.rules.timed();
+        }
     }
 
     /** The type of a single write's entry. */
@@ -293,31 +318,61 @@ final class DbWrite {
      * Inserts a committed batch into the memtable, its operation {@code j} at {@code first + j};
      * with {@code stamp} ≥ 0 its puts are timed values written at {@code stamp}.
      */
-    private static void insertBatch(WriteBatch batch, long first, long stamp, MemTable mem) {
+    private static void insertBatch(WriteBatch batch, long first, long stamp, long now, MemTable defaultMem,
+                                    DbState root) {
         long[] next = {first};
         batch.forEach(new WriteBatch.Handler() {
+            /** The memtable of the operations' keyspace; null for a keyspace dropped meanwhile (they are skipped, and so does recovery). */
+            private MemTable mem = defaultMem;
+            private long keyspaceStamp = stamp;
+
+            @Override
+            public void keyspace(io.bloomstore.core.Keyspace keyspace) {
+                if (keyspace == null) {
+                    mem = defaultMem;
+                    keyspaceStamp = stamp;
+                    return;
+                }
+                DbState k = root.keyspace(keyspace.id());
+                mem = k == null ? null : k.view.mem();
+                keyspaceStamp = k != null && k.rules.timed() ? now : -1;
+            }
+
             @Override
             public void put(byte[] key, byte[] value) {
-                if (stamp >= 0) {
-                    mem.add(key, next[0]++, ValueType.TIMED_VALUE, EntryRules.stamp(value, stamp));
+                long seq = next[0]++;
+                if (mem == null) {
+                    return;
+                }
+                if (keyspaceStamp >= 0) {
+                    mem.add(key, seq, ValueType.TIMED_VALUE, EntryRules.stamp(value, keyspaceStamp));
                 } else {
-                    mem.add(key, next[0]++, ValueType.VALUE, value);
+                    mem.add(key, seq, ValueType.VALUE, value);
                 }
             }
 
             @Override
             public void merge(byte[] key, byte[] operand) {
-                mem.add(key, next[0]++, ValueType.MERGE, operand);
+                long seq = next[0]++;
+                if (mem != null) {
+                    mem.add(key, seq, ValueType.MERGE, operand);
+                }
             }
 
             @Override
             public void delete(byte[] key) {
-                mem.add(key, next[0]++, ValueType.DELETION, EMPTY);
+                long seq = next[0]++;
+                if (mem != null) {
+                    mem.add(key, seq, ValueType.DELETION, EMPTY);
+                }
             }
 
             @Override
             public void deleteRange(byte[] from, byte[] to) {
-                mem.add(from, next[0]++, ValueType.RANGE_DELETION, to);
+                long seq = next[0]++;
+                if (mem != null) {
+                    mem.add(from, seq, ValueType.RANGE_DELETION, to);
+                }
             }
         });
     }
@@ -337,12 +392,11 @@ final class DbWrite {
         boolean allowDelay = !force && db.options.autoCompaction();
         long stoppedSince = 0;
         while (true) {
-            IOException bg = db.backgroundError;
+            IOException bg = db.root.backgroundError;
             if (bg != null) {
                 throw new IOException("store refuses writes after an earlier failure: " + bg.getMessage(), bg);
             }
-            ReadView v = db.view;
-            int level0 = v.version().files(0).size();
+            int level0 = maxLevel0();
             if (allowDelay && level0 >= db.options.l0SlowdownTrigger()) {
                 allowDelay = false;
                 db.counters.writeSlowdowns().increment();
@@ -370,15 +424,16 @@ final class DbWrite {
                 slowedGroups = 0;
                 delayedNanos = 0;
             }
-            if (force ? v.mem().isEmpty() : v.mem().approximateBytes() < db.options.memtableBytes()) {
+            if (memtablesHaveRoom(force)) {
                 logResumed(stoppedSince);
                 return;
             }
-            if (v.immutables().size() >= MAX_IMMUTABLES) {
+            int waiting = maxImmutables();
+            if (waiting >= MAX_IMMUTABLES) {
                 if (stoppedSince == 0) {
                     stoppedSince = System.nanoTime();
                     // A burst outrunning one flush: normal, and short, unlike a level-0 stop.
-                    Log.LOG.info("Writes stopped: {} full memtables wait for the flush thread", v.immutables().size());
+                    Log.LOG.info("Writes stopped: {} full memtables wait for the flush thread", waiting);
                 }
                 db.queue.awaitChange();
                 continue;
@@ -394,11 +449,44 @@ final class DbWrite {
                 db.queue.awaitChange();
                 continue;
             }
-            switchMemTable(v);
+            switchMemTables();
             logResumed(stoppedSince);
             stoppedSince = 0;
             force = false;
         }
+    }
+
+    /** With the mutex held: the most level-0 tables a keyspace has (the stores' triggers apply per keyspace). */
+    private int maxLevel0() {
+        DbState[] all = db.root.keyspaces;
+        int level0 = all[0].view.version().files(0).size();
+        for (int i = 1; i < all.length; i++) {
+            level0 = Math.max(level0, all[i].view.version().files(0).size());
+        }
+        return level0;
+    }
+
+    /**
+     * With the mutex held: whether writes may go on without a switch: every keyspace's active
+     * memtable is under its {@code memtableBytes}, or, when {@code force}, all of them are empty.
+     */
+    private boolean memtablesHaveRoom(boolean force) {
+        for (DbState k : db.root.keyspaces) {
+            MemTable m = k.view.mem();
+            if (force ? !m.isEmpty() : m.approximateBytes() >= k.options.memtableBytes()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** With the mutex held: the most memtables a keyspace has waiting for its flush. */
+    private int maxImmutables() {
+        int n = 0;
+        for (DbState k : db.root.keyspaces) {
+            n = Math.max(n, k.view.immutables().size());
+        }
+        return n;
     }
 
     private static void logResumed(long stoppedSince) {
@@ -415,23 +503,33 @@ final class DbWrite {
      * synced later. What the sync before the switch guaranteed still holds, because nothing syncs
      * the new segment before the seal is done and recorded in it ({@link #recordSeal}).
      */
-    private void switchMemTable(ReadView v) throws IOException {
+    private void switchMemTables() throws IOException {
         long walNumber = db.versions.newFileNumber();
         LogWriter next;
         try {
             next = new LogWriter(db.fs.create(FileNames.wal(db.dir, walNumber)), LogFormat.WAL_MAGIC);
         } catch (IOException e) {
             // Like every write-path I/O failure this makes the store read-only.
-            db.fail("WAL segment switch", e);
+            db.root.fail("WAL segment switch", e);
             throw e;
         }
         wal.switchTo(next);
-        List<MemTable> imm = new ArrayList<>(v.immutables());
-        imm.add(v.mem());
-        MemTable fresh = new MemTable(walNumber, db.expectedMemtableBytes(), db.options.memtableFilterRatio());
-        db.view = new ReadView(fresh, List.copyOf(imm), v.tables(), v.rangeDeletions());
+        // Every keyspace moves to the new segment together (RocksDB's atomic flush): so the oldest
+        // segment a keyspace still needs is always that of its oldest unflushed memtable, and a
+        // keyspace written rarely never holds the WAL back. An empty memtable is just replaced.
+        for (DbState k : db.root.keyspaces) {
+            ReadView v = k.view;
+            MemTable fresh = new MemTable(walNumber, k.expectedMemtableBytes(), k.options.memtableFilterRatio());
+            if (v.mem().isEmpty()) {
+                k.view = new ReadView(fresh, v.immutables(), v.tables(), v.rangeDeletions());
+                continue;
+            }
+            List<MemTable> imm = new ArrayList<>(v.immutables());
+            imm.add(v.mem());
+            k.view = new ReadView(fresh, List.copyOf(imm), v.tables(), v.rangeDeletions());
+            k.background.scheduleFlush();
+        }
         db.chargeMemtables();
-        background.scheduleFlush();
     }
 
     /**
@@ -439,15 +537,14 @@ final class DbWrite {
      * holds anything and no wait is needed, between write groups; answers whether it did.
      */
     boolean switchForBudget() {
-        if (db.closed || db.readOnly || db.backgroundError != null) {
+        if (db.root.closed || db.readOnly || db.root.backgroundError != null) {
             return false;
         }
         boolean[] switched = {false};
         try {
             db.queue.submitBarrier(group -> {
-                ReadView v = db.view;
-                if (!v.mem().isEmpty() && v.immutables().size() < MAX_IMMUTABLES && db.backgroundError == null) {
-                    switchMemTable(v);
+                if (!memtablesHaveRoom(true) && maxImmutables() < MAX_IMMUTABLES && db.root.backgroundError == null) {
+                    switchMemTables();
                     switched[0] = true;
                 }
             });
@@ -460,7 +557,7 @@ final class DbWrite {
 
     /** Before a write enters the queue: waits while the stores' memtables hold the whole budget. */
     private void awaitMemtableRoom() throws IOException {
-        if (db.memtableAccount == null) {
+        if (db.root.memtableAccount == null) {
             return;
         }
         try {
@@ -485,9 +582,19 @@ final class DbWrite {
         }
     }
 
+    /** With the mutex held: whether a keyspace has a memtable waiting for its flush, or a flush finishing. */
+    private boolean flushesPending() {
+        for (DbState k : db.root.keyspaces) {
+            if (!k.view.immutables().isEmpty() || k.background.flushFinishing()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** See {@link DbWal#startFinalSync}. */
     Future<?> startFinalSync() {
-        return wal.startFinalSync(db.lastSequence + 1);
+        return wal.startFinalSync(db.root.lastSequence + 1);
     }
 
     /** See {@link DbWal#close}. */
@@ -512,10 +619,10 @@ final class DbWrite {
      */
     void flushAtBarrier() throws IOException {
         makeRoomForWrite(true, 0);
-        while ((!db.view.immutables().isEmpty() || background.flushFinishing()) && db.backgroundError == null) {
+        while (flushesPending() && db.root.backgroundError == null) {
             db.queue.awaitChange();
         }
-        IOException bg = db.backgroundError;
+        IOException bg = db.root.backgroundError;
         if (bg != null) {
             throw new IOException("flush failed: " + bg.getMessage(), bg);
         }

@@ -153,7 +153,7 @@ final class Ingester {
         }
         ReadView view = db.view;
         Version v = db.versions.current();
-        long sequence = db.lastSequence;
+        long sequence = db.root.lastSequence;
         long[] numbers = new long[staged.size()];
         FileMetaData[] metas = new FileMetaData[staged.size()];
         int[] levels = new int[staged.size()];
@@ -181,7 +181,7 @@ final class Ingester {
             throw e;
         }
         VersionEdit edit = new VersionEdit();
-        if (sequence != db.lastSequence) {
+        if (sequence != db.root.lastSequence) {
             edit.setLastSequence(sequence);
         }
         committing[0] = true;
@@ -195,11 +195,11 @@ final class Ingester {
             db.versions.logAndApply(edit);
         } catch (IOException | RuntimeException | Error e) {
             // As a failed flush: the MANIFEST may hold the edit or part of it; writes stop, a reopen recovers.
-            db.fail("ingest", e);
+            db.root.fail("ingest", e);
             db.queue.signalChange();
             throw e;
         }
-        db.lastSequence = sequence;
+        db.root.lastSequence = sequence;
         db.installVersion(db.versions.current(), view.mem(), view.immutables());
         background.maybeScheduleCompaction();
         for (int i = 0; i < staged.size(); i++) {

@@ -38,6 +38,10 @@ public final class LiveFiles implements Closeable {
 
     private final DbState db;
     private final ReadView view;
+    /** The other keyspaces' views (retained), with their numbers and names. */
+    private final List<ReadView> keyspaceViews;
+    private final List<DbState> keyspaces;
+    private final int nextKeyspaceId;
     private final long pin;
     private final long logNumber;
     private final long lastSequence;
@@ -45,10 +49,14 @@ public final class LiveFiles implements Closeable {
     private final List<LiveFile> files;
     private boolean closed;
 
-    private LiveFiles(DbState db, ReadView view, long pin, long logNumber, long lastSequence, long nextFileNumber,
+    private LiveFiles(DbState db, ReadView view, List<DbState> keyspaces, List<ReadView> keyspaceViews,
+                      int nextKeyspaceId, long pin, long logNumber, long lastSequence, long nextFileNumber,
                       List<LiveFile> files) {
         this.db = db;
         this.view = view;
+        this.keyspaces = keyspaces;
+        this.keyspaceViews = keyspaceViews;
+        this.nextKeyspaceId = nextKeyspaceId;
         this.pin = pin;
         this.logNumber = logNumber;
         this.lastSequence = lastSequence;
@@ -61,15 +69,21 @@ public final class LiveFiles implements Closeable {
         db.checkOpen();
         db.checkWritable();
         ReadView[] view = new ReadView[1];
-        long[] numbers = new long[4];
+        List<DbState> others = new ArrayList<>();
+        List<ReadView> otherViews = new ArrayList<>();
+        long[] numbers = new long[5];
         List<LiveFile> wals = new ArrayList<>();
         db.queue.submitBarrier(group -> {
             // Mutex held, no group writing: every acknowledged write is in the WAL files, and
             // their sizes are those of this moment. The listing and sizes take a few system
             // calls; writers wait for them, as for a memtable switch.
-            ReadView v = db.view;
-            MemTable oldest = v.immutables().isEmpty() ? v.mem() : v.immutables().get(0);
-            long floor = oldest.logNumber();
+            // The oldest segment any keyspace's unflushed memtables need.
+            long floor = Long.MAX_VALUE;
+            for (DbState k : db.root.keyspaces) {
+                ReadView kv = k.view;
+                MemTable oldest = kv.immutables().isEmpty() ? kv.mem() : kv.immutables().get(0);
+                floor = Math.min(floor, oldest.logNumber());
+            }
             List<Long> numbersFound = new ArrayList<>();
             for (String name : db.fs.list(db.dir)) {
                 FileNames.Parsed p = FileNames.parse(name);
@@ -83,15 +97,26 @@ public final class LiveFiles implements Closeable {
                 wals.add(new LiveFile(Kind.WAL, wal.getFileName().toString(), wal, db.fs.size(wal)));
             }
             numbers[0] = floor;
-            numbers[1] = db.lastSequence;
+            numbers[1] = db.root.lastSequence;
             numbers[2] = db.versions.newFileNumber();
             // Nothing below throws: the view and the pin are the caller's to release from here.
             view[0] = db.retainView();
+            for (DbState k : db.root.keyspaces) {
+                if (k != db) {
+                    others.add(k);
+                    otherViews.add(k.retainView());
+                }
+            }
+            numbers[4] = db.versions.nextKeyspaceId();
             numbers[3] = db.pins.pinWal(floor);
         });
         ReadView v = view[0];
         List<LiveFile> files = new ArrayList<>();
-        for (FileMetaData f : v.version().allFiles()) {
+        List<FileMetaData> tables = new ArrayList<>(v.version().allFiles());
+        for (ReadView kv : otherViews) {
+            tables.addAll(kv.version().allFiles());
+        }
+        for (FileMetaData f : tables) {
             Path table = FileNames.table(db.dir, f.fileNumber());
             files.add(new LiveFile(Kind.TABLE, table.getFileName().toString(), table, f.fileSize()));
             if (f.filterFileSize() > 0) {
@@ -100,7 +125,8 @@ public final class LiveFiles implements Closeable {
             }
         }
         files.addAll(wals);
-        return new LiveFiles(db, v, numbers[3], numbers[0], numbers[1], numbers[2], files);
+        return new LiveFiles(db, v, others, otherViews, (int) numbers[4], numbers[3], numbers[0], numbers[1],
+                numbers[2], files);
     }
 
     /** The tables, filter sidecars and WAL segments, tables first, WAL segments oldest first. */
@@ -134,7 +160,13 @@ public final class LiveFiles implements Closeable {
      * Returns the MANIFEST's file name.
      */
     public String writeManifest(FileSystem fs, Path dir) throws IOException {
-        long number = VersionSet.writeRepaired(fs, dir, view.version(), logNumber, lastSequence, nextFileNumber);
+        java.util.Map<Integer, VersionSet.Keyspace> ks = new java.util.TreeMap<>();
+        for (int i = 0; i < keyspaces.size(); i++) {
+            ks.put(keyspaces.get(i).keyspaceId, new VersionSet.Keyspace(keyspaces.get(i).keyspaceName,
+                    keyspaceViews.get(i).version()));
+        }
+        long number = VersionSet.writeRepaired(fs, dir, view.version(), ks, nextKeyspaceId, logNumber, lastSequence,
+                nextFileNumber);
         return FileNames.manifest(dir, number).getFileName().toString();
     }
 
@@ -147,5 +179,8 @@ public final class LiveFiles implements Closeable {
         closed = true;
         db.pins.unpin(pin);
         view.tables().release();
+        for (ReadView kv : keyspaceViews) {
+            kv.tables().release();
+        }
     }
 }

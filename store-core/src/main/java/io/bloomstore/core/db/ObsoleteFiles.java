@@ -66,7 +66,7 @@ final class ObsoleteFiles {
         // Segments a checkpoint or backup is copying stay until it is done.
         long walBelow = Math.min(logNumber, db.pins.walFloor());
         Set<Long> live = new HashSet<>();
-        for (FileMetaData f : db.versions.current().allFiles()) {
+        for (FileMetaData f : db.versions.allLiveFiles()) {
             live.add(f.fileNumber());
         }
         for (String name : names) {
@@ -76,7 +76,7 @@ final class ObsoleteFiles {
             }
             boolean obsolete = switch (p.kind()) {
                 case WAL -> p.number() < Math.min(walBelow, db.versions.logNumber());
-                case TABLE, FILTER -> orphans && !live.contains(p.number()) && !db.tables.holds(p.number());
+                case TABLE, FILTER -> orphans && !live.contains(p.number()) && !held(db, p.number());
                 case MANIFEST -> p.number() != db.versions.manifestNumber();
                 case TEMP -> true;
                 default -> false;
@@ -86,6 +86,16 @@ final class ObsoleteFiles {
             }
         }
         return chosen;
+    }
+
+    /** Whether a keyspace's registry still holds table {@code number} open (a reader of a replaced table). */
+    private static boolean held(DbState db, long number) {
+        for (DbState k : db.root.keyspaces) {
+            if (k.tables.holds(number)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

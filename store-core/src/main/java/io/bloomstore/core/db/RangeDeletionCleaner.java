@@ -246,7 +246,7 @@ final class RangeDeletionCleaner {
                 if (++scanned > MAX_SCANNED) {
                     return Under.UNKNOWN;
                 }
-                if (db.closed) {
+                if (db.root.closed) {
                     throw new CompactionCancelledException("range tombstone collection stopped: the store is closing");
                 }
             }

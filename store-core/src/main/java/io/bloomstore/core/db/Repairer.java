@@ -106,7 +106,32 @@ public final class Repairer {
             throw new IllegalArgumentException(dir + " holds no BloomStore files: nothing to repair");
         }
         try (Closeable lock = fs.lock(dir.resolve(FileNames.LOCK))) {
+            refuseKeyspaces(fs, dir);
             return new Repairer(fs, dir, options).run(fs.list(dir));
+        }
+    }
+
+    /**
+     * Refuses a store whose MANIFEST names keyspaces besides the default one: a table does not
+     * record its keyspace, so a rebuild from the tables would put every keyspace's keys into the
+     * default one. Nothing is changed; a store whose MANIFEST cannot be read is repaired as one
+     * keyspace.
+     */
+    private static void refuseKeyspaces(FileSystem fs, Path dir) throws IOException {
+        VersionSet vs;
+        try {
+            vs = VersionSet.recoverReadOnly(fs, dir);
+        } catch (IOException | RuntimeException unreadable) {
+            return;
+        }
+        try {
+            if (vs.nextKeyspaceId() > 1) {
+                throw new IllegalArgumentException("the store in " + dir + " has keyspaces besides the default one "
+                        + "(" + vs.keyspaces().size() + " now): repair rebuilds only single-keyspace stores, since a "
+                        + "table does not record its keyspace; nothing was changed (restore a backup or checkpoint)");
+            }
+        } finally {
+            vs.close();
         }
     }
 

@@ -175,7 +175,7 @@ final class SecondaryView {
             CountersFile cumulative = CountersFile.open(fs, viewDir, counters);
             db = new DbImpl(fs, viewDir, options, counters, cumulative, versions, tables, new NoLock(),
                     versions.logNumber(), null, replayed.lastSequence());
-            db.finishRecovery(replayed.memtable(), null, true, listing);
+            db.finishRecovery(replayed.memtable(), java.util.Map.of(), null, true, listing);
             db.joinResources();
             made = true;
             return new SecondaryView(fs, db, viewDir, before, replayed.lastSequence(), replayed.stoppedAt());

@@ -101,17 +101,18 @@ final class StoreOpener {
             List<Long> wals = walsToReplay(listing, versions);
             long walNumber = versions.newFileNumber();
             WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
-                    options.walRecovery(), wals.isEmpty() ? walNumber : wals.get(0), false);
+                    options.walRecovery(), wals.isEmpty() ? walNumber : wals.get(0), false,
+                    versions.keyspaces().keySet());
             boolean whole = replayed.clean() && replayed.reaches(versions.lastSequence());
             // Segments that replay to nothing (a clean close's, or records all in tables already)
             // are not kept: a fresh memtable on the new segment makes them obsolete, so a series of
             // reading or no-op opens does not pile up segments that every later open replays.
-            boolean nothingToKeep = whole && replayed.memtable().isEmpty();
+            boolean nothingToKeep = whole && replayed.allEmpty();
             // Segments are kept only from a clean close whose final sync succeeded (the mark at the
             // end of the newest): a process that died may have left bytes no disk holds.
             boolean keepInWal = nothingToKeep || whole && replayed.closedCleanly()
                     && wals.size() < MAX_KEPT_WAL_SEGMENTS
-                    && replayed.memtable().approximateBytes() <= options.memtableBytes() / 4;
+                    && replayed.approximateBytes() <= options.memtableBytes() / 4;
             walFile = fs.create(FileNames.wal(dir, walNumber));
             LogWriter wal = new LogWriter(walFile, LogFormat.WAL_MAGIC);
             // The new segment's name is durable before any write relies on it, and before recovery
@@ -120,7 +121,8 @@ final class StoreOpener {
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, walNumber, wal,
                     replayed.lastSequence());
-            db.finishRecovery(nothingToKeep ? new MemTable(walNumber) : replayed.memtable(), replayed.dropped(),
+            db.finishRecovery(nothingToKeep ? new MemTable(walNumber) : replayed.memtable(),
+                    nothingToKeep ? java.util.Map.of() : replayed.keyspaceMemtables(), replayed.dropped(),
                     keepInWal, listing);
         } catch (IOException | RuntimeException | Error e) {
             releaseAfterFailure(e, db, walFile, tables, versions, lock);
@@ -228,11 +230,12 @@ final class StoreOpener {
             List<String> listing = fs.list(dir);
             tables = openTables(fs, dir, options, counters, versions, false, listing);
             WalReplay.Result replayed = WalReplay.replay(fs, dir, walsToReplay(listing, versions),
-                    versions.lastSequence(), options.walRecovery(), versions.logNumber(), true);
+                    versions.lastSequence(), options.walRecovery(), versions.logNumber(), true,
+                    versions.keyspaces().keySet());
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, versions.logNumber(), null,
                     replayed.lastSequence());
-            db.finishRecovery(replayed.memtable(), replayed.dropped(), true, listing);
+            db.finishRecovery(replayed.memtable(), replayed.keyspaceMemtables(), replayed.dropped(), true, listing);
             db.joinResources();
             db.registerJmx();
             return db;

@@ -52,6 +52,8 @@ final class TableRegistry {
     /** Tables dropped from the live set whose last reader has not let go yet. */
     private final Map<Long, TableHandle> draining = new ConcurrentHashMap<>();
     private final LimitedExecutor reclaimer;
+    /** The pool {@link #reclaimer} runs on, for {@link #sibling}s. */
+    private final Executor reclaimPool;
     /** The reclaimer's thread, once it has run a task. */
     private volatile Thread reclaimThread;
     /** Opens a registered table on first use; reclaims a handle whose last reference went. */
@@ -86,6 +88,16 @@ final class TableRegistry {
         this.cache = cache;
         this.counters = counters;
         this.reclaimer = new LimitedExecutor(reclaimPool, 1);
+        this.reclaimPool = reclaimPool;
+    }
+
+    /**
+     * A registry for another keyspace's tables: its own table options (filters, prefix extractor,
+     * compression) and counters, this one's block cache, descriptor cache and reclaiming pool.
+     */
+    TableRegistry sibling(TableOptions tableOptions, StoreCounters keyspaceCounters) {
+        return new TableRegistry(fs, dir, tableOptions, cache, keyspaceCounters, files, checkFiltersAhead,
+                backgroundNiceness, reclaimPool);
     }
 
     /**

@@ -86,7 +86,7 @@ final class ViewCache {
 
     /** Ends a read begun by {@link #acquire(Slot)} on this thread: the slot keeps the reference for the next. */
     void release(Slot s, ReadView v) {
-        if (db.closed) {
+        if (db.root.closed) {
             // Closing: keep nothing for later (the close's own scrape may have run already).
             s.state.set(EMPTY);
             v.tables().release();

@@ -14,6 +14,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,8 +55,30 @@ final class WalReplay {
      * process that died may have left bytes in the page cache whose writeback failed, which Linux
      * reports only to descriptors open at the time, so a sync by the next process proves nothing.
      */
-    record Result(MemTable memtable, long lastSequence, String dropped, boolean tornTail, long walEnd,
+    record Result(MemTable memtable, Map<Integer, MemTable> keyspaceMemtables, long lastSequence, String dropped, boolean tornTail, long walEnd,
                   boolean closedCleanly) {
+        /** Whether no keyspace's memtable holds anything. */
+        boolean allEmpty() {
+            if (!memtable.isEmpty()) {
+                return false;
+            }
+            for (MemTable m : keyspaceMemtables.values()) {
+                if (!m.isEmpty()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** What every keyspace's memtable holds, in bytes. */
+        long approximateBytes() {
+            long n = memtable.approximateBytes();
+            for (MemTable m : keyspaceMemtables.values()) {
+                n += m.approximateBytes();
+            }
+            return n;
+        }
+
         /** Every segment read to its end, nothing dropped: the segments may be replayed again as they are. */
         boolean clean() {
             return dropped == null && !tornTail;
@@ -72,7 +97,7 @@ final class WalReplay {
         }
     }
 
-    private record Entry(byte[] key, long sequence, ValueType type, byte[] value) {
+    private record Entry(int keyspace, byte[] key, long sequence, ValueType type, byte[] value) {
     }
 
     /**
@@ -83,7 +108,21 @@ final class WalReplay {
      */
     static Result replay(FileSystem fs, Path dir, List<Long> walNumbers, long lastSequence, WalRecovery mode,
                          long memLogNumber, boolean readOnly) throws IOException {
+        return replay(fs, dir, walNumbers, lastSequence, mode, memLogNumber, readOnly, Set.of());
+    }
+
+    /**
+     * As {@link #replay(FileSystem, Path, List, long, WalRecovery, long, boolean)}, with the
+     * entries of the keyspaces {@code keyspaces} (their numbers) replayed into a memtable each
+     * ({@link Result#keyspaceMemtables}); entries of other keyspaces (dropped ones) are passed over.
+     */
+    static Result replay(FileSystem fs, Path dir, List<Long> walNumbers, long lastSequence, WalRecovery mode,
+                         long memLogNumber, boolean readOnly, Set<Integer> keyspaces) throws IOException {
         MemTable mem = readOnly ? MemTable.deferred(memLogNumber) : new MemTable(memLogNumber);
+        Map<Integer, MemTable> kmems = new TreeMap<>();
+        for (int id : keyspaces) {
+            kmems.put(id, readOnly ? MemTable.deferred(memLogNumber) : new MemTable(memLogNumber));
+        }
         boolean torn = false;
         long last = lastSequence;
         long walEnd = -1;
@@ -115,7 +154,7 @@ final class WalReplay {
                         Log.LOG.warn("{}: sequence gap (starts at {}, the previous segment ended at {}) in segments never "
                                 + "synced: dropped it and every later segment (a crash while the older one was synced "
                                 + "after a memtable switch)", path, start, expected - 1);
-                        return new Result(mem, last, null, true, walEnd, false);
+                        return new Result(mem, kmems, last, null, true, walEnd, false);
                     }
                     if (first ? start > expected : start != expected) {
                         throw new CorruptionException(path, offset, "sequence gap: the batch starts at sequence "
@@ -128,7 +167,10 @@ final class WalReplay {
                     segmentStart = false;
                     empty.clear();
                     for (Entry e : entries) {
-                        mem.add(e.key(), e.sequence(), e.type(), e.value());
+                        MemTable target = e.keyspace() == 0 ? mem : kmems.get(e.keyspace());
+                        if (target != null) {
+                            target.add(e.key(), e.sequence(), e.type(), e.value());
+                        }
                     }
                     expected = end + 1;
                     last = Math.max(last, end);
@@ -150,7 +192,7 @@ final class WalReplay {
                         Log.LOG.warn("{}: dropped a torn final record ({} bytes at offset {}) and every later segment "
                                 + "(from {} on, never synced): a crash while this segment was being synced after "
                                 + "a memtable switch", path, reader.droppedTailBytes(), tail, later.getFileName());
-                        return new Result(mem, last, null, true, walEnd, false);
+                        return new Result(mem, kmems, last, null, true, walEnd, false);
                     }
                     Log.LOG.warn("{}: dropped a torn final record ({} bytes at offset {}), left by a crash during a write",
                             path, reader.droppedTailBytes(), tail);
@@ -162,10 +204,10 @@ final class WalReplay {
                 }
                 String dropped = describeDropped(fs, dir, walNumbers, i, e, expected);
                 Log.LOG.warn("point-in-time WAL recovery: {}", dropped);
-                return new Result(mem, last, dropped, torn, walEnd, false);
+                return new Result(mem, kmems, last, dropped, torn, walEnd, false);
             }
         }
-        return new Result(mem, last, null, torn, walEnd, !torn && sealsAtEnd >= 2);
+        return new Result(mem, kmems, last, null, torn, walEnd, !torn && sealsAtEnd >= 2);
     }
 
     /**
@@ -175,7 +217,12 @@ final class WalReplay {
     private static final class Collected extends ArrayList<Entry> implements BatchCodec.EntryHandler {
         @Override
         public void entry(byte[] key, long sequence, ValueType type, byte[] value) {
-            add(new Entry(key, sequence, type, value));
+            add(new Entry(0, key, sequence, type, value));
+        }
+
+        @Override
+        public void entry(int keyspace, byte[] key, long sequence, ValueType type, byte[] value) {
+            add(new Entry(keyspace, key, sequence, type, value));
         }
     }
 

@@ -334,6 +334,11 @@ public final class Version {
             return null;
         }
 
+        /** Whether no table is live. */
+        public boolean isEmpty() {
+            return live.isEmpty();
+        }
+
         /** The version the edits applied so far describe. */
         public Version build() {
             List<List<FileMetaData>> levels = new ArrayList<>(NUM_LEVELS);

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -26,6 +27,18 @@ public final class VersionEdit {
     static final int TAG_ADD_FILE = 5;
     static final int TAG_ADD_RANGE_TOMBSTONE = 6;
     static final int TAG_DELETE_RANGE_TOMBSTONE = 7;
+    /** The keyspace the edit's files and range tombstones belong to; absent for the default keyspace. */
+    static final int TAG_KEYSPACE = 10;
+    static final int TAG_CREATE_KEYSPACE = 11;
+    static final int TAG_DROP_KEYSPACE = 12;
+    static final int TAG_NEXT_KEYSPACE_ID = 13;
+
+    /** The default keyspace's number: every store has it, and a store without keyspaces has only it. */
+    public static final int DEFAULT_KEYSPACE = 0;
+
+    /** A keyspace made by this edit: its number and name. */
+    public record CreatedKeyspace(int id, String name) {
+    }
 
     /** A file added at a level. */
     public record Added(int level, FileMetaData file) {
@@ -42,6 +55,83 @@ public final class VersionEdit {
     private final List<Deleted> deleted = new ArrayList<>();
     private final List<RangeTombstone> addedTombstones = new ArrayList<>();
     private final List<Long> deletedTombstones = new ArrayList<>();
+    private int keyspace = DEFAULT_KEYSPACE;
+    private final List<CreatedKeyspace> createdKeyspaces = new ArrayList<>();
+    private boolean dropsKeyspace;
+    private Integer nextKeyspaceId;
+    /** Further sections of this edit, each the file changes of another keyspace, logged atomically with it. */
+    private final List<VersionEdit> more = new ArrayList<>();
+
+    /**
+     * Adds {@code section}, the files and range tombstones of another keyspace ({@link #setKeyspace}),
+     * to this edit: one MANIFEST record, so recovery's tables of every keyspace and its log number
+     * are logged together.
+     */
+    public VersionEdit addSection(VersionEdit section) {
+        if (section.logNumber != null || section.lastSequence != null || section.nextFileNumber != null
+                || !section.createdKeyspaces.isEmpty() || section.nextKeyspaceId != null || !section.more.isEmpty()) {
+            throw new IllegalArgumentException("a section holds only one keyspace's files and range tombstones");
+        }
+        more.add(section);
+        return this;
+    }
+
+    /** This edit and its further sections, in order. */
+    public List<VersionEdit> sections() {
+        if (more.isEmpty()) {
+            return List.of(this);
+        }
+        List<VersionEdit> all = new ArrayList<>(more.size() + 1);
+        all.add(this);
+        all.addAll(more);
+        return all;
+    }
+
+    /**
+     * Makes the edit's files and range tombstones those of keyspace {@code id} (the default
+     * keyspace's unless set): every edit changes the files of one keyspace.
+     */
+    public VersionEdit setKeyspace(int id) {
+        if (id < 0) {
+            throw new IllegalArgumentException("keyspace number must not be negative: " + id);
+        }
+        keyspace = id;
+        return this;
+    }
+
+    public int keyspace() {
+        return keyspace;
+    }
+
+    /** Records a new, empty keyspace {@code id} named {@code name}. */
+    public VersionEdit createKeyspace(int id, String name) {
+        createdKeyspaces.add(new CreatedKeyspace(id, name));
+        return this;
+    }
+
+    public List<CreatedKeyspace> createdKeyspaces() {
+        return Collections.unmodifiableList(createdKeyspaces);
+    }
+
+    /** Drops the edit's keyspace ({@link #setKeyspace}): the edit must delete every file it has left. */
+    public VersionEdit dropKeyspace() {
+        dropsKeyspace = true;
+        return this;
+    }
+
+    public boolean dropsKeyspace() {
+        return dropsKeyspace;
+    }
+
+    /** Keyspace numbers below this were used once and are never used again (a dropped keyspace's WAL records stay skipped). */
+    public VersionEdit setNextKeyspaceId(int n) {
+        nextKeyspaceId = n;
+        return this;
+    }
+
+    public OptionalInt nextKeyspaceId() {
+        return nextKeyspaceId == null ? OptionalInt.empty() : OptionalInt.of(nextKeyspaceId);
+    }
 
     /** WAL segments numbered below this are no longer needed: their data is in tables. */
     public VersionEdit setLogNumber(long n) {
@@ -111,6 +201,19 @@ public final class VersionEdit {
 
     public byte[] encode() {
         RecordBuffer out = new RecordBuffer(64 + added.size() * 64);
+        if (keyspace != DEFAULT_KEYSPACE) {
+            out.putVarint(TAG_KEYSPACE).putVarint(keyspace);
+        }
+        if (nextKeyspaceId != null) {
+            out.putVarint(TAG_NEXT_KEYSPACE_ID).putVarint(nextKeyspaceId);
+        }
+        for (CreatedKeyspace k : createdKeyspaces) {
+            out.putVarint(TAG_CREATE_KEYSPACE).putVarint(k.id())
+                    .putBytes(k.name().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        if (dropsKeyspace) {
+            out.putVarint(TAG_DROP_KEYSPACE);
+        }
         if (logNumber != null) {
             out.putVarint(TAG_LOG_NUMBER).putVarint(logNumber);
         }
@@ -120,6 +223,18 @@ public final class VersionEdit {
         if (lastSequence != null) {
             out.putVarint(TAG_LAST_SEQUENCE).putVarint(lastSequence);
         }
+        encodeFiles(out);
+        for (VersionEdit section : more) {
+            out.putVarint(TAG_KEYSPACE).putVarint(section.keyspace);
+            if (section.dropsKeyspace) {
+                out.putVarint(TAG_DROP_KEYSPACE);
+            }
+            section.encodeFiles(out);
+        }
+        return out.toByteArray();
+    }
+
+    private void encodeFiles(RecordBuffer out) {
         for (Deleted d : deleted) {
             out.putVarint(TAG_DELETE_FILE).putVarint(d.level()).putVarint(d.fileNumber());
         }
@@ -135,14 +250,22 @@ public final class VersionEdit {
         for (RangeTombstone t : addedTombstones) {
             out.putVarint(TAG_ADD_RANGE_TOMBSTONE).putBytes(t.start()).putBytes(t.end()).putVarint(t.sequence());
         }
-        return out.toByteArray();
     }
+
 
     public static VersionEdit decode(byte[] record, Path file, long recordOffset) throws CorruptionException {
         RecordParser in = new RecordParser(record, file, recordOffset);
-        VersionEdit e = new VersionEdit();
+        VersionEdit top = new VersionEdit();
+        VersionEdit e = top;
+        boolean fresh = true;
         while (in.hasRemaining()) {
             long tag = in.getVarint();
+            if (tag == TAG_KEYSPACE && !fresh) {
+                // A further section: another keyspace's files, logged with the rest.
+                e = new VersionEdit();
+                top.more.add(e);
+            }
+            fresh = false;
             if (tag == TAG_LOG_NUMBER) {
                 e.setLogNumber(in.getVarint());
             } else if (tag == TAG_NEXT_FILE_NUMBER) {
@@ -165,11 +288,40 @@ public final class VersionEdit {
                 e.addRangeTombstone(new RangeTombstone(start, end, sequence));
             } else if (tag == TAG_DELETE_RANGE_TOMBSTONE) {
                 e.deleteRangeTombstone(in.getVarint());
+            } else if (tag == TAG_KEYSPACE) {
+                e.setKeyspace(keyspaceId(in));
+            } else if (tag == TAG_NEXT_KEYSPACE_ID) {
+                e.setNextKeyspaceId(keyspaceId(in));
+            } else if (tag == TAG_CREATE_KEYSPACE) {
+                int id = keyspaceId(in);
+                byte[] name = in.getBytes();
+                if (id == DEFAULT_KEYSPACE || name.length == 0) {
+                    throw in.corrupt("keyspace creation with number " + id + " and a name of " + name.length
+                            + " bytes");
+                }
+                e.createKeyspace(id, new String(name, java.nio.charset.StandardCharsets.UTF_8));
+            } else if (tag == TAG_DROP_KEYSPACE) {
+                if (e.keyspace == DEFAULT_KEYSPACE) {
+                    throw in.corrupt("an edit drops the default keyspace");
+                }
+                e.dropKeyspace();
             } else {
                 throw in.corrupt("unknown version edit tag " + tag);
             }
+            if (e != top && (e.logNumber != null || e.lastSequence != null || e.nextFileNumber != null
+                    || !e.createdKeyspaces.isEmpty() || e.nextKeyspaceId != null)) {
+                throw in.corrupt("a keyspace section of an edit holds store-wide fields");
+            }
         }
-        return e;
+        return top;
+    }
+
+    private static int keyspaceId(RecordParser in) throws CorruptionException {
+        long id = in.getVarint();
+        if (id > Integer.MAX_VALUE) {
+            throw in.corrupt("keyspace number " + id + " out of range");
+        }
+        return (int) id;
     }
 
     private static int level(RecordParser in) throws CorruptionException {
@@ -182,7 +334,9 @@ public final class VersionEdit {
 
     @Override
     public String toString() {
-        return "VersionEdit[log=" + logNumber + ", nextFile=" + nextFileNumber + ", lastSeq=" + lastSequence
+        return "VersionEdit[" + (keyspace == DEFAULT_KEYSPACE ? "" : "keyspace=" + keyspace + ", ")
+                + (createdKeyspaces.isEmpty() ? "" : "createdKeyspaces=" + createdKeyspaces + ", ")
+                + (dropsKeyspace ? "drop, " : "") + "log=" + logNumber + ", nextFile=" + nextFileNumber + ", lastSeq=" + lastSequence
                 + ", added=" + added + ", deleted=" + deleted
                 + (addedTombstones.isEmpty() ? "" : ", addedRangeTombstones=" + addedTombstones)
                 + (deletedTombstones.isEmpty() ? "" : ", deletedRangeTombstones=" + deletedTombstones) + "]";

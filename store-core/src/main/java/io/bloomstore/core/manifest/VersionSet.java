@@ -12,6 +12,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +48,16 @@ public final class VersionSet implements Closeable {
     private final FileSystem fs;
     private final Path dir;
     private final long maxManifestBytes;
+    /** For the view of one keyspace ({@link #scoped}): the version set that holds the state; null in that one. */
+    private final VersionSet root;
+    /** The keyspace whose version {@link #current()} and {@link #logAndApply} are about. */
+    private final int keyspace;
+    /** The default keyspace's version (in the root). */
     private volatile Version current = Version.empty();
+    /** Every other keyspace's name and version by number, replaced whole on change (in the root). */
+    private volatile Map<Integer, Keyspace> keyspaces = Map.of();
+    /** The number the next new keyspace gets; numbers are never used twice (in the root). */
+    private volatile int nextKeyspaceId = 1;
     private final AtomicLong nextFileNumber = new AtomicLong(1);
     private volatile long lastSequence;
     private volatile long logNumber;
@@ -55,6 +70,10 @@ public final class VersionSet implements Closeable {
     /** The number of the MANIFEST recovery read. */
     private long manifestNumberRead;
 
+    /** A keyspace other than the default one: its name and current version. */
+    public record Keyspace(String name, Version version) {
+    }
+
     private VersionSet(FileSystem fs, Path dir, long maxManifestBytes) {
         if (maxManifestBytes < 1) {
             throw new IllegalArgumentException("maxManifestBytes must be positive: " + maxManifestBytes);
@@ -62,6 +81,60 @@ public final class VersionSet implements Closeable {
         this.fs = fs;
         this.dir = dir;
         this.maxManifestBytes = maxManifestBytes;
+        this.root = null;
+        this.keyspace = VersionEdit.DEFAULT_KEYSPACE;
+    }
+
+    private VersionSet(VersionSet root, int keyspace) {
+        this.fs = root.fs;
+        this.dir = root.dir;
+        this.maxManifestBytes = root.maxManifestBytes;
+        this.root = root;
+        this.keyspace = keyspace;
+    }
+
+    /**
+     * This version set as keyspace {@code id} sees it: {@link #current()} is that keyspace's
+     * version and {@link #logAndApply} records edits of its files; everything else (file and
+     * sequence numbers, the log number, the MANIFEST) is the store's, shared.
+     */
+    public VersionSet scoped(int id) {
+        VersionSet r = root == null ? this : root;
+        return id == VersionEdit.DEFAULT_KEYSPACE ? r : new VersionSet(r, id);
+    }
+
+    /** The keyspaces other than the default one, by number (empty for a store without keyspaces). */
+    public Map<Integer, Keyspace> keyspaces() {
+        return (root == null ? this : root).keyspaces;
+    }
+
+    /** The number a keyspace created now gets. */
+    public int nextKeyspaceId() {
+        return (root == null ? this : root).nextKeyspaceId;
+    }
+
+    /** The version of keyspace {@code id}: the default keyspace's, or null for a keyspace not (or no longer) there. */
+    public Version version(int id) {
+        VersionSet r = root == null ? this : root;
+        if (id == VersionEdit.DEFAULT_KEYSPACE) {
+            return r.current;
+        }
+        Keyspace k = r.keyspaces.get(id);
+        return k == null ? null : k.version();
+    }
+
+    /** Every table of every keyspace's current version. */
+    public List<FileMetaData> allLiveFiles() {
+        VersionSet r = root == null ? this : root;
+        Map<Integer, Keyspace> ks = r.keyspaces;
+        if (ks.isEmpty()) {
+            return r.current.allFiles();
+        }
+        List<FileMetaData> all = new ArrayList<>(r.current.allFiles());
+        for (Keyspace k : ks.values()) {
+            all.addAll(k.version().allFiles());
+        }
+        return all;
     }
 
     /** Creates the MANIFEST and CURRENT of a new, empty store. */
@@ -83,7 +156,16 @@ public final class VersionSet implements Closeable {
      */
     public static long writeRepaired(FileSystem fs, Path dir, Version state, long logNumber, long lastSequence,
                                      long nextFileNumber) throws IOException {
+        return writeRepaired(fs, dir, state, Map.of(), 1, logNumber, lastSequence, nextFileNumber);
+    }
+
+    /** As {@link #writeRepaired(FileSystem, Path, Version, long, long, long)}, with other keyspaces too. */
+    public static long writeRepaired(FileSystem fs, Path dir, Version state, Map<Integer, Keyspace> keyspaces,
+                                     int nextKeyspaceId, long logNumber, long lastSequence, long nextFileNumber)
+            throws IOException {
         VersionSet vs = new VersionSet(fs, dir, DEFAULT_MAX_MANIFEST_BYTES);
+        vs.keyspaces = Collections.unmodifiableMap(new TreeMap<>(keyspaces));
+        vs.nextKeyspaceId = nextKeyspaceId;
         vs.nextFileNumber.set(nextFileNumber);
         vs.writeNewManifest(state, logNumber, lastSequence);
         vs.close();
@@ -139,17 +221,34 @@ public final class VersionSet implements Closeable {
         try (RandomReadFile f = fs.openRead(manifestPath)) {
             LogReader reader = new LogReader(f, manifestPath, LogFormat.MANIFEST_MAGIC);
             Version.Builder v = new Version.Builder();
+            Map<Integer, Version.Builder> others = new TreeMap<>();
+            Map<Integer, String> names = new HashMap<>();
             int edits = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 VersionEdit edit = VersionEdit.decode(record, manifestPath, reader.lastRecordOffset());
-                String wrong = v.apply(edit);
+                String wrong = applyKeyspaces(edit, vs, others, names);
+                for (VersionEdit section : edit.sections()) {
+                    if (wrong != null) {
+                        break;
+                    }
+                    Version.Builder target = section.keyspace() == VersionEdit.DEFAULT_KEYSPACE ? v
+                            : others.get(section.keyspace());
+                    wrong = target == null ? "changes keyspace " + section.keyspace() + ", which does not exist"
+                            : target.apply(section);
+                    if (wrong == null && section.dropsKeyspace()) {
+                        wrong = target.isEmpty() ? null : "drops keyspace " + section.keyspace()
+                                + " but leaves tables";
+                        others.remove(section.keyspace());
+                        names.remove(section.keyspace());
+                    }
+                }
                 if (wrong != null) {
                     throw new CorruptionException(manifestPath, reader.lastRecordOffset(), "edit " + (edits + 1)
                             + " " + wrong);
                 }
                 edits++;
                 if (edit.logNumber().isPresent()) {
-                    vs.logNumber = edit.logNumber().getAsLong();
+                    vs.logNumber = Math.max(vs.logNumber, edit.logNumber().getAsLong());
                 }
                 if (edit.nextFileNumber().isPresent()) {
                     vs.nextFileNumber.set(edit.nextFileNumber().getAsLong());
@@ -161,10 +260,32 @@ public final class VersionSet implements Closeable {
             checkNothingDropped(fs, dir, manifestPath, f.size() - reader.droppedTailBytes(),
                     reader.droppedTailBytes() > 0, edits, vs.logNumber);
             vs.current = v.build();
+            Map<Integer, Keyspace> ks = new TreeMap<>();
+            for (Map.Entry<Integer, Version.Builder> e : others.entrySet()) {
+                ks.put(e.getKey(), new Keyspace(names.get(e.getKey()), e.getValue().build()));
+            }
+            vs.keyspaces = Collections.unmodifiableMap(ks);
         }
         vs.markFileNumberUsed(parsed.number());
         vs.manifestNumberRead = parsed.number();
         return vs;
+    }
+
+    /** Recovery: applies an edit's keyspace creations and next number; what is wrong with them, or null. */
+    private static String applyKeyspaces(VersionEdit edit, VersionSet vs, Map<Integer, Version.Builder> others,
+                                         Map<Integer, String> names) {
+        for (VersionEdit.CreatedKeyspace c : edit.createdKeyspaces()) {
+            if (others.containsKey(c.id()) || names.containsValue(c.name())) {
+                return "creates keyspace " + c.id() + " (" + c.name() + "), which exists";
+            }
+            others.put(c.id(), new Version.Builder());
+            names.put(c.id(), c.name());
+            vs.nextKeyspaceId = Math.max(vs.nextKeyspaceId, c.id() + 1);
+        }
+        if (edit.nextKeyspaceId().isPresent()) {
+            vs.nextKeyspaceId = Math.max(vs.nextKeyspaceId, edit.nextKeyspaceId().getAsInt());
+        }
+        return null;
     }
 
     /**
@@ -210,6 +331,11 @@ public final class VersionSet implements Closeable {
      * (CURRENT may name either: both hold every edit logged so far).
      */
     private void writeNewManifest(Version state, long stateLogNumber, long stateLastSequence) throws IOException {
+        writeNewManifest(state, keyspaces, stateLogNumber, stateLastSequence);
+    }
+
+    private void writeNewManifest(Version state, Map<Integer, Keyspace> stateKeyspaces, long stateLogNumber,
+                                  long stateLastSequence) throws IOException {
         long number = nextFileNumber.getAndIncrement();
         Path path = FileNames.manifest(dir, number);
         WritableFile file = fs.create(path);
@@ -226,7 +352,27 @@ public final class VersionSet implements Closeable {
             for (io.bloomstore.core.rangedel.RangeTombstone t : state.rangeTombstones().tombstones()) {
                 snapshot.addRangeTombstone(t);
             }
+            if (nextKeyspaceId > 1) {
+                snapshot.setNextKeyspaceId(nextKeyspaceId);
+            }
+            for (Map.Entry<Integer, Keyspace> k : stateKeyspaces.entrySet()) {
+                snapshot.createKeyspace(k.getKey(), k.getValue().name());
+            }
             writer.addRecord(snapshot.encode());
+            // Each keyspace's files in a record of their own, all synced before CURRENT names this MANIFEST.
+            for (Map.Entry<Integer, Keyspace> k : stateKeyspaces.entrySet()) {
+                VersionEdit files = new VersionEdit().setKeyspace(k.getKey());
+                Version kv = k.getValue().version();
+                for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                    for (FileMetaData f : kv.files(level)) {
+                        files.addFile(level, f);
+                    }
+                }
+                for (io.bloomstore.core.rangedel.RangeTombstone t : kv.rangeTombstones().tombstones()) {
+                    files.addRangeTombstone(t);
+                }
+                writer.addRecord(files.encode());
+            }
             writer.sync();
             Path temp = dir.resolve(FileNames.CURRENT_TEMP);
             try (WritableFile w = fs.create(temp)) {
@@ -259,7 +405,17 @@ public final class VersionSet implements Closeable {
      *         and every later call fails too, since nothing may be appended after a possibly torn
      *         edit (the store turns read-only)
      */
-    public synchronized Version logAndApply(VersionEdit edit) throws IOException {
+    public Version logAndApply(VersionEdit edit) throws IOException {
+        if (root != null) {
+            edit.setKeyspace(keyspace);
+            root.logAndApply(edit);
+            Version v = root.version(keyspace);
+            return v == null ? Version.empty() : v;
+        }
+        return logAndApplyHere(edit);
+    }
+
+    private synchronized Version logAndApplyHere(VersionEdit edit) throws IOException {
         if (manifest == null) {
             throw new IllegalStateException("the version set of " + dir + " was recovered read-only");
         }
@@ -268,19 +424,64 @@ public final class VersionSet implements Closeable {
                     failed);
         }
         // Never write an edit that recovery would refuse as a damaged MANIFEST.
-        String wrong = current.check(edit);
-        if (wrong != null) {
-            throw new IllegalStateException("refusing to log a MANIFEST edit of " + dir + " that " + wrong);
+        Map<Integer, Keyspace> nextKeyspaces = keyspaces;
+        for (VersionEdit.CreatedKeyspace c : edit.createdKeyspaces()) {
+            if (c.id() < nextKeyspaceId || nextKeyspaces.containsKey(c.id())) {
+                throw new IllegalStateException("refusing to log a MANIFEST edit of " + dir + " that creates keyspace "
+                        + c.id() + " (numbers below " + nextKeyspaceId + " are used)");
+            }
+            Map<Integer, Keyspace> m = new TreeMap<>(nextKeyspaces);
+            m.put(c.id(), new Keyspace(c.name(), Version.empty()));
+            nextKeyspaces = Collections.unmodifiableMap(m);
+        }
+        int nextKsId = nextKeyspaceId;
+        for (VersionEdit.CreatedKeyspace c : edit.createdKeyspaces()) {
+            nextKsId = Math.max(nextKsId, c.id() + 1);
+        }
+        if (nextKsId != nextKeyspaceId) {
+            edit.setNextKeyspaceId(nextKsId);
         }
         edit.setNextFileNumber(nextFileNumber.get());
-        Version next = current.apply(edit);
-        long nextLogNumber = edit.logNumber().orElse(logNumber);
+        Version next = current;
+        for (VersionEdit section : edit.sections()) {
+            int ks = section.keyspace();
+            Version base = ks == VersionEdit.DEFAULT_KEYSPACE ? next
+                    : nextKeyspaces.containsKey(ks) ? nextKeyspaces.get(ks).version() : null;
+            String wrong = base == null ? "changes keyspace " + ks + ", which does not exist" : base.check(section);
+            if (wrong != null) {
+                throw new IllegalStateException("refusing to log a MANIFEST edit of " + dir + " that " + wrong);
+            }
+            Version applied = base.apply(section);
+            if (section.dropsKeyspace() && !applied.allFiles().isEmpty()) {
+                throw new IllegalStateException("refusing to log a MANIFEST edit of " + dir + " that drops keyspace "
+                        + ks + " but leaves its tables");
+            }
+            if (ks == VersionEdit.DEFAULT_KEYSPACE) {
+                next = applied;
+            } else {
+                Map<Integer, Keyspace> m = new TreeMap<>(nextKeyspaces);
+                if (section.dropsKeyspace()) {
+                    m.remove(ks);
+                } else {
+                    m.put(ks, new Keyspace(nextKeyspaces.get(ks).name(), applied));
+                }
+                nextKeyspaces = Collections.unmodifiableMap(m);
+            }
+        }
+        // Never backwards: keyspaces' flushes log their edits in any order.
+        long nextLogNumber = Math.max(logNumber, edit.logNumber().orElse(logNumber));
         long nextLastSequence = edit.lastSequence().orElse(lastSequence);
         try {
             manifest.addRecord(edit.encode());
             manifest.sync();
             if (manifest.size() > maxManifestBytes) {
-                roll(next, nextLogNumber, nextLastSequence);
+                int keptNextKsId = nextKeyspaceId;
+                nextKeyspaceId = nextKsId;
+                try {
+                    roll(next, nextKeyspaces, nextLogNumber, nextLastSequence);
+                } finally {
+                    nextKeyspaceId = keptNextKsId;
+                }
             }
         } catch (IOException e) {
             failed = e;
@@ -291,15 +492,18 @@ public final class VersionSet implements Closeable {
         }
         logNumber = nextLogNumber;
         lastSequence = nextLastSequence;
+        nextKeyspaceId = nextKsId;
+        keyspaces = nextKeyspaces;
         current = next;
         return next;
     }
 
     /** Replaces the MANIFEST by a new one holding {@code state} (the current one and the edit just logged) in one edit. */
-    private void roll(Version state, long stateLogNumber, long stateLastSequence) throws IOException {
+    private void roll(Version state, Map<Integer, Keyspace> stateKeyspaces, long stateLogNumber,
+                      long stateLastSequence) throws IOException {
         LogWriter old = manifest;
         Path oldPath = FileNames.manifest(dir, manifestNumber);
-        writeNewManifest(state, stateLogNumber, stateLastSequence);
+        writeNewManifest(state, stateKeyspaces, stateLogNumber, stateLastSequence);
         manifestRolls++;
         // CURRENT names the new MANIFEST now: the old one is garbage, and the next open deletes it
         // if this cannot.
@@ -312,20 +516,33 @@ public final class VersionSet implements Closeable {
     }
 
     /** MANIFESTs rolled while running (not counting the one each open writes). */
-    public synchronized long manifestRolls() {
-        return manifestRolls;
+    public long manifestRolls() {
+        if (root != null) {
+            return root.manifestRolls();
+        }
+        synchronized (this) {
+            return manifestRolls;
+        }
     }
 
     public Version current() {
+        if (root != null) {
+            Version v = root.version(keyspace);
+            return v == null ? Version.empty() : v;
+        }
         return current;
     }
 
     public long newFileNumber() {
-        return nextFileNumber.getAndIncrement();
+        return (root == null ? this : root).nextFileNumber.getAndIncrement();
     }
 
     /** Makes sure later file numbers are above {@code number} (files found during recovery). */
     public void markFileNumberUsed(long number) {
+        if (root != null) {
+            root.markFileNumberUsed(number);
+            return;
+        }
         long next = number + 1;
         for (long seen = nextFileNumber.get(); seen < next && !nextFileNumber.compareAndSet(seen, next);
              seen = nextFileNumber.get()) {
@@ -335,16 +552,16 @@ public final class VersionSet implements Closeable {
 
     /** Sequence number recorded by the last edit: every write up to it is in a table. */
     public long lastSequence() {
-        return lastSequence;
+        return root == null ? lastSequence : root.lastSequence;
     }
 
     /** WAL segments numbered below this hold nothing that is not in a table. */
     public long logNumber() {
-        return logNumber;
+        return root == null ? logNumber : root.logNumber;
     }
 
     public long manifestNumber() {
-        return manifestNumber;
+        return root == null ? manifestNumber : root.manifestNumber;
     }
 
     /** Work that must see no MANIFEST written or rolled while it runs. */
@@ -357,13 +574,18 @@ public final class VersionSet implements Closeable {
      * files needs, so that a listing never sees a MANIFEST or temporary CURRENT a roll is still
      * writing and takes it for garbage.
      */
-    public synchronized <T> T whileManifestStable(StableAction<T> action) throws IOException {
-        return action.run();
+    public <T> T whileManifestStable(StableAction<T> action) throws IOException {
+        if (root != null) {
+            return root.whileManifestStable(action);
+        }
+        synchronized (this) {
+            return action.run();
+        }
     }
 
     @Override
     public synchronized void close() throws IOException {
-        if (manifest != null) {
+        if (root == null && manifest != null) {
             manifest.close();
         }
     }

@@ -1,15 +1,18 @@
 package io.bloomstore.core.wal;
 
 import io.bloomstore.bloom.CorruptionException;
+import io.bloomstore.core.Keyspace;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.internal.ValueType;
 import java.nio.file.Path;
+import java.util.function.IntPredicate;
 
 /**
  * Encodes a {@link WriteBatch} as one WAL record and decodes it again:
  * {@code sequence(fixed64) count(fixed32) (type(1) key(varint len + bytes) [value(varint len + bytes)])^count}
  * (type 0 a delete, 1 a put, 2 a merge operand, 3 a range deletion with key = from and value = to,
- * 4 a timed put whose value ends with its write time), where operation {@code i} gets sequence
+ * 4 a timed put whose value ends with its write time; with the flag 0x80 set, a varint keyspace
+ * number follows the type byte: the operation is in that keyspace, not the default one), where operation {@code i} gets sequence
  * number {@code sequence + i}. Format: {@code docs/format/wal.md}.
  *
  * <p>Thread safety: stateless.
@@ -19,7 +22,21 @@ public final class BatchCodec {
     /** Receives a decoded record's entries. */
     public interface EntryHandler {
         void entry(byte[] key, long sequence, ValueType type, byte[] value);
+
+        /**
+         * An entry of keyspace {@code keyspace} (0 for the default keyspace). By default, entries of
+         * other keyspaces are passed over: a reader that knows only the default keyspace (the
+         * secondary's view) sees what it knows; readers of every keyspace override this.
+         */
+        default void entry(int keyspace, byte[] key, long sequence, ValueType type, byte[] value) {
+            if (keyspace == 0) {
+                entry(key, sequence, type, value);
+            }
+        }
     }
+
+    /** The flag on an operation's type byte that says a keyspace number (varint) follows it. */
+    static final int KEYSPACE_FLAG = 0x80;
 
     private static final byte[] EMPTY = new byte[0];
     /** A seal record's size: sequence and a zero count. */
@@ -40,30 +57,57 @@ public final class BatchCodec {
      * {@code stamp}.
      */
     public static void encode(WriteBatch batch, long firstSequence, long stamp, RecordBuffer out) {
+        encode(batch, firstSequence, stamp, null, -1, out);
+    }
+
+    /**
+     * As {@link #encode(WriteBatch, long, long, RecordBuffer)}, with the puts of a keyspace other
+     * than the default one timed at {@code now} when {@code timedKeyspaces} holds for its number
+     * (keyspaces have TTLs of their own); {@code timedKeyspaces} null when none has a TTL.
+     */
+    public static void encode(WriteBatch batch, long firstSequence, long stamp, IntPredicate timedKeyspaces,
+                              long now, RecordBuffer out) {
         out.putFixed64(firstSequence).putFixed32(batch.count());
         batch.forEach(new WriteBatch.Handler() {
+            private int keyspace;
+            private long keyspaceStamp = stamp;
+
+            @Override
+            public void keyspace(Keyspace k) {
+                keyspace = k == null ? 0 : k.id();
+                keyspaceStamp = keyspace == 0 ? stamp
+                        : timedKeyspaces != null && timedKeyspaces.test(keyspace) ? now : -1;
+            }
+
+            private RecordBuffer type(ValueType type) {
+                if (keyspace == 0) {
+                    return out.putByte(type.code());
+                }
+                return out.putByte(type.code() | KEYSPACE_FLAG).putVarint(keyspace);
+            }
+
             @Override
             public void put(byte[] key, byte[] value) {
-                if (stamp >= 0) {
-                    out.putByte(ValueType.TIMED_VALUE.code()).putBytes(key).putStampedBytes(value, stamp);
+                if (keyspaceStamp >= 0) {
+                    type(ValueType.TIMED_VALUE).putBytes(key).putStampedBytes(value, keyspaceStamp);
                 } else {
-                    out.putByte(ValueType.VALUE.code()).putBytes(key).putBytes(value);
+                    type(ValueType.VALUE).putBytes(key).putBytes(value);
                 }
             }
 
             @Override
             public void delete(byte[] key) {
-                out.putByte(ValueType.DELETION.code()).putBytes(key);
+                type(ValueType.DELETION).putBytes(key);
             }
 
             @Override
             public void merge(byte[] key, byte[] operand) {
-                out.putByte(ValueType.MERGE.code()).putBytes(key).putBytes(operand);
+                type(ValueType.MERGE).putBytes(key).putBytes(operand);
             }
 
             @Override
             public void deleteRange(byte[] from, byte[] to) {
-                out.putByte(ValueType.RANGE_DELETION.code()).putBytes(from).putBytes(to);
+                type(ValueType.RANGE_DELETION).putBytes(from).putBytes(to);
             }
         });
     }
@@ -122,26 +166,35 @@ public final class BatchCodec {
             throw in.corrupt("negative operation count " + count);
         }
         for (int i = 0; i < count; i++) {
-            int code = in.getByte();
+            int code = in.getByte() & 0xff;
+            int keyspace = 0;
+            if ((code & KEYSPACE_FLAG) != 0) {
+                code &= ~KEYSPACE_FLAG;
+                long id = in.getVarint();
+                if (id == 0 || id > Integer.MAX_VALUE) {
+                    throw in.corrupt("operation in keyspace number " + id);
+                }
+                keyspace = (int) id;
+            }
             byte[] key = in.getBytes();
             if (code == ValueType.VALUE.code()) {
-                handler.entry(key, sequence + i, ValueType.VALUE, in.getBytes());
+                handler.entry(keyspace, key, sequence + i, ValueType.VALUE, in.getBytes());
             } else if (code == ValueType.DELETION.code()) {
-                handler.entry(key, sequence + i, ValueType.DELETION, EMPTY);
+                handler.entry(keyspace, key, sequence + i, ValueType.DELETION, EMPTY);
             } else if (code == ValueType.MERGE.code()) {
-                handler.entry(key, sequence + i, ValueType.MERGE, in.getBytes());
+                handler.entry(keyspace, key, sequence + i, ValueType.MERGE, in.getBytes());
             } else if (code == ValueType.TIMED_VALUE.code()) {
                 byte[] value = in.getBytes();
                 if (value.length < 8) {
                     throw in.corrupt("a timed value of " + value.length + " bytes holds no write time");
                 }
-                handler.entry(key, sequence + i, ValueType.TIMED_VALUE, value);
+                handler.entry(keyspace, key, sequence + i, ValueType.TIMED_VALUE, value);
             } else if (code == ValueType.RANGE_DELETION.code()) {
                 byte[] end = in.getBytes();
                 if (java.util.Arrays.compareUnsigned(key, end) >= 0) {
                     throw in.corrupt("range deletion whose start is not below its end");
                 }
-                handler.entry(key, sequence + i, ValueType.RANGE_DELETION, end);
+                handler.entry(keyspace, key, sequence + i, ValueType.RANGE_DELETION, end);
             } else {
                 throw in.corrupt("unknown operation type " + code);
             }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.core.KeyValue;
+import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
@@ -45,7 +46,7 @@ class ApiMisuseTest {
             assertThrows(IllegalArgumentException.class, () -> store.write(new WriteBatch(), null));
             assertThrows(IllegalArgumentException.class, () -> store.put(new byte[] {1}, new byte[] {2}, null));
             assertThrows(IllegalArgumentException.class, () -> store.get(new byte[] {1}, null));
-            assertThrows(IllegalArgumentException.class, () -> store.iterator(null, null, null));
+            assertThrows(IllegalArgumentException.class, () -> store.iterator(null, null, (ReadOptions) null));
             assertThrows(IllegalArgumentException.class, () -> new WriteBatch().put(new byte[0], new byte[] {1}));
             WriteBatch bad = new WriteBatch().delete(new byte[] {1}).put(big, new byte[] {1});
             assertThrows(IllegalArgumentException.class, () -> store.write(bad, WriteOptions.SYNC));
