@@ -85,6 +85,10 @@ public final class Main implements Runnable {
                     + DEFAULT_DATA_DIR + " in the working directory.")
     private Path data;
 
+    @Option(names = "--keyspace", paramLabel = "NAME",
+            description = "Keyspace of the store commands (default: the store's default keyspace).")
+    private String keyspace;
+
     public Main() {
         this(System.in);
     }
@@ -186,6 +190,11 @@ public final class Main implements Runnable {
     /** The store directory of the store commands: {@code --data}, else {@value #DEFAULT_DATA_DIR}. */
     public Path dataDir() {
         return data != null ? data : Path.of(DEFAULT_DATA_DIR);
+    }
+
+    /** The keyspace of the store commands ({@code --keyspace}), or null for the default one. */
+    public String keyspace() {
+        return keyspace;
     }
 
     public InputStream stdin() {

@@ -82,15 +82,15 @@ public final class Start {
 
     /**
      * The command named in {@code args}: the first argument that is neither a global option
-     * ({@code --verbose}, {@code --data DIR}, {@code --data=DIR}) nor its value; null when there is
+     * ({@code --verbose}, {@code --data DIR}, {@code --data=DIR}, {@code --keyspace NAME}) nor its value; null when there is
      * none or an argument asks for the root's help or version.
      */
     static String commandName(String[] args) {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
-            if (a.equals("--data")) {
+            if (a.equals("--data") || a.equals("--keyspace")) {
                 i++;
-            } else if (a.equals("--verbose") || a.startsWith("--data=")) {
+            } else if (a.equals("--verbose") || a.startsWith("--data=") || a.startsWith("--keyspace=")) {
                 continue;
             } else {
                 return a.startsWith("-") ? null : a;

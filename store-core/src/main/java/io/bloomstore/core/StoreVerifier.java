@@ -238,7 +238,11 @@ public final class StoreVerifier {
             int records = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 VersionEdit edit = VersionEdit.decode(record, path, reader.lastRecordOffset());
-                String wrong = builder.apply(edit);
+                // Every keyspace's tables in one set: their file numbers are the store's, unique.
+                String wrong = null;
+                for (VersionEdit section : edit.sections()) {
+                    wrong = wrong != null ? wrong : builder.apply(section);
+                }
                 if (wrong != null) {
                     throw new CorruptionException(path, reader.lastRecordOffset(), "edit " + (records + 1) + " " + wrong);
                 }

@@ -26,6 +26,6 @@ public final class DeleteCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        return StoreActions.delete(dataDir(), options(), hex, sync, key);
+        return StoreActions.delete(dataDir(), options(), keyspace(), hex, sync, key);
     }
 }

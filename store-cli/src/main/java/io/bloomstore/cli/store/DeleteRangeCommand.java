@@ -33,6 +33,6 @@ public final class DeleteRangeCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        return StoreActions.deleteRange(dataDir(), options(), hex, sync, from, to);
+        return StoreActions.deleteRange(dataDir(), options(), keyspace(), hex, sync, from, to);
     }
 }

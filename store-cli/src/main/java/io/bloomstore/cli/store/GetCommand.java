@@ -55,12 +55,13 @@ public final class GetCommand extends StoreCommand {
         }
         ByteText text = ByteText.of(hex);
         if (given == 1 && keysFrom == null) {
-            return StoreActions.get(dataDir(), options(), hex, keys.get(0), out(), spec.commandLine().getErr());
+            return StoreActions.get(dataDir(), options(), keyspace(), hex, keys.get(0), out(), spec.commandLine().getErr());
         }
         boolean allPresent = true;
         PrintWriter out = out();
         PrintWriter err = spec.commandLine().getErr();
         try (Store store = openReadOnly()) {
+            keyspaceHandle = KeyspaceChoice.of(store, dataDir(), keyspace(), false);
             if (keys != null) {
                 for (String key : keys) {
                     allPresent &= print(store, text, key, text.decode(key), out, err);
@@ -112,9 +113,12 @@ public final class GetCommand extends StoreCommand {
     }
 
     /** Looks {@code key} up and prints it; whether it was present. */
-    private static boolean print(Store store, ByteText text, String asGiven, byte[] key, PrintWriter out,
-                                 PrintWriter err) throws IOException {
-        byte[] value = store.get(key);
+    /** The keyspace of {@code --keyspace} in the open store, null for the default one. */
+    private io.bloomstore.core.Keyspace keyspaceHandle;
+
+    private boolean print(Store store, ByteText text, String asGiven, byte[] key, PrintWriter out,
+                          PrintWriter err) throws IOException {
+        byte[] value = keyspaceHandle == null ? store.get(key) : store.get(keyspaceHandle, key);
         if (value == null) {
             err.print("absent: ");
             err.print(asGiven);

@@ -64,6 +64,10 @@ public final class IngestCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
+        if (keyspace() != null && !keyspace().equals(io.bloomstore.core.Keyspace.DEFAULT_NAME)) {
+            throw new io.bloomstore.cli.CliException(ExitCodes.USAGE, "--keyspace " + keyspace() + ": ingest links "
+                    + "tables into the default keyspace only; load the data into a keyspace with load --keyspace");
+        }
         if (memoryMib < 1 || tableMib < 1) {
             throw new IllegalArgumentException("--memory and --table-mib must be at least 1");
         }

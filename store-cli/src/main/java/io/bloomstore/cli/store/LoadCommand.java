@@ -84,6 +84,7 @@ public final class LoadCommand extends StoreCommand {
         int maxKey = store.options().maxKeyBytes();
         int maxValue = store.options().maxValueBytes();
         WriteOptions writeOptions = sync ? WriteOptions.SYNC : WriteOptions.DEFAULT;
+        io.bloomstore.core.Keyspace ks = KeyspaceChoice.of(store, dataDir(), keyspace(), true);
         WriteBatch batch = new WriteBatch();
         long line = 0;
         while (true) {
@@ -106,7 +107,11 @@ public final class LoadCommand extends StoreCommand {
             } catch (IllegalArgumentException e) {
                 throw badLine(line, p, e.getMessage());
             }
-            batch.put(kv[0], kv[1]);
+            if (ks == null) {
+                batch.put(kv[0], kv[1]);
+            } else {
+                batch.put(ks, kv[0], kv[1]);
+            }
             if (batch.count() == batchLines) {
                 store.write(batch, writeOptions);
                 p.committed(line, batch.count());

@@ -30,6 +30,6 @@ public final class PutCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        return StoreActions.put(dataDir(), options(), hex, sync, key, value);
+        return StoreActions.put(dataDir(), options(), keyspace(), hex, sync, key, value);
     }
 }

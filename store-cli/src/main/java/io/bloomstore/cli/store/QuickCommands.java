@@ -146,14 +146,14 @@ public final class QuickCommands {
             boolean hex = options.containsKey("--hex");
             boolean sync = options.containsKey("--sync");
             return switch (command) {
-                case "get" -> StoreActions.get(dir, storeOptions, hex, positional[0], out, err);
-                case "put" -> StoreActions.put(dir, storeOptions, hex, sync, positional[0], positional[1]);
-                case "delete" -> StoreActions.delete(dir, storeOptions, hex, sync, positional[0]);
-                case "delete-range" -> StoreActions.deleteRange(dir, storeOptions, hex, sync, positional[0],
+                case "get" -> StoreActions.get(dir, storeOptions, null, hex, positional[0], out, err);
+                case "put" -> StoreActions.put(dir, storeOptions, null, hex, sync, positional[0], positional[1]);
+                case "delete" -> StoreActions.delete(dir, storeOptions, null, hex, sync, positional[0]);
+                case "delete-range" -> StoreActions.deleteRange(dir, storeOptions, null, hex, sync, positional[0],
                         positional[1]);
-                case "scan" -> StoreActions.scan(dir, storeOptions, options.get("--from"), options.get("--to"),
+                case "scan" -> StoreActions.scan(dir, storeOptions, null, options.get("--from"), options.get("--to"),
                         options.get("--prefix"), limit, options.containsKey("--reverse"), hex, out, err);
-                case "stats" -> StoreActions.stats(dir, storeOptions, options.containsKey("--json"), out, err);
+                case "stats" -> StoreActions.stats(dir, storeOptions, null, options.containsKey("--json"), out, err);
                 default -> StoreActions.flush(dir, storeOptions, out);
             };
         } catch (Exception e) {

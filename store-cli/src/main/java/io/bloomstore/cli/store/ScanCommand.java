@@ -37,6 +37,6 @@ public final class ScanCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        return StoreActions.scan(dataDir(), options(), from, to, prefix, limit, reverse, hex, out(), spec.commandLine().getErr());
+        return StoreActions.scan(dataDir(), options(), keyspace(), from, to, prefix, limit, reverse, hex, out(), spec.commandLine().getErr());
     }
 }

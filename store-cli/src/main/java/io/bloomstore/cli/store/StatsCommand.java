@@ -32,6 +32,6 @@ public final class StatsCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        return StoreActions.stats(dataDir(), options(), json, out(), spec.commandLine().getErr());
+        return StoreActions.stats(dataDir(), options(), keyspace(), json, out(), spec.commandLine().getErr());
     }
 }

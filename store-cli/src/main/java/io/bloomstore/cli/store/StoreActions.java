@@ -8,6 +8,7 @@ import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Json;
 import io.bloomstore.cli.Units;
 import io.bloomstore.core.KeyValue;
+import io.bloomstore.core.Keyspace;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
@@ -29,13 +30,15 @@ final class StoreActions {
     }
 
     /** {@code get KEY}: prints the value, or nothing and {@link ExitCodes#NOT_FOUND} when absent. */
-    static int get(Path dir, StoreOptions options, boolean hex, String key, PrintWriter out, PrintWriter err) throws IOException {
+    static int get(Path dir, StoreOptions options, String keyspace, boolean hex, String key, PrintWriter out,
+                   PrintWriter err) throws IOException {
         ByteText text = ByteText.of(hex);
         byte[] k = text.decode(key);
         byte[] value;
         // One lookup reads at most one block: a block cache would only cost its set-up.
         try (Store store = StoreAccess.openReadOnly(dir, options.toBuilder().blockCacheBytes(0).build(), err)) {
-            value = store.get(k);
+            Keyspace ks = KeyspaceChoice.of(store, dir, keyspace, false);
+            value = ks == null ? store.get(k) : store.get(ks, k);
         }
         if (value == null) {
             return ExitCodes.NOT_FOUND;
@@ -59,34 +62,53 @@ final class StoreActions {
     }
 
     /** {@code put KEY VALUE}: creates the store if the directory is missing or empty; prints nothing. */
-    static int put(Path dir, StoreOptions options, boolean hex, boolean sync, String key, String value)
-            throws IOException {
+    static int put(Path dir, StoreOptions options, String keyspace, boolean hex, boolean sync, String key,
+                   String value) throws IOException {
         ByteText text = ByteText.of(hex);
         byte[] k = text.decode(key);
         byte[] v = text.decode(value);
         try (Store store = StoreAccess.open(dir, withoutCompaction(options), true)) {
-            store.put(k, v, sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+            Keyspace ks = KeyspaceChoice.of(store, dir, keyspace, true);
+            WriteOptions w = sync ? WriteOptions.SYNC : WriteOptions.DEFAULT;
+            if (ks == null) {
+                store.put(k, v, w);
+            } else {
+                store.put(ks, k, v, w);
+            }
         }
         return ExitCodes.OK;
     }
 
     /** {@code delete KEY}: prints nothing. */
-    static int delete(Path dir, StoreOptions options, boolean hex, boolean sync, String key) throws IOException {
+    static int delete(Path dir, StoreOptions options, String keyspace, boolean hex, boolean sync, String key)
+            throws IOException {
         byte[] k = ByteText.of(hex).decode(key);
         try (Store store = StoreAccess.open(dir, withoutCompaction(options), false)) {
-            store.delete(k, sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+            Keyspace ks = KeyspaceChoice.of(store, dir, keyspace, false);
+            WriteOptions w = sync ? WriteOptions.SYNC : WriteOptions.DEFAULT;
+            if (ks == null) {
+                store.delete(k, w);
+            } else {
+                store.delete(ks, k, w);
+            }
         }
         return ExitCodes.OK;
     }
 
     /** {@code delete-range FROM TO}: prints nothing. */
-    static int deleteRange(Path dir, StoreOptions options, boolean hex, boolean sync, String from, String to)
-            throws IOException {
+    static int deleteRange(Path dir, StoreOptions options, String keyspace, boolean hex, boolean sync, String from,
+                           String to) throws IOException {
         ByteText text = ByteText.of(hex);
         byte[] lo = text.decode(from);
         byte[] hi = text.decode(to);
         try (Store store = StoreAccess.open(dir, withoutCompaction(options), false)) {
-            store.deleteRange(lo, hi, sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+            Keyspace ks = KeyspaceChoice.of(store, dir, keyspace, false);
+            WriteOptions w = sync ? WriteOptions.SYNC : WriteOptions.DEFAULT;
+            if (ks == null) {
+                store.deleteRange(lo, hi, w);
+            } else {
+                store.write(new io.bloomstore.core.WriteBatch().deleteRange(ks, lo, hi), w);
+            }
         }
         return ExitCodes.OK;
     }
@@ -95,8 +117,8 @@ final class StoreActions {
      * {@code scan}: {@code KEY<TAB>VALUE} lines of [{@code from}, {@code to}) or of one
      * {@code prefix}, at most {@code limit} (null: all), descending when {@code reverse}.
      */
-    static int scan(Path dir, StoreOptions options, String from, String to, String prefix, Long limit,
-                    boolean reverse, boolean hex, PrintWriter out, PrintWriter err) throws IOException {
+    static int scan(Path dir, StoreOptions options, String keyspace, String from, String to, String prefix,
+                    Long limit, boolean reverse, boolean hex, PrintWriter out, PrintWriter err) throws IOException {
         if (limit != null && limit < 0) {
             throw new IllegalArgumentException("--limit must not be negative, got " + limit);
         }
@@ -112,8 +134,8 @@ final class StoreActions {
         }
         long max = limit == null ? Long.MAX_VALUE : limit;
         try (Store store = StoreAccess.openReadOnly(dir, options, err);
-             StoreIterator it = reverse ? store.reverseIterator(lo, hi)
-                     : prefix != null ? store.prefixIterator(lo) : store.iterator(lo, hi)) {
+             StoreIterator it = iterator(store, KeyspaceChoice.of(store, dir, keyspace, false), lo, hi,
+                     prefix != null, reverse)) {
             for (long n = 0; n < max && it.hasNext(); n++) {
                 KeyValue kv = it.next();
                 out.print(text.encode(kv.key()));
@@ -127,17 +149,35 @@ final class StoreActions {
         return ExitCodes.OK;
     }
 
+    private static StoreIterator iterator(Store store, Keyspace ks, byte[] lo, byte[] hi, boolean prefix,
+                                          boolean reverse) {
+        if (ks == null) {
+            return reverse ? store.reverseIterator(lo, hi) : prefix ? store.prefixIterator(lo) : store.iterator(lo, hi);
+        }
+        return reverse ? store.reverseIterator(ks, lo, hi) : prefix ? store.prefixIterator(ks, lo)
+                : store.iterator(ks, lo, hi);
+    }
+
     /** {@code stats}: the report of {@link StatsReport}, as text or JSON. */
-    static int stats(Path dir, StoreOptions options, boolean json, PrintWriter out, PrintWriter err) throws IOException {
+    static int stats(Path dir, StoreOptions options, String keyspace, boolean json, PrintWriter out,
+                     PrintWriter err) throws IOException {
         StoreStats s;
         StoreOptions opened;
+        java.util.List<String> keyspaces;
         try (Store store = StoreAccess.openReadOnly(dir, options, err)) {
-            s = store.stats();
+            Keyspace ks = KeyspaceChoice.of(store, dir, keyspace, false);
+            s = ks == null ? store.stats() : store.stats(ks);
             opened = store.options();
+            keyspaces = store.keyspaces();
         }
+        String shown = keyspace == null ? Keyspace.DEFAULT_NAME : keyspace;
         if (json) {
-            out.println(Json.write(StatsReport.jsonObject(dir, s, opened)));
+            java.util.Map<String, Object> report = StatsReport.jsonObject(dir, s, opened);
+            report.put("keyspace", shown);
+            report.put("keyspaces", keyspaces);
+            out.println(Json.write(report));
         } else {
+            out.println("keyspaces: " + String.join(", ", keyspaces) + " (shown: " + shown + ")");
             StatsReport.printText(out, dir, s, opened);
         }
         out.flush();

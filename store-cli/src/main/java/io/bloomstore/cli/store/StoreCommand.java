@@ -49,6 +49,17 @@ abstract class StoreCommand implements Callable<Integer> {
                     + " process's open-file limit, at most 1000).")
     Integer maxOpenFiles;
 
+    @Option(names = "--keyspace", paramLabel = "NAME",
+            description = "The keyspace to work in (default: the --keyspace given before the command, else the "
+                    + "default keyspace). put and load create it if the store has none by that name; the other "
+                    + "commands need it to exist.")
+    String keyspace;
+
+    /** The keyspace this command works in; null for the default one. */
+    String keyspace() {
+        return keyspace != null ? keyspace : ((Main) spec.root().userObject()).keyspace();
+    }
+
     /** The store directory this command works on. */
     Path dataDir() {
         return data != null ? data : ((Main) spec.root().userObject()).dataDir();

@@ -73,6 +73,7 @@ final class CycleCheck {
                 }
             }
         }
+        torn += checkMirror(store, keys, examples);
         try (StoreIterator it = store.iterator(null, null)) {
             while (it.hasNext()) {
                 KeyValue kv = it.next();
@@ -168,6 +169,28 @@ final class CycleCheck {
         }
         System.arraycopy(now, 0, baseline, 0, keys);
         return new Outcome(acknowledged, acknowledgedSync, keys, lost, phantom, torn, holes, examples);
+    }
+
+    /**
+     * Every write went into the default keyspace and keyspace {@link StressChild#MIRROR} in one
+     * batch: each key holding different bytes in the two is a batch split across keyspaces,
+     * counted as torn. Before the mirror keyspace exists, no key may hold anything.
+     */
+    private static long checkMirror(Store store, int keys, List<String> examples) throws IOException {
+        io.bloomstore.core.Keyspace mirror = store.keyspaces().contains(StressChild.MIRROR)
+                ? store.keyspace(StressChild.MIRROR) : null;
+        long split = 0;
+        for (int k = 0; k < keys; k++) {
+            byte[] v = store.get(StressValues.key(k));
+            byte[] m = mirror == null ? null : store.get(mirror, StressValues.key(k));
+            if (!java.util.Arrays.equals(v, m)) {
+                split++;
+                example(examples, "key " + k + ": " + (v == null ? "absent" : v.length + " bytes")
+                        + " in the default keyspace but " + (m == null ? "absent" : m.length + " bytes")
+                        + " in keyspace " + StressChild.MIRROR + ": a batch split across keyspaces");
+            }
+        }
+        return split;
     }
 
     private static StressValues.ValueId stateAfter(OpLog.Op op, int k, int cycle, int thread) {

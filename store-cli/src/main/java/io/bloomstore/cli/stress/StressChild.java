@@ -6,6 +6,7 @@ import io.bloomstore.core.Snapshot;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
+import io.bloomstore.core.Keyspace;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.fs.FileSystem;
@@ -44,6 +45,11 @@ public final class StressChild {
     private static final int MAX_FILLER = 1500;
 
     private final Store store;
+    /**
+     * The keyspace every write is mirrored into, in the same batch: after any crash each key must
+     * hold the same bytes in both, or a batch was split across keyspaces ({@link CycleCheck}).
+     */
+    private final Keyspace mirror;
     private final int threads;
     private final int keys;
     private final int cycle;
@@ -53,8 +59,12 @@ public final class StressChild {
     /** Per key: (op << 1 | delete) of the last write begun in this process, 0 for none. */
     private final AtomicLongArray begun;
 
-    private StressChild(Store store, int threads, int keys, int cycle, int syncPercent) {
+    /** The name of the keyspace every write is mirrored into. */
+    static final String MIRROR = "mirror";
+
+    private StressChild(Store store, int threads, int keys, int cycle, int syncPercent) throws IOException {
         this.store = store;
+        this.mirror = store.keyspace(MIRROR);
         this.threads = threads;
         this.keys = keys;
         this.cycle = cycle;
@@ -92,7 +102,13 @@ public final class StressChild {
             violation("open failed: " + t, t);
             return;
         }
-        StressChild child = new StressChild(store, threads, keys, cycle, syncPercent);
+        StressChild child;
+        try {
+            child = new StressChild(store, threads, keys, cycle, syncPercent);
+        } catch (Throwable t) {
+            violation("keyspace " + MIRROR + " could not be opened: " + t, t);
+            return;
+        }
         for (int t = 0; t < threads; t++) {
             int thread = t;
             OpLog log = OpLog.create(opsDir, t);
@@ -161,9 +177,11 @@ public final class StressChild {
             for (int i = 0; i < n; i++) {
                 if (lengths[i] < 0) {
                     batch.delete(StressValues.key(ks[i]));
+                    batch.delete(mirror, StressValues.key(ks[i]));
                 } else {
-                    batch.put(StressValues.key(ks[i]),
-                            StressValues.value(new StressValues.ValueId(cycle, thread, op, ks[i], lengths[i])));
+                    byte[] value = StressValues.value(new StressValues.ValueId(cycle, thread, op, ks[i], lengths[i]));
+                    batch.put(StressValues.key(ks[i]), value);
+                    batch.put(mirror, StressValues.key(ks[i]), value);
                 }
             }
             log.intent(op, sync, ks, lengths);

@@ -291,6 +291,7 @@ public final class DbImpl implements Store {
             throw new IllegalArgumentException("the default keyspace cannot be dropped");
         }
         synchronized (keyspaceChanges) {
+            db.checkOpen();
             DbState k = db.keyspace(name);
             if (k == null) {
                 throw new IllegalArgumentException("no keyspace " + name + " in " + db.dir + " (keyspaces: "
@@ -622,6 +623,15 @@ public final class DbImpl implements Store {
         } finally {
             db.mutex().unlock();
         }
+        // A keyspace being created or dropped finishes its MANIFEST edit first; later ones see
+        // the store closed.
+        synchronized (keyspaceChanges) {
+            closeKeyspaces();
+        }
+    }
+
+    /** {@link #close()} once writers are drained and no keyspace is being created or dropped. */
+    private void closeKeyspaces() throws IOException {
         // No writer is left, and no background thread writes the WAL: its final sync runs on a
         // sync thread while this one stops the background work and closes the tables, not before
         // or after them (each is milliseconds to tens of milliseconds on a busy machine).

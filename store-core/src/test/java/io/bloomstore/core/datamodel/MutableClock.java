@@ -7,14 +7,14 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A clock tests move by hand: TTL expiry without waiting. */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
     private final AtomicLong millis;
 
-    MutableClock(long startMillis) {
+    public MutableClock(long startMillis) {
         this.millis = new AtomicLong(startMillis);
     }
 
-    void advance(long ms) {
+    public void advance(long ms) {
         millis.addAndGet(ms);
     }
 

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.bloomstore.bloom.storage.MappedBitStore;
 import io.bloomstore.core.CheckpointReport;
 import io.bloomstore.core.KeyValue;
+import io.bloomstore.core.Keyspace;
+import io.bloomstore.core.KeyspaceOptions;
 import io.bloomstore.core.MergeOperator;
 import io.bloomstore.core.ReadOptions;
 import io.bloomstore.core.Snapshot;
@@ -250,8 +252,91 @@ class ApiMisuseMatrixTest {
             }
         });
         ops.put("options()", s -> assertEquals(OPTIONS, s.options()));
+        keyspaceOps(ops, random);
         ops.put("close()", Store::close);
         return ops;
+    }
+
+    /** Keyspaces dropped by the matrix: each call drops one of its own. */
+    private static final AtomicInteger DROPS = new AtomicInteger();
+
+    /**
+     * The keyspace forms: in keyspace {@code ks} (made on first use, written with the same one
+     * value per key), so their reads check values only.
+     */
+    private static void keyspaceOps(Map<String, Op> ops, Random random) {
+        ops.put("keyspace(String)", s -> assertEquals("ks", s.keyspace("ks").name()));
+        ops.put("keyspace(String,KeyspaceOptions)", s -> assertEquals("ks",
+                s.keyspace("ks", KeyspaceOptions.DEFAULT).name()));
+        ops.put("keyspaces()", s -> assertEquals("default", s.keyspaces().get(0)));
+        ops.put("dropKeyspace(String)", s -> {
+            String name = "drop" + DROPS.incrementAndGet();
+            Keyspace k = s.keyspace(name);
+            s.put(k, key(1), value(key(1)));
+            s.dropKeyspace(name);
+        });
+        ops.put("put(Keyspace,byte[],byte[])", s -> {
+            byte[] k = key(random.nextInt(KEYS));
+            s.put(s.keyspace("ks"), k, value(k));
+        });
+        ops.put("put(Keyspace,byte[],byte[],WriteOptions)", s -> {
+            byte[] k = key(random.nextInt(KEYS));
+            s.put(s.keyspace("ks"), k, value(k), random.nextBoolean() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+        });
+        ops.put("delete(Keyspace,byte[])", s -> s.delete(s.keyspace("ks"), key(random.nextInt(KEYS))));
+        ops.put("delete(Keyspace,byte[],WriteOptions)", s -> s.delete(s.keyspace("ks"), key(random.nextInt(KEYS)),
+                WriteOptions.DEFAULT));
+        ops.put("merge(Keyspace,byte[],byte[])", s -> {
+            byte[] k = key(random.nextInt(KEYS));
+            s.merge(s.keyspace("ks"), k, value(k));
+        });
+        ops.put("deleteRange(Keyspace,byte[],byte[])", s -> {
+            int from = random.nextInt(KEYS);
+            s.deleteRange(s.keyspace("ks"), key(from), key(Math.min(KEYS, from + 1 + random.nextInt(5))));
+        });
+        ops.put("get(Keyspace,byte[])", s -> {
+            byte[] k = key(random.nextInt(KEYS));
+            checkValue(k, s.get(s.keyspace("ks"), k));
+        });
+        ops.put("get(Keyspace,byte[],ReadOptions)", s -> {
+            try (Snapshot snap = s.snapshot()) {
+                byte[] k = key(random.nextInt(KEYS));
+                checkValue(k, s.get(s.keyspace("ks"), k, ReadOptions.at(snap)));
+            }
+        });
+        ops.put("iterator(Keyspace,byte[],byte[])", s -> {
+            try (StoreIterator it = s.iterator(s.keyspace("ks"), null, null)) {
+                scan(it, false);
+            }
+        });
+        ops.put("iterator(Keyspace,byte[],byte[],ReadOptions)", s -> {
+            try (StoreIterator it = s.iterator(s.keyspace("ks"), key(100), key(300), ReadOptions.DEFAULT)) {
+                scan(it, false);
+            }
+        });
+        ops.put("prefixIterator(Keyspace,byte[])", s -> {
+            try (StoreIterator it = s.prefixIterator(s.keyspace("ks"), "k001".getBytes(StandardCharsets.UTF_8))) {
+                scan(it, false);
+            }
+        });
+        ops.put("prefixIterator(Keyspace,byte[],ReadOptions)", s -> {
+            try (Snapshot snap = s.snapshot();
+                 StoreIterator it = s.prefixIterator(s.keyspace("ks"), "k002".getBytes(StandardCharsets.UTF_8),
+                         ReadOptions.at(snap))) {
+                scan(it, false);
+            }
+        });
+        ops.put("reverseIterator(Keyspace,byte[],byte[])", s -> {
+            try (StoreIterator it = s.reverseIterator(s.keyspace("ks"), null, null)) {
+                scan(it, true);
+            }
+        });
+        ops.put("reverseIterator(Keyspace,byte[],byte[],ReadOptions)", s -> {
+            try (StoreIterator it = s.reverseIterator(s.keyspace("ks"), key(0), key(STABLE), ReadOptions.DEFAULT)) {
+                scan(it, true);
+            }
+        });
+        ops.put("stats(Keyspace)", s -> assertTrue(s.stats(s.keyspace("ks")).levels().size() > 1));
     }
 
     /**
