@@ -90,16 +90,27 @@ class StressCommandTest {
         }
         StressValues.ValueId[] baseline = new StressValues.ValueId[4];
         try (Store s = Store.open(store, StressChild.options())) {
+            io.bloomstore.core.Keyspace mirror = s.keyspace(StressChild.MIRROR);
             s.put(StressValues.key(0), StressValues.value(kept), WriteOptions.SYNC);
+            s.put(mirror, StressValues.key(0), StressValues.value(kept), WriteOptions.SYNC);
             CycleCheck.Outcome o = CycleCheck.check(s, ops, 2, 1, true, baseline);
             assertEquals(1, o.lost(), o.examples().toString());
             assertEquals(2, o.acknowledgedSync());
             s.put(StressValues.key(2), StressValues.value(lost), WriteOptions.SYNC);
+            s.put(mirror, StressValues.key(2), StressValues.value(lost), WriteOptions.SYNC);
             baseline = new StressValues.ValueId[4];
             assertTrue(CycleCheck.check(s, ops, 2, 1, true, baseline).clean());
+            // A batch split across keyspaces: the mirror keyspace lacks key 0's value.
+            s.delete(mirror, StressValues.key(0));
+            baseline = new StressValues.ValueId[4];
+            CycleCheck.Outcome split = CycleCheck.check(s, ops, 2, 1, true, baseline);
+            assertEquals(1, split.torn(), split.examples().toString());
+            assertTrue(split.examples().toString().contains("split across keyspaces"), split.examples().toString());
+            s.put(mirror, StressValues.key(0), StressValues.value(kept), WriteOptions.SYNC);
             byte[] torn = StressValues.value(lost);
             torn[torn.length - 1] ^= 1;
             s.put(StressValues.key(2), torn, WriteOptions.SYNC);
+            s.put(mirror, StressValues.key(2), torn, WriteOptions.SYNC);
             baseline = new StressValues.ValueId[4];
             CycleCheck.Outcome t = CycleCheck.check(s, ops, 2, 1, true, baseline);
             assertEquals(1, t.torn(), t.examples().toString());
