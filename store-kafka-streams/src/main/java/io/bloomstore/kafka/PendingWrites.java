@@ -132,6 +132,18 @@ final class PendingWrites {
         }
     }
 
+    /** Adds the buffered writes to {@code batch} as writes of {@code keyspace}. */
+    void addTo(WriteBatch batch, io.bloomstore.core.Keyspace keyspace) {
+        for (Map.Entry<Bytes, byte[]> e : latest.entrySet()) {
+            byte[] key = e.getKey().get();
+            if (e.getValue() == TOMBSTONE) {
+                batch.delete(keyspace, key);
+            } else {
+                batch.put(keyspace, key, e.getValue());
+            }
+        }
+    }
+
     int size() {
         return latest.size();
     }

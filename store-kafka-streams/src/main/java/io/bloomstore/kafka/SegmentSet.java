@@ -1,13 +1,10 @@
 package io.bloomstore.kafka;
 
 import io.bloomstore.core.Store;
-import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -15,47 +12,41 @@ import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
- * The live time segments of a {@link SegmentedStore}, one BloomStore each in
- * {@code <store dir>/segment-<start ms>}: finds, creates, drops (a whole directory) and closes
- * them, and pins the ones a scan walks. What the segments hold and when they expire is the
- * store's business; this class only keeps their life cycle.
+ * The live time segments of a {@link SegmentedStore}, one keyspace each of the store's BloomStore,
+ * named {@code segment-<start ms>}: finds, creates, drops (a whole keyspace) and closes them, and
+ * pins the ones a scan walks. What the segments hold and when they expire is the store's
+ * business; this class only keeps their life cycle.
  *
  * <p>Thread safety: the segments are in a concurrent map, so readers find them while the stream
  * thread adds and drops them; a reader pins a segment ({@link Segment#acquire()}) so a drop never
- * closes it under the reader. Creating and dropping are the stream thread's (the store serializes
- * them).
+ * takes it from under the reader. Creating and dropping are the stream thread's (the store
+ * serializes them).
  */
 final class SegmentSet {
     private final String storeName;
-    private final Path dir;
-    private final StoreOptions options;
+    private final Store store;
     private final long interval;
     private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
 
-    SegmentSet(String storeName, Path dir, StoreOptions options, long interval) {
+    SegmentSet(String storeName, Store store, long interval) {
         this.storeName = storeName;
-        this.dir = dir;
-        this.options = options;
+        this.store = store;
         this.interval = interval;
     }
 
-    /** Opens the segment directories under the store's directory and drops those before {@code minLive}. */
+    /** Finds the segment keyspaces of the store and drops those before {@code minLive}. */
     void openExisting(long minLive) throws IOException {
-        List<Path> dirs;
-        try (var list = Files.list(dir)) {
-            dirs = list.toList();
-        }
-        for (Path p : dirs) {
-            Long start = Segment.startOf(p.getFileName().toString());
+        for (String name : store.keyspaces()) {
+            Long start = Segment.startOf(name);
             if (start == null) {
                 continue;
             }
             long id = Math.floorDiv(start, interval);
             if (id * interval != start) {
-                throw new IllegalStateException("segment directory " + p + " does not start at a multiple of the"
-                        + " segment interval " + interval + " ms: was the store's retention period changed?");
+                throw new IllegalStateException("segment " + name + " of " + storeName + " does not start at a multiple"
+                        + " of the segment interval " + interval + " ms: was the store's retention period changed?");
             }
-            Segment s = new Segment(id, p, Store.open(p, options));
+            Segment s = new Segment(id, store, store.keyspace(name));
             if (id < minLive) {
                 s.drop();
             } else {
@@ -69,23 +60,23 @@ final class SegmentSet {
         return segments.get(id);
     }
 
-    /** The live segment {@code id}, opened (its directory created) when new. */
+    /** The live segment {@code id}, its keyspace made when new. */
     Segment getOrCreate(long id) {
         Segment s = segments.get(id);
         if (s != null) {
             return s;
         }
-        Path p = dir.resolve(Segment.dirName(id * interval));
+        String name = Segment.keyspaceName(id * interval);
         try {
-            s = new Segment(id, p, Store.open(p, options));
+            s = new Segment(id, store, store.keyspace(name));
         } catch (IOException e) {
-            throw new ProcessorStateException("Error opening segment " + p + " of BloomStore " + storeName, e);
+            throw new ProcessorStateException("Error making segment " + name + " of BloomStore " + storeName, e);
         }
         segments.put(id, s);
         return s;
     }
 
-    /** Drops every segment before {@code minLive}: its directory goes, now or when its last reader leaves. */
+    /** Drops every segment before {@code minLive}: its keyspace goes, now or when its last reader leaves. */
     void dropBefore(long minLive) {
         for (Segment s : List.copyOf(segments.headMap(minLive, false).values())) {
             segments.remove(s.id);
@@ -137,7 +128,7 @@ final class SegmentSet {
         for (Segment s : segments.values()) {
             if (s.acquire()) {
                 try {
-                    out.add(s.store.stats());
+                    out.add(s.stats());
                 } finally {
                     s.release();
                 }
@@ -150,25 +141,11 @@ final class SegmentSet {
         return List.copyOf(segments.keySet());
     }
 
-    /** Writes every segment's memtable to a table and waits for its background work: for crash tests. */
-    void settle() throws IOException {
+    /** Closes every segment (they take no more readers), keeping its keyspace. */
+    void closeAll() {
         for (Segment s : segments.values()) {
-            s.store.flush();
-            s.store.awaitCompactions();
-        }
-    }
-
-    /** Closes every segment, keeping its files; returns the first error, or null. */
-    RuntimeException closeAll() {
-        RuntimeException first = null;
-        for (Segment s : segments.values()) {
-            try {
-                s.close();
-            } catch (IOException | RuntimeException e) {
-                first = first == null ? new ProcessorStateException("Error closing BloomStore " + storeName, e) : first;
-            }
+            s.close();
         }
         segments.clear();
-        return first;
     }
 }

@@ -143,12 +143,17 @@ abstract class SegmentedBytesStore implements StateStore, WithRetentionPeriod {
         store.close();
     }
 
-    /** The statistics of each live segment's BloomStore, oldest first. */
+    /** The keyspaces of the store's BloomStore: the default one (offsets, position), then each live segment's. */
+    public List<String> keyspaces() {
+        return store.keyspaces();
+    }
+
+    /** The statistics of each live segment's keyspace, oldest first. */
     public List<StoreStats> segmentStats() {
         return store.segmentStats();
     }
 
-    /** The store's directory, {@code <state dir>/bloomstore/<name>}: one sub-directory per segment. */
+    /** The store's directory, {@code <state dir>/bloomstore/<name>}: its BloomStore is in {@code store} there. */
     public Path directory() {
         return store.directory();
     }

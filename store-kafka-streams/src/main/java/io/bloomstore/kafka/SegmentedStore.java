@@ -1,5 +1,6 @@
 package io.bloomstore.kafka;
 
+import io.bloomstore.core.Snapshot;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
@@ -31,7 +32,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,26 +42,22 @@ import java.util.function.UnaryOperator;
 /**
  * The time-segmented engine under {@link BloomWindowStore} and {@link BloomSessionStore}, laid out
  * like Kafka's segmented RocksDB stores: an entry goes to segment {@code floor(time / interval)}
- * (time: a window's start, a session's end), and each segment is a BloomStore of its own
- * ({@link Segment}), opened with the {@link SegmentKeys#PREFIX} prefix extractor so one-key fetches
- * skip tables through their prefix filters. The store keeps the largest time it has seen (the
- * observed stream time); entries older than {@code streamTime − retention + 1} are invisible, and a
- * segment wholly older than {@code streamTime − retention} is dropped with its files: expiry never
- * writes a tombstone. One BloomStore per segment, rather than one store with segment-prefixed
- * keys, because dropping a segment is then deleting a directory; a single store would need
- * tombstones or a delete-files-in-range the engine does not have.
+ * (time: a window's start, a session's end), and each segment is a keyspace of the store's one
+ * BloomStore in {@code <dir>/store} ({@link Segment}), opened with the {@link SegmentKeys#PREFIX}
+ * prefix extractor so one-key fetches skip tables through their prefix filters. The store keeps
+ * the largest time it has seen (the observed stream time); entries older than
+ * {@code streamTime − retention + 1} are invisible, and a segment wholly older than
+ * {@code streamTime − retention} is dropped with its tables (its keyspace dropped): expiry never
+ * writes a tombstone.
  *
- * <p>Beside the segments, a small BloomStore {@code <dir>/meta} keeps the changelog offsets, the
- * IQ position and the observed stream time. Writes are buffered per segment ({@link PendingWrites});
- * scans merge each segment's buffer over its BloomStore ({@link SegmentCursor}), so no scan writes.
- * In transactional mode ({@link CommitMode}) the buffers reach the segments only at {@link #commit},
- * which Kafka calls after the task's transaction committed: each segment's buffer as one batch,
- * then the offsets, position and stream time as one batch of the meta store, then the drop of the
- * segments the new stream time expired. A crash thus leaves committed writes only, and offsets
- * no newer than the data: at worst a crash inside a commit leaves some segments holding that
- * commit's writes while the offsets are the previous commit's, and Kafka's replay from those
- * offsets writes the same records again (a replay of the changelog in order is idempotent). The
- * store opens without a wipe. Stream time advanced by uncommitted writes hides expired segments
+ * <p>The BloomStore's default keyspace keeps the changelog offsets, the IQ position and the
+ * observed stream time. Writes are buffered per segment ({@link PendingWrites}); scans merge each
+ * segment's buffer over its keyspace ({@link SegmentCursor}), so no scan writes. In transactional
+ * mode ({@link CommitMode}) the buffers reach the BloomStore only at {@link #commit}, which Kafka
+ * calls after the task's transaction committed: every segment's buffer, the offsets, the position
+ * and the stream time as one {@code WriteBatch} across the keyspaces, then the drop of the
+ * segments the new stream time expired. A crash thus leaves the store exactly at a commit, in
+ * every segment, and it opens without a wipe. Stream time advanced by uncommitted writes hides expired segments
  * from the stream thread at once, but drops them only at the commit. In write-through mode the
  * buffers are also written when they pass a size bound and at close, and under exactly_once_v2 a
  * store that was not closed cleanly refuses to open ({@link OpenStatus}). No write is synced: the
@@ -82,14 +78,14 @@ final class SegmentedStore {
     final StoreGate gate;
     private final String metricsScope;
     private final StoreOptions options;
-    private final StoreOptions metaOptions;
     final long retentionPeriod;
     final long segmentInterval;
     /** The live segments; null before {@link #init}. */
     private SegmentSet segments;
     private final PendingOffsets offsets = new PendingOffsets();
     private final long maxPendingBytes;
-    private Store meta;
+    /** The store's BloomStore: the segments' keyspaces and, in the default keyspace, offsets, position and stream time. */
+    private Store store;
     private Path dir;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
@@ -108,29 +104,28 @@ final class SegmentedStore {
         this.metricsScope = metricsScope;
         this.gate = new StoreGate(name);
         this.options = options.toBuilder().prefixExtractor(SegmentKeys.PREFIX).build();
-        // The meta store holds a few keys: a small memtable keeps its WAL and memory small.
-        this.metaOptions = options.toBuilder().memtableBytes(Math.min(options.memtableBytes(), 256 * 1024)).build();
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
         this.maxPendingBytes = Math.max(64 * 1024, Math.min(options.memtableBytes() / 2, 8L << 20));
     }
 
-    /** Opens the meta store and the live segments, drops expired ones, registers the restore callback. */
+    /** Opens the BloomStore and the live segments, drops expired ones, registers the restore callback. */
     void init(StateStoreContext context, StateStore root, RecordBatchingStateRestoreCallback restore) {
         this.context = context;
         this.dir = new File(new File(context.stateDir(), BloomKeyValueStore.DIR), name).toPath();
         this.mode = CommitMode.of(context);
         try {
             Files.createDirectories(dir);
-            segments = new SegmentSet(name, dir, options, segmentInterval);
-            meta = Store.open(dir.resolve("meta"), metaOptions);
-            byte[] stored = meta.get(POSITION_KEY);
+            deleteEarlierLayout();
+            store = Store.open(dir.resolve("store"), options);
+            segments = new SegmentSet(name, store, segmentInterval);
+            byte[] stored = store.get(POSITION_KEY);
             position = stored == null ? Position.emptyPosition() : PositionCodec.decode(stored);
-            byte[] time = meta.get(STREAM_TIME_KEY);
+            byte[] time = store.get(STREAM_TIME_KEY);
             observedStreamTime = time == null ? -1 : ByteBuffer.wrap(time).getLong();
             committedStreamTime = observedStreamTime;
             committedPosition = position.copy();
-            OpenStatus.open(meta, context, name, mode);
+            OpenStatus.open(store, context, name, mode);
             segments.openExisting(segmentId(observedStreamTime - retentionPeriod));
         } catch (TaskCorruptedException e) {
             closeAll();
@@ -250,7 +245,7 @@ final class SegmentedStore {
                         return v;
                     }
                 }
-                return s.store.get(storedKey);
+                return s.get(storedKey);
             } finally {
                 s.release();
             }
@@ -272,13 +267,17 @@ final class SegmentedStore {
         gate.enter();
         try {
             List<Segment> pinned = segments.pin(segmentId(fromTime), segmentId(toTime), forward);
-            return wrap.apply(new SegmentCursor(pinned, forward, lo, hi, committed));
+            // A committed view reads every segment at one moment: a commit is one batch across them.
+            // Other reads see each segment as the cursor reaches it, with its buffer (a write-through
+            // store may write its buffers out while the cursor is open).
+            Snapshot snapshot = committed && !pinned.isEmpty() ? store.snapshot() : null;
+            return wrap.apply(new SegmentCursor(pinned, snapshot, forward, lo, hi, committed));
         } finally {
             gate.exit();
         }
     }
 
-    /** Restores a batch of changelog records: each to its segment as one write per segment, then the meta store. */
+    /** Restores a batch of changelog records: each to its segment, with the offsets, as one batch. */
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records,
                                    ToLongFunction<byte[]> timeOf, UnaryOperator<byte[]> storedKeyOf) {
         gate.enter();
@@ -286,7 +285,8 @@ final class SegmentedStore {
             if (!segments.pendingIsEmpty() && !mode.transactional()) {
                 writeAll();
             }
-            Map<Segment, WriteBatch> batches = new HashMap<>();
+            // One batch across the segments and the offsets: a crash keeps the whole restored batch or none of it.
+            WriteBatch batch = new WriteBatch();
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(r, consistencyEnabled, position);
                 long time = timeOf.applyAsLong(r.key());
@@ -295,19 +295,18 @@ final class SegmentedStore {
                 if (id < segmentId(observedStreamTime - retentionPeriod)) {
                     continue;
                 }
-                WriteBatch batch = batches.computeIfAbsent(segments.getOrCreate(id), s -> new WriteBatch());
+                Segment segment = segments.getOrCreate(id);
                 byte[] key = storedKeyOf.apply(r.key());
                 if (r.value() == null) {
-                    batch.delete(key);
+                    batch.delete(segment.keyspace, key);
                 } else {
-                    batch.put(key, r.value());
+                    batch.put(segment.keyspace, key, r.value());
                 }
             }
-            for (Map.Entry<Segment, WriteBatch> e : batches.entrySet()) {
-                e.getKey().store.write(e.getValue(), WriteOptions.DEFAULT);
-            }
+            addMeta(batch, false);
+            store.write(batch, WriteOptions.DEFAULT);
+            offsets.clear();
             dropExpired();
-            writeMeta(false);
             if (segments.pendingIsEmpty()) {
                 committedStreamTime = observedStreamTime;
                 committedPosition = position.copy();
@@ -333,7 +332,7 @@ final class SegmentedStore {
     synchronized Long committedOffset(TopicPartition partition) {
         gate.enter();
         try {
-            return offsets.committed(partition, meta, name);
+            return offsets.committed(partition, store, name);
         } finally {
             gate.exit();
         }
@@ -392,9 +391,18 @@ final class SegmentedStore {
     synchronized void settle() throws IOException {
         gate.enter();
         try {
-            segments.settle();
-            meta.flush();
-            meta.awaitCompactions();
+            store.flush();
+            store.awaitCompactions();
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /** The BloomStore's keyspaces (the default one, then the segments'): for tests. */
+    List<String> keyspaces() {
+        gate.enter();
+        try {
+            return store.keyspaces();
         } finally {
             gate.exit();
         }
@@ -446,17 +454,19 @@ final class SegmentedStore {
     private void writeAll(boolean closing) {
         try {
             long minLive = segmentId(observedStreamTime - retentionPeriod);
+            WriteBatch batch = new WriteBatch();
             for (Segment s : segments.all()) {
-                if (s.id < minLive) {
-                    s.pending.clear();   // expired: dropped below, once the meta batch is written
-                } else if (!s.pending.isEmpty()) {
-                    WriteBatch batch = new WriteBatch();
-                    s.pending.addTo(batch);
-                    s.store.write(batch, WriteOptions.DEFAULT);
-                    s.pending.clear();
+                if (s.id >= minLive) {
+                    s.pending.addTo(batch, s.keyspace);
                 }
+                // An expired segment's writes are not written: it is dropped below, after the batch.
             }
-            writeMeta(closing);
+            addMeta(batch, closing);
+            store.write(batch, WriteOptions.DEFAULT);
+            for (Segment s : segments.all()) {
+                s.pending.clear();
+            }
+            offsets.clear();
             committedStreamTime = observedStreamTime;
             committedPosition = position.copy();
             dropExpired();
@@ -465,16 +475,40 @@ final class SegmentedStore {
         }
     }
 
-    private void writeMeta(boolean closing) throws IOException {
-        WriteBatch batch = new WriteBatch();
+    /** Adds the offsets, position and stream time (and with {@code closing} the closed status) to {@code batch}. */
+    private void addMeta(WriteBatch batch, boolean closing) throws IOException {
         if (closing) {
             OpenStatus.closeIn(batch);
         }
-        offsets.addTo(batch, meta);
+        offsets.addTo(batch, store);
         batch.put(POSITION_KEY, PositionCodec.encode(position));
         batch.put(STREAM_TIME_KEY, ByteBuffer.allocate(Long.BYTES).putLong(observedStreamTime).array());
-        meta.write(batch, WriteOptions.DEFAULT);
-        offsets.clear();
+    }
+
+    /**
+     * Deletes what an earlier build of this store left: a BloomStore per segment
+     * ({@code segment-<start>}) beside one for the offsets ({@code meta}). With no offsets in the
+     * new store, Kafka restores it from the changelog.
+     */
+    private void deleteEarlierLayout() throws IOException {
+        List<Path> old = new ArrayList<>();
+        try (var list = Files.list(dir)) {
+            for (Path p : list.toList()) {
+                String n = p.getFileName().toString();
+                if (Files.isDirectory(p) && (n.equals("meta") || Segment.startOf(n) != null)) {
+                    old.add(p);
+                }
+            }
+        }
+        for (Path p : old) {
+            LOG.warn("Deleting {}: BloomStore {} now keeps its segments as keyspaces of one store; Kafka restores "
+                    + "it from the changelog", p, name);
+            try (var files = Files.walk(p)) {
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(f);
+                }
+            }
+        }
     }
 
     private void checkSizes(byte[] storedKey, byte[] value) {
@@ -488,19 +522,19 @@ final class SegmentedStore {
         }
     }
 
-    /** Closes every segment and the meta store, keeping their files; the first error is thrown. */
+    /** Closes the segments and the BloomStore, keeping its files. */
     private void closeAll() {
-        RuntimeException first = segments == null ? null : segments.closeAll();
-        if (meta != null) {
-            try {
-                meta.close();
-            } catch (IOException | RuntimeException e) {
-                first = first == null ? new ProcessorStateException("Error closing BloomStore " + name, e) : first;
-            }
-            meta = null;
+        if (segments != null) {
+            segments.closeAll();
         }
-        if (first != null) {
-            throw first;
+        if (store != null) {
+            try {
+                store.close();
+            } catch (IOException | RuntimeException e) {
+                throw new ProcessorStateException("Error closing BloomStore " + name, e);
+            } finally {
+                store = null;
+            }
         }
     }
 }

@@ -237,6 +237,67 @@ class QueryIsolationTest {
     }
 
     /**
+     * As {@link #aQueryThreadAtReadCommittedSeesWholeCommitsOnly} for a window store whose 20 keys
+     * lie in two time segments: a commit is one batch across the segments' keyspaces and a
+     * committed scan reads them all at one snapshot, so every scan holds one transaction's value.
+     */
+    @Test
+    void aWindowScanAtReadCommittedSeesWholeCommitsAcrossSegments() throws Exception {
+        WindowStore<String, Long> windows = Stores.windowStoreBuilder(BloomStores.windowStore("wtx",
+                        Duration.ofMinutes(10), Duration.ofMinutes(1), false, StoreHarness.SMALL, DslStoreFormat.PLAIN),
+                Serdes.String(), Serdes.Long()).withLoggingDisabled().withCachingDisabled().build();
+        windows.init(context(), windows);
+        int keys = 20;
+        int transactions = 300;
+        AtomicLong commitStarted = new AtomicLong(0);
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<String> failure = new AtomicReference<>();
+        AtomicLong scans = new AtomicLong();
+        for (int k = 0; k < keys; k++) {
+            windows.put("k" + k, 0L, k * 25_000L);   // windows from 0 to 475 s: segments 0 and 1 (300 s each)
+        }
+        windows.commit(Map.of(CHANGELOG, 0L));
+        Thread reader = new Thread(() -> {
+            long seen = 0;
+            var view = windows.readOnly(IsolationLevel.READ_COMMITTED);
+            while (!done.get() && failure.get() == null) {
+                List<Long> values = new ArrayList<>();
+                try (var it = view.all()) {
+                    it.forEachRemaining(kv -> values.add(kv.value));
+                }
+                long committedNow = commitStarted.get();
+                if (values.size() != keys || values.stream().distinct().count() != 1) {
+                    failure.set("a scan saw " + values);
+                } else if (values.get(0) > committedNow || values.get(0) < seen) {
+                    failure.set("a scan saw transaction " + values.get(0) + " with " + committedNow
+                            + " committed and " + seen + " seen before");
+                } else {
+                    seen = values.get(0);
+                }
+                scans.incrementAndGet();
+            }
+        });
+        reader.start();
+        try {
+            for (long n = 1; n <= transactions && failure.get() == null; n++) {
+                for (int k = 0; k < keys; k++) {
+                    windows.put("k" + k, n, k * 25_000L);
+                }
+                commitStarted.set(n);
+                windows.commit(Map.of(CHANGELOG, n));
+            }
+        } finally {
+            done.set(true);
+            reader.join();
+            windows.close();
+        }
+        assertNull(failure.get());
+        assertTrue(scans.get() > 0, "the reader scanned");
+        System.out.println("QueryIsolationTest: " + scans.get() + " READ_COMMITTED window scans during "
+                + transactions + " transactions over two segments");
+    }
+
+    /**
      * A query thread scanning at {@code READ_UNCOMMITTED} while the stream thread writes: every
      * scan holds every write made before it opened, also while the first scan makes the buffer's
      * sorted map (a copy of its hash map) as writes go on. 40 fresh stores, 3,000 writes each.

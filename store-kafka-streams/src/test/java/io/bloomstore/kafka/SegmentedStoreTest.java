@@ -133,7 +133,7 @@ class SegmentedStoreTest {
     }
 
     @Test
-    void expiryDeletesWholeSegmentDirectories() throws Exception {
+    void expiryDropsWholeSegmentKeyspaces() throws Exception {
         BloomWindowStore store = StoreHarness.initStore(window(false), dir.toFile());
         for (int minute = 0; minute < 40; minute++) {
             for (int i = 0; i < 50; i++) {
@@ -145,9 +145,10 @@ class SegmentedStoreTest {
         // Stream time 39 min, retention 10 min: segments from (39 - 10) / 5 = 5 are live.
         assertEquals(List.of(5L, 6L, 7L), store.segmentIds());
         try (Stream<Path> dirs = Files.list(store.directory())) {
-            assertEquals(List.of("meta", "segment-1500000", "segment-1800000", "segment-2100000"),
-                    dirs.map(p -> p.getFileName().toString()).sorted().toList());
+            assertEquals(List.of("store"), dirs.map(p -> p.getFileName().toString()).sorted().toList());
         }
+        assertEquals(List.of("default", "segment-1500000", "segment-1800000", "segment-2100000"),
+                store.keyspaces().stream().sorted().toList(), "expired segments' keyspaces are dropped");
         try (KeyValueIterator<Windowed<Bytes>, byte[]> it = store.all()) {
             long oldest = Long.MAX_VALUE;
             int n = 0;
