@@ -44,6 +44,8 @@ public final class StoreRepair {
      * block size, compression and filter.
      *
      * @throws IllegalArgumentException when {@code dir} holds no store files at all
+     * @throws UnsupportedOperationException when the store's MANIFEST names keyspaces besides the
+     *         default one (nothing is changed: a table does not record its keyspace)
      * @throws LockedException          when the store is open
      */
     public static RepairReport repair(FileSystem fs, Path dir, StoreOptions options) throws IOException {

@@ -31,6 +31,8 @@ public final class RepairCommand extends StoreCommand {
             r = StoreRepair.repair(LocalFileSystem.INSTANCE, dataDir(), options());
         } catch (IllegalArgumentException e) {
             throw StoreAccess.notAStore(e.getMessage());
+        } catch (UnsupportedOperationException e) {
+            throw new io.bloomstore.cli.CliException(ExitCodes.USAGE, e.getMessage());
         }
         PrintWriter out = out();
         out.printf("kept %d tables: %s%n", r.keptTables().size(), String.join(" ", r.keptTables()));

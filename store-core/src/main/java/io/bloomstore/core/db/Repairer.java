@@ -126,7 +126,7 @@ public final class Repairer {
         }
         try {
             if (vs.nextKeyspaceId() > 1) {
-                throw new IllegalArgumentException("the store in " + dir + " has keyspaces besides the default one "
+                throw new UnsupportedOperationException("the store in " + dir + " has keyspaces besides the default one "
                         + "(" + vs.keyspaces().size() + " now): repair rebuilds only single-keyspace stores, since a "
                         + "table does not record its keyspace; nothing was changed (restore a backup or checkpoint)");
             }
