@@ -146,10 +146,19 @@ public final class FilterFile {
      * filters ({@code stats}) without reading every payload.
      */
     public static MembershipFilter describe(Path path, long offset, long length) throws IOException {
-        FilterHeader h;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            h = readAndCheck(path, ch, offset, length, false);
+            return describe(path, ch, offset, length);
         }
+    }
+
+    /**
+     * As {@link #describe(Path, long, long)}, reading the header through {@code ch}, an open channel
+     * on {@code path} that the caller keeps and closes: a set's sections are described through the
+     * one channel that read its directory.
+     */
+    public static MembershipFilter describe(Path path, SeekableByteChannel ch, long offset, long length)
+            throws IOException {
+        FilterHeader h = readAndCheck(path, ch, offset, length, false);
         return construct(h, new UnreadPayload(path, offset, h.payloadLength()), path, offset);
     }
 

@@ -153,7 +153,7 @@ public final class FilterSet implements Closeable {
 
     /** As {@link #open(Path, boolean)}, every section mapped through {@code backend}. */
     public static FilterSet open(Path path, boolean verifyPayload, OffHeapBackend backend) throws IOException {
-        return open(path, verifyPayload, false, backend);
+        return mapSections(path, verifyPayload, backend);
     }
 
     /**
@@ -162,11 +162,31 @@ public final class FilterSet implements Closeable {
      * parameters, not probes.
      */
     public static FilterSet describe(Path path) throws IOException {
-        return open(path, false, true, null);
+        // One open of the file for the directory and every section's header: stats describes the
+        // sidecars of every table a store has not opened.
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            int version = versionOf(path, ch);
+            List<Section> layout = version == FORMAT_VERSION ? readDirectory(path, ch) : single(ch.size());
+            List<Section> described = new ArrayList<>();
+            try {
+                for (Section s : layout) {
+                    MembershipFilter f;
+                    try {
+                        f = FilterFile.describe(path, ch, s.offset(), s.length());
+                    } catch (NotAFilterFileException e) {
+                        throw version == FORMAT_VERSION ? noMagic(path, s) : e;
+                    }
+                    described.add(new Section(s.role(), s.descriptor(), s.offset(), s.length(), f));
+                }
+            } catch (IOException | RuntimeException e) {
+                described.forEach(s -> s.filter().close());
+                throw e;
+            }
+            return new FilterSet(version, List.copyOf(described));
+        }
     }
 
-    /** {@code backend}: null when {@code describeOnly}. */
-    private static FilterSet open(Path path, boolean verifyPayload, boolean describeOnly, OffHeapBackend backend)
+    private static FilterSet mapSections(Path path, boolean verifyPayload, OffHeapBackend backend)
             throws IOException {
         List<Section> layout;
         int version;
@@ -179,12 +199,10 @@ public final class FilterSet implements Closeable {
             for (Section s : layout) {
                 MembershipFilter f;
                 if (version != FORMAT_VERSION) {
-                    f = describeOnly ? FilterFile.describe(path, 0, s.length())
-                            : FilterFile.open(path, verifyPayload, backend);
+                    f = FilterFile.open(path, verifyPayload, backend);
                 } else {
                     try {
-                        f = describeOnly ? FilterFile.describe(path, s.offset(), s.length())
-                                : FilterFile.open(path, s.offset(), s.length(), verifyPayload, backend);
+                        f = FilterFile.open(path, s.offset(), s.length(), verifyPayload, backend);
                     } catch (NotAFilterFileException e) {
                         throw noMagic(path, s);
                     }

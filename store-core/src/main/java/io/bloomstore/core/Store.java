@@ -408,9 +408,11 @@ public interface Store extends AutoCloseable {
     /**
      * A copy of the statistics as of now. Its counters count since this open (they start at zero
      * at every open); {@link StoreStats#cumulative()} counts since the store was created. Opens
-     * the tables no lookup has opened yet (their filters' figures are part of the statistics).
+     * no table: the filter figures of a table no lookup has opened yet are read from its filter
+     * sidecar's headers (once; the sidecar is not kept open or mapped).
      *
-     * @throws java.io.UncheckedIOException when a table cannot be opened (its file damaged)
+     * @throws java.io.UncheckedIOException when a filter sidecar is missing or its headers are
+     *         damaged (a {@link io.bloomstore.bloom.CorruptionException} naming it)
      */
     StoreStats stats();
 

@@ -201,15 +201,35 @@ public enum OffHeapBackend {
 
     /** Lazily tries Chronicle once per JVM. */
     private static final class Probe {
-        static final Throwable FAILURE = probe();
+        static final Throwable FAILURE = failureOf(new ChronicleProbe());
+    }
 
-        private static Throwable probe() {
-            try {
-                ChronicleMemory.probe();
-                return null;
-            } catch (Exception | LinkageError e) {
-                return e;
-            }
+    /** A start-up to try ({@link #failureOf}). */
+    interface Attempt {
+        void run() throws Exception;
+    }
+
+    /** {@link ChronicleMemory#probe()} as an {@link Attempt} (a class, not a lambda: none spun at a first open). */
+    private static final class ChronicleProbe implements Attempt {
+        @Override
+        public void run() throws Exception {
+            ChronicleMemory.probe();
+        }
+    }
+
+    /**
+     * Runs {@code attempt}; returns how it failed, or null when it did not. An {@link AssertionError}
+     * counts as a failure too: Chronicle's {@code OS} class initializer throws one on a JDK whose
+     * internals it does not know (Java 25 with the {@code --add-opens} flags: no
+     * {@code FileChannelImpl.unmap0}), and an {@link Error} from an initializer reaches the caller
+     * as it is, not wrapped in an {@link ExceptionInInitializerError}.
+     */
+    static Throwable failureOf(Attempt attempt) {
+        try {
+            attempt.run();
+            return null;
+        } catch (Exception | LinkageError | AssertionError e) {
+            return e;
         }
     }
 
@@ -257,8 +277,8 @@ public enum OffHeapBackend {
                 throw new IllegalStateException(PROPERTY + "=chronicle but Chronicle Bytes cannot initialize: "
                         + Probe.FAILURE, Probe.FAILURE);
             }
-            Log.LOG.info("Filter memory: JDK ByteBuffer mappings; chronicle-bytes cannot initialize without the "
-                    + "--add-opens flags ({})", rootMessage(Probe.FAILURE));
+            Log.LOG.info("Filter memory: JDK ByteBuffer mappings; chronicle-bytes cannot initialize (without the "
+                    + "--add-opens flags, or on a JDK it does not support: {})", rootMessage(Probe.FAILURE));
             return JDK;
         }
 

@@ -22,7 +22,6 @@ import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.stats.ThreadTally;
 import io.bloomstore.core.table.FilterSummary;
 import io.bloomstore.core.table.TableLookup;
-import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -382,12 +381,12 @@ final class DbRead {
         for (FileMetaData f : files) {
             bytes += f.fileSize();
             filterBytes += f.filterFileSize();
-            TableReader r = v.tables().handle(f.fileNumber()).readerUnchecked();
-            // The filters' figures from their headers: a table whose filters no lookup loaded yet
-            // keeps them unread.
-            FilterSummary s = r.filterSummary();
-            weightedFpr += (r.hasFilter() ? s.expectedFpr() : 1.0) * f.entries();
-            unfilteredEntries += r.hasFilter() ? 0 : f.entries();
+            // The filters' figures from their headers, without opening the table (a store opens its
+            // tables on first use): a table without a filter has no header.
+            FilterSummary s = db.tables.filterSummary(v.tables().handle(f.fileNumber()), f);
+            boolean hasFilter = s.header() != null;
+            weightedFpr += (hasFilter ? s.expectedFpr() : 1.0) * f.entries();
+            unfilteredEntries += hasFilter ? 0 : f.entries();
             prefixFilterBytes += s.prefixBytes();
             rangeFilterBytes += s.rangeBytes();
             tables.add(new StoreStats.TableFilterStats(level, f.fileNumber(), s.keyBytes(), s.prefixBytes(),

@@ -1,6 +1,7 @@
 package io.bloomstore.core.db;
 
 import io.bloomstore.core.stats.LevelCounters;
+import io.bloomstore.core.table.FilterSummary;
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,7 +19,8 @@ import java.io.UncheckedIOException;
  * (descriptor, footer, properties, filter mapping) is made by the first {@link #reader()} call,
  * as RocksDB's table cache opens a table on first use. A store of hundreds of tables then opens
  * in the time of its MANIFEST, and a one-shot lookup opens the two or three tables it consults.
- * A table a flush or compaction just wrote is handed over opened.
+ * A table a flush or compaction just wrote is handed over opened. Statistics do not open a table:
+ * they keep the figures of its filters read from the sidecar's headers ({@link #describedFilters}).
  *
  * <p>Thread safety: safe for concurrent use; the first {@link #reader()} call opens the table
  * under this handle's lock, later ones read a volatile field.
@@ -43,6 +45,8 @@ final class TableHandle extends RefCounted {
     private boolean closed;
     private final Closer closer;
     private volatile boolean obsolete;
+    /** The table's filter figures read without opening it, once statistics asked for them. */
+    private volatile FilterSummary describedFilters;
 
     /** A handle on a table already opened. */
     TableHandle(long fileNumber, int level, TableReader reader, Closer closer) {
@@ -105,7 +109,7 @@ final class TableHandle extends RefCounted {
 
     /**
      * As {@link #reader()}, for an iterator's sources, which report I/O failures unchecked as their
-     * block reads do, and for {@link io.bloomstore.core.Store#stats()}.
+     * block reads do.
      *
      * @throws UncheckedIOException when opening the table fails
      */
@@ -120,6 +124,15 @@ final class TableHandle extends RefCounted {
     /** The reader if the table was opened, else null: for accounting that must not open it. */
     TableReader openedReader() {
         return reader;
+    }
+
+    /** The figures {@link TableRegistry#filterSummary} read without opening the table, or null. */
+    FilterSummary describedFilters() {
+        return describedFilters;
+    }
+
+    void describedFilters(FilterSummary summary) {
+        describedFilters = summary;
     }
 
     /** Once the last reference is gone: the reader to close (null when never opened); no open follows. */

@@ -3,11 +3,14 @@ package io.bloomstore.core.db;
 import io.bloomstore.core.cache.BlockCache;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.io.TableFileCache;
+import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.stats.StoreCounters;
+import io.bloomstore.core.table.FilterSummary;
 import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.table.TableReader;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -295,6 +298,33 @@ final class TableRegistry {
         } finally {
             draining.remove(h.fileNumber());
         }
+    }
+
+    /**
+     * What statistics report about table {@code f}'s filters ({@code h} its handle, retained by the
+     * caller), without opening it: an opened table answers from its reader; one not opened yet
+     * from its sidecar's headers, read once ({@link FilterSummary#read}) and kept on the handle. So
+     * statistics on a store of thousands of tables register no reader, hold no descriptor, map no
+     * filter and queue no sidecar check; the first call reads each unopened table's sidecar
+     * headers, later calls read nothing.
+     *
+     * @throws UncheckedIOException when the sidecar is missing or its headers are damaged
+     */
+    FilterSummary filterSummary(TableHandle h, FileMetaData f) {
+        TableReader r = h.openedReader();
+        if (r != null) {
+            return r.filterSummary();
+        }
+        FilterSummary s = h.describedFilters();
+        if (s == null) {
+            try {
+                s = FilterSummary.read(fs, dir, f.fileNumber(), f.filterFileSize());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            h.describedFilters(s);
+        }
+        return s;
     }
 
     /** Bytes of filters held by the live tables opened so far (mapped, or loaded when mapping is unsupported). */

@@ -115,6 +115,40 @@ final class TableFilters {
                                   boolean describeOnly, OffHeapBackend backend) throws IOException {
         String table = tableOf(path);
         checkPresentAndSized(fs, path, props);
+        FilterSet set = openSet(fs, path, verifyPayload, describeOnly, backend);
+        FilterHeader h = set.section(FilterSet.Role.KEY).filter().header();
+        if (h.kind() != props.filterKind() || h.n() != props.filterKeys()) {
+            set.close();
+            throw new CorruptionException(path, 0, "filter sidecar holds a " + h.kind().cliName() + " filter of "
+                    + h.n() + " keys; the properties of " + table + " say " + props.filterKind().cliName() + " of "
+                    + props.filterKeys());
+        }
+        return set;
+    }
+
+    /**
+     * As {@link #describe(FileSystem, Path, TableProperties)} for a table that is not open, whose
+     * properties are not at hand: the sidecar's presence and size ({@code size}, as the MANIFEST
+     * records it) and its headers are checked, not whether its key filter matches the table's
+     * properties (the table's first use checks that). Nothing stays open or mapped once the set
+     * is closed.
+     */
+    static FilterSet describe(FileSystem fs, Path path, long size) throws IOException {
+        if (!fs.exists(path)) {
+            throw new CorruptionException(path, 0, "filter sidecar is missing (the MANIFEST records one of " + size
+                    + " bytes for " + tableOf(path) + ")");
+        }
+        long actual = fs.size(path);
+        if (actual != size) {
+            throw new CorruptionException(path, Math.min(actual, size), "filter sidecar has " + actual
+                    + " bytes; the MANIFEST records " + size + " for " + tableOf(path));
+        }
+        return openSet(fs, path, false, true, null);
+    }
+
+    /** Opens or describes the sidecar's sections, checking their headers and that a key filter is among them. */
+    private static FilterSet openSet(FileSystem fs, Path path, boolean verifyPayload, boolean describeOnly,
+                                     OffHeapBackend backend) throws IOException {
         FilterSet set;
         try {
             if (fs.supportsMapping()) {
@@ -129,17 +163,9 @@ final class TableFilters {
         } catch (NoSuchFileException e) {
             throw new CorruptionException(path, 0, "filter sidecar is missing", e);
         }
-        FilterSet.Section keys = set.section(FilterSet.Role.KEY);
-        if (keys == null) {
+        if (set.section(FilterSet.Role.KEY) == null) {
             set.close();
             throw new CorruptionException(path, 0, "filter sidecar holds no key filter");
-        }
-        FilterHeader h = keys.filter().header();
-        if (h.kind() != props.filterKind() || h.n() != props.filterKeys()) {
-            set.close();
-            throw new CorruptionException(path, 0, "filter sidecar holds a " + h.kind().cliName() + " filter of "
-                    + h.n() + " keys; the properties of " + table + " say " + props.filterKind().cliName() + " of "
-                    + props.filterKeys());
         }
         return set;
     }
