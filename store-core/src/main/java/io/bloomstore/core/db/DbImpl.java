@@ -128,6 +128,23 @@ public final class DbImpl implements Store {
     }
 
     /**
+     * A secondary view's catch-up ({@link SecondaryView#readOn}) added WAL records to this read-only
+     * store's memtable: makes them visible up to {@code lastSequence}, the memtable's range
+     * deletions gathered again first when it took some (as a write does).
+     */
+    void publishReplayed(long lastSequence, boolean rangeDeletions) {
+        db.mutex().lock();
+        try {
+            if (rangeDeletions) {
+                db.view = db.view.withMemtableRangeDeletions();
+            }
+            db.lastSequence = lastSequence;
+        } finally {
+            db.mutex().unlock();
+        }
+    }
+
+    /**
      * After a failed open (recovery's last step or later): stops the background threads and lets go
      * of the view's tables, writing nothing. The opener then closes the WAL segment, the tables, the
      * MANIFEST and the lock.
