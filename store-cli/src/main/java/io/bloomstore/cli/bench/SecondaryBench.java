@@ -18,7 +18,8 @@ import io.bloomstore.core.StoreOptions;
  * The secondary-open benchmark (docs/benchmarks.md, "Reading a live store"): on a store of
  * {@code --keys} keys (16-byte keys, 100-byte values) held open by a primary in this JVM, the time
  * of {@link Store#openSecondary} and of {@link SecondaryStore#catchUp()} (after the primary wrote
- * {@code --batch} keys, and with nothing new), and the primary's random-write throughput with and
+ * {@code --batch} keys — told apart by whether the primary's MANIFEST changed meanwhile, which makes
+ * the catch-up a new view rather than a read on in the WAL — and with nothing new), and the primary's random-write throughput with and
  * without a secondary catching up every {@code --interval-ms} (a thread of this JVM), in rounds of
  * both whose order alternates (medians of {@code --rounds}, and of each round's ratio). Usage:
  * {@code java -cp bloomstore.jar io.bloomstore.cli.bench.SecondaryBench DIR [--keys N] [--rounds R]
@@ -68,18 +69,24 @@ public final class SecondaryBench {
 
             List<Double> opens = new ArrayList<>();
             List<Double> catchUps = new ArrayList<>();
+            List<Double> walOnly = new ArrayList<>();
+            List<Double> newManifest = new ArrayList<>();
             List<Double> idleCatchUps = new ArrayList<>();
             for (int r = 0; r < 2 * rounds + 1; r++) {
                 long s = System.nanoTime();
                 try (SecondaryStore sec = Store.openSecondary(dir, scratchRoot.resolve("s" + r))) {
                     opens.add((System.nanoTime() - s) / 1e6);
                     sec.get(key(1));
+                    String manifest = manifestState(dir);
                     for (int j = 0; j < batch; j++) {
                         primary.put(key(random.nextInt((int) keys)), value(random));
                     }
+                    boolean sameManifest = manifest.equals(manifestState(dir));
                     s = System.nanoTime();
                     sec.catchUp();
-                    catchUps.add((System.nanoTime() - s) / 1e6);
+                    double ms = (System.nanoTime() - s) / 1e6;
+                    catchUps.add(ms);
+                    (sameManifest ? walOnly : newManifest).add(ms);
                     s = System.nanoTime();
                     sec.catchUp();
                     idleCatchUps.add((System.nanoTime() - s) / 1e6);
@@ -87,6 +94,10 @@ public final class SecondaryBench {
             }
             System.out.printf("openSecondary: median %.1f ms (of %d: %s)%n", median(opens), opens.size(), fmt(opens));
             System.out.printf("catchUp after %,d writes: median %.1f ms (%s)%n", batch, median(catchUps), fmt(catchUps));
+            System.out.printf("  of which the MANIFEST unchanged (reads on in the WAL): median %.1f ms (of %d: %s)%n",
+                    median(walOnly), walOnly.size(), fmt(walOnly));
+            System.out.printf("  of which the MANIFEST changed (a flush or compaction: a new view): median %.1f ms"
+                    + " (of %d: %s)%n", median(newManifest), newManifest.size(), fmt(newManifest));
             System.out.printf("catchUp, nothing new: median %.2f ms (%s)%n", median(idleCatchUps), fmt(idleCatchUps));
 
             List<Double> alone = new ArrayList<>();
@@ -178,7 +189,16 @@ public final class SecondaryBench {
         return v;
     }
 
+    /** The primary's MANIFEST name and size: a change means a flush, compaction or ingest happened. */
+    private static String manifestState(Path dir) throws IOException {
+        String manifest = Files.readString(dir.resolve("CURRENT")).trim();
+        return manifest + ":" + Files.size(dir.resolve(manifest));
+    }
+
     private static double median(List<Double> xs) {
+        if (xs.isEmpty()) {
+            return Double.NaN;
+        }
         List<Double> s = new ArrayList<>(xs);
         Collections.sort(s);
         return s.get(s.size() / 2);
