@@ -23,7 +23,9 @@ import io.bloomstore.core.StoreOptions;
  * without a secondary catching up every {@code --interval-ms} (a thread of this JVM), in rounds of
  * both whose order alternates (medians of {@code --rounds}, and of each round's ratio). Usage:
  * {@code java -cp bloomstore.jar io.bloomstore.cli.bench.SecondaryBench DIR [--keys N] [--rounds R]
- * [--seconds S] [--batch B] [--interval-ms I]}; DIR must not exist.
+ * [--seconds S] [--batch B] [--interval-ms I] [--unflushed U] [--memtable-mb M]}; DIR must not exist. The
+ * primary is left with {@code --unflushed} writes (default {@code --keys}/50) in its WAL after the load,
+ * with memtables of {@code --memtable-mb} (default: the default options').
  *
  * <p>Thread safety: a program.
  */
@@ -38,6 +40,8 @@ public final class SecondaryBench {
         int seconds = 5;
         int batch = 10_000;
         int intervalMs = 100;
+        long unflushed = -1;
+        int memtableMb = 0;
         for (int i = 1; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--keys" -> keys = Long.parseLong(args[i + 1]);
@@ -45,6 +49,8 @@ public final class SecondaryBench {
                 case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
                 case "--batch" -> batch = Integer.parseInt(args[i + 1]);
                 case "--interval-ms" -> intervalMs = Integer.parseInt(args[i + 1]);
+                case "--unflushed" -> unflushed = Long.parseLong(args[i + 1]);
+                case "--memtable-mb" -> memtableMb = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -53,7 +59,9 @@ public final class SecondaryBench {
         }
         Path scratchRoot = Files.createTempDirectory(dir.toAbsolutePath().getParent(), "secondary-bench-");
         Random random = new Random(42);
-        try (Store primary = Store.open(dir, StoreOptions.defaults())) {
+        StoreOptions options = memtableMb > 0
+                ? StoreOptions.builder().memtableBytes((long) memtableMb << 20).build() : StoreOptions.defaults();
+        try (Store primary = Store.open(dir, options)) {
             long t0 = System.nanoTime();
             for (long i = 0; i < keys; i++) {
                 primary.put(key(i), value(random));
@@ -61,7 +69,7 @@ public final class SecondaryBench {
             primary.flush();
             primary.awaitCompactions();
             // Writes left in the WAL and memtable, as a running service has them.
-            for (long i = 0; i < keys / 50; i++) {
+            for (long i = 0; i < (unflushed >= 0 ? unflushed : keys / 50); i++) {
                 primary.put(key(random.nextInt((int) keys)), value(random));
             }
             System.out.printf("loaded %,d keys in %.1f s; %d tables%n", keys, (System.nanoTime() - t0) / 1e9,
