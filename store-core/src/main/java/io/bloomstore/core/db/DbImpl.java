@@ -75,6 +75,15 @@ public final class DbImpl implements Store {
     }
 
     /**
+     * The pool that syncs table files in the background as they are written ({@code
+     * StoreOptions.bytesPerSync}), one for every store of the JVM: {@link io.bloomstore.core.TableWriter}
+     * writes its tables through it as a flush does.
+     */
+    public static java.util.concurrent.Executor tableSyncer() {
+        return DbState.TABLE_SYNCER;
+    }
+
+    /**
      * The open's last step: the store joins its resources (and, when writable, their memtable
      * budget, charged with what recovery left in its memtable).
      */
