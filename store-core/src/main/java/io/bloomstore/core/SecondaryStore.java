@@ -17,7 +17,8 @@ import java.io.IOException;
  * directory of its own under the scratch directory (copying them where the file system cannot
  * link: another device), so the primary's compactions and WAL deletions never pull a file from
  * under it, and it never delays the primary (it holds none of its locks). A view's files are read
- * from those links; the WAL it replays into memory when the view is made and does not read again.
+ * from those links; the WAL it reads into memory, and each {@code catchUp} reads on from where the
+ * last stopped.
  * A torn or still-being-written last MANIFEST edit or WAL record is "not there yet": the view ends
  * at the last complete, checksum-valid record, and a later {@code catchUp} reads on. When the
  * primary changes the MANIFEST or deletes a WAL segment while a view is being made, the view is
@@ -26,7 +27,7 @@ import java.io.IOException;
  * <p>Writes ({@code put}, {@code delete}, {@code write}), {@link #flush()}, {@link #compact()},
  * {@link #checkpoint} and {@link #ingest} throw {@link IllegalStateException}; reads, iterators,
  * snapshots and statistics work as on a store opened read-only. Statistics count since the last
- * view was made ({@code catchUp} makes a new one when anything changed).
+ * view was made ({@code catchUp} makes a new one when the primary's MANIFEST changed).
  *
  * <p>Iterators and snapshots keep the view they were opened on: a {@code catchUp} does not move
  * them, and the links of their view stay in the scratch directory until the last of them is
@@ -41,11 +42,13 @@ import java.io.IOException;
 public interface SecondaryStore extends Store {
 
     /**
-     * Moves this view to the primary's present: reads the MANIFEST and the WAL again, links the
-     * tables that flushes and compactions wrote since, replays the WAL that is not in a table yet
-     * into memory, and switches reads to the new view (when nothing changed, returns at once).
-     * Costs a few hard links plus a replay of the primary's unflushed WAL (up to its memtable
-     * size), not of the store's size.
+     * Moves this view to the primary's present. While the primary's MANIFEST is the one the view
+     * was made from, reads on in the WAL from where the last catch-up stopped (a record that was
+     * not complete then is read again from its start) and makes what it read visible: it costs
+     * the bytes written since. When the MANIFEST changed (a flush, a compaction, an ingest), reads
+     * it again, links the tables written since, replays the WAL that is not in a table yet into a
+     * new view and switches reads to it: a few hard links plus a replay of the primary's unflushed
+     * WAL (up to its memtable size), not of the store's size. When nothing changed, returns at once.
      *
      * @return the sequence number of the last write the view now holds
      * @throws IllegalStateException when this store is closed

@@ -33,7 +33,6 @@ public final class TableWriter implements AutoCloseable {
     private final long tempNumber;
     private final TableBuilder builder;
     private final StoreOptions options;
-    private byte[] lastKey;
     private boolean done;
 
     private TableWriter(FileSystem fs, Path file, StoreOptions options) throws IOException {
@@ -48,7 +47,10 @@ public final class TableWriter implements AutoCloseable {
             throw new IllegalArgumentException("table file " + file + " exists already");
         }
         fs.createDirectories(parent);
-        this.builder = new TableBuilder(fs, parent, tempNumber, TableOptions.of(options));
+        // Synced in the background every bytesPerSync bytes, as a flush's table is, so finish()
+        // waits for the device to take only the last stretch, the filter's sync beside it.
+        this.builder = new TableBuilder(fs, parent, tempNumber, TableOptions.of(options),
+                io.bloomstore.core.db.DbImpl.tableSyncer(), options.bytesPerSync());
     }
 
     /** A writer of the table {@code file} (which must not exist) with the default options' block, compression and filter. */
@@ -102,12 +104,12 @@ public final class TableWriter implements AutoCloseable {
             throw new IllegalArgumentException("key of " + key.length + " bytes is over the maximum of "
                     + options.maxKeyBytes() + " bytes (StoreOptions.maxKeyBytes)");
         }
+        byte[] lastKey = builder.lastUserKey();
         if (lastKey != null && Arrays.compareUnsigned(key, lastKey) <= 0) {
             throw new IllegalArgumentException("keys must be added in strictly ascending order: "
                     + show(key) + " after " + show(lastKey));
         }
         builder.add(key, 0, type, value);
-        lastKey = key.clone();
     }
 
     /**
@@ -120,7 +122,7 @@ public final class TableWriter implements AutoCloseable {
         if (done) {
             throw new IllegalStateException("table writer of " + file + " is finished or closed");
         }
-        if (lastKey == null) {
+        if (builder.lastUserKey() == null) {
             throw new IllegalStateException("table " + file + " has no keys");
         }
         done = true;

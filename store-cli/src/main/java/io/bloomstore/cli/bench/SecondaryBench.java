@@ -18,11 +18,14 @@ import io.bloomstore.core.StoreOptions;
  * The secondary-open benchmark (docs/benchmarks.md, "Reading a live store"): on a store of
  * {@code --keys} keys (16-byte keys, 100-byte values) held open by a primary in this JVM, the time
  * of {@link Store#openSecondary} and of {@link SecondaryStore#catchUp()} (after the primary wrote
- * {@code --batch} keys, and with nothing new), and the primary's random-write throughput with and
+ * {@code --batch} keys — told apart by whether the primary's MANIFEST changed meanwhile, which makes
+ * the catch-up a new view rather than a read on in the WAL — and with nothing new), and the primary's random-write throughput with and
  * without a secondary catching up every {@code --interval-ms} (a thread of this JVM), in rounds of
  * both whose order alternates (medians of {@code --rounds}, and of each round's ratio). Usage:
  * {@code java -cp bloomstore.jar io.bloomstore.cli.bench.SecondaryBench DIR [--keys N] [--rounds R]
- * [--seconds S] [--batch B] [--interval-ms I]}; DIR must not exist.
+ * [--seconds S] [--batch B] [--interval-ms I] [--unflushed U] [--memtable-mb M]}; DIR must not exist. The
+ * primary is left with {@code --unflushed} writes (default {@code --keys}/50) in its WAL after the load,
+ * with memtables of {@code --memtable-mb} (default: the default options').
  *
  * <p>Thread safety: a program.
  */
@@ -37,6 +40,8 @@ public final class SecondaryBench {
         int seconds = 5;
         int batch = 10_000;
         int intervalMs = 100;
+        long unflushed = -1;
+        int memtableMb = 0;
         for (int i = 1; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--keys" -> keys = Long.parseLong(args[i + 1]);
@@ -44,6 +49,8 @@ public final class SecondaryBench {
                 case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
                 case "--batch" -> batch = Integer.parseInt(args[i + 1]);
                 case "--interval-ms" -> intervalMs = Integer.parseInt(args[i + 1]);
+                case "--unflushed" -> unflushed = Long.parseLong(args[i + 1]);
+                case "--memtable-mb" -> memtableMb = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -52,7 +59,9 @@ public final class SecondaryBench {
         }
         Path scratchRoot = Files.createTempDirectory(dir.toAbsolutePath().getParent(), "secondary-bench-");
         Random random = new Random(42);
-        try (Store primary = Store.open(dir, StoreOptions.defaults())) {
+        StoreOptions options = memtableMb > 0
+                ? StoreOptions.builder().memtableBytes((long) memtableMb << 20).build() : StoreOptions.defaults();
+        try (Store primary = Store.open(dir, options)) {
             long t0 = System.nanoTime();
             for (long i = 0; i < keys; i++) {
                 primary.put(key(i), value(random));
@@ -60,7 +69,7 @@ public final class SecondaryBench {
             primary.flush();
             primary.awaitCompactions();
             // Writes left in the WAL and memtable, as a running service has them.
-            for (long i = 0; i < keys / 50; i++) {
+            for (long i = 0; i < (unflushed >= 0 ? unflushed : keys / 50); i++) {
                 primary.put(key(random.nextInt((int) keys)), value(random));
             }
             System.out.printf("loaded %,d keys in %.1f s; %d tables%n", keys, (System.nanoTime() - t0) / 1e9,
@@ -68,18 +77,24 @@ public final class SecondaryBench {
 
             List<Double> opens = new ArrayList<>();
             List<Double> catchUps = new ArrayList<>();
+            List<Double> walOnly = new ArrayList<>();
+            List<Double> newManifest = new ArrayList<>();
             List<Double> idleCatchUps = new ArrayList<>();
             for (int r = 0; r < 2 * rounds + 1; r++) {
                 long s = System.nanoTime();
                 try (SecondaryStore sec = Store.openSecondary(dir, scratchRoot.resolve("s" + r))) {
                     opens.add((System.nanoTime() - s) / 1e6);
                     sec.get(key(1));
+                    String manifest = manifestState(dir);
                     for (int j = 0; j < batch; j++) {
                         primary.put(key(random.nextInt((int) keys)), value(random));
                     }
+                    boolean sameManifest = manifest.equals(manifestState(dir));
                     s = System.nanoTime();
                     sec.catchUp();
-                    catchUps.add((System.nanoTime() - s) / 1e6);
+                    double ms = (System.nanoTime() - s) / 1e6;
+                    catchUps.add(ms);
+                    (sameManifest ? walOnly : newManifest).add(ms);
                     s = System.nanoTime();
                     sec.catchUp();
                     idleCatchUps.add((System.nanoTime() - s) / 1e6);
@@ -87,6 +102,10 @@ public final class SecondaryBench {
             }
             System.out.printf("openSecondary: median %.1f ms (of %d: %s)%n", median(opens), opens.size(), fmt(opens));
             System.out.printf("catchUp after %,d writes: median %.1f ms (%s)%n", batch, median(catchUps), fmt(catchUps));
+            System.out.printf("  of which the MANIFEST unchanged (reads on in the WAL): median %.1f ms (of %d: %s)%n",
+                    median(walOnly), walOnly.size(), fmt(walOnly));
+            System.out.printf("  of which the MANIFEST changed (a flush or compaction: a new view): median %.1f ms"
+                    + " (of %d: %s)%n", median(newManifest), newManifest.size(), fmt(newManifest));
             System.out.printf("catchUp, nothing new: median %.2f ms (%s)%n", median(idleCatchUps), fmt(idleCatchUps));
 
             List<Double> alone = new ArrayList<>();
@@ -178,7 +197,16 @@ public final class SecondaryBench {
         return v;
     }
 
+    /** The primary's MANIFEST name and size: a change means a flush, compaction or ingest happened. */
+    private static String manifestState(Path dir) throws IOException {
+        String manifest = Files.readString(dir.resolve("CURRENT")).trim();
+        return manifest + ":" + Files.size(dir.resolve(manifest));
+    }
+
     private static double median(List<Double> xs) {
+        if (xs.isEmpty()) {
+            return Double.NaN;
+        }
         List<Double> s = new ArrayList<>(xs);
         Collections.sort(s);
         return s.get(s.size() / 2);

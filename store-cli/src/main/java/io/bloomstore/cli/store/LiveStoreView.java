@@ -1,8 +1,6 @@
 package io.bloomstore.cli.store;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -21,26 +19,31 @@ import io.bloomstore.core.WriteOptions;
 /**
  * What a reading command opens when another process holds the store for writing: a secondary
  * ({@link Store#openSecondary}) over a private temporary scratch directory beside the store
- * ({@link StoreAccess#scratchNear}), which {@link #close()} deletes after closing the secondary. Every other call is the secondary's (writes refused).
+ * ({@link ScratchDirectory}: one a killed command left is removed by the next), which
+ * {@link #close()} deletes after closing the secondary. Every other call is the secondary's
+ * (writes refused).
  *
  * <p>Thread safety: as {@link SecondaryStore}.
  */
 final class LiveStoreView implements Store {
-    private final SecondaryStore secondary;
-    private final Path temp;
+    /** How the CLI names its scratch directories of secondary views. */
+    static final String SCRATCH_PREFIX = "bloomstore-secondary-";
 
-    LiveStoreView(SecondaryStore secondary, Path temp) {
+    private final SecondaryStore secondary;
+    private final ScratchDirectory scratch;
+
+    LiveStoreView(SecondaryStore secondary, ScratchDirectory scratch) {
         this.secondary = secondary;
-        this.temp = temp;
+        this.scratch = scratch;
     }
 
-    /** Opens a secondary of {@code dir} over a new temporary directory, removed again if the open fails. */
+    /** Opens a secondary of {@code dir} over a new scratch directory, removed again if the open fails. */
     static Store open(Path dir, StoreOptions options) throws IOException {
-        Path temp = StoreAccess.scratchNear(dir, "bloomstore-secondary-");
+        ScratchDirectory scratch = ScratchDirectory.create(dir, SCRATCH_PREFIX);
         try {
-            return new LiveStoreView(Store.openSecondary(dir, temp.resolve("scratch"), options), temp);
+            return new LiveStoreView(Store.openSecondary(dir, scratch.path().resolve("scratch"), options), scratch);
         } catch (IOException | RuntimeException | Error e) {
-            deleteTree(temp);
+            scratch.close();
             throw e;
         }
     }
@@ -50,20 +53,8 @@ final class LiveStoreView implements Store {
         try {
             secondary.close();
         } finally {
-            deleteTree(temp);
+            scratch.close();
         }
-    }
-
-    /** Deletes {@code dir} and what is in it (the secondary removes its own files; this is what is left). */
-    private static void deleteTree(Path dir) throws IOException {
-        if (Files.isDirectory(dir)) {
-            try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-                for (Path p : entries) {
-                    deleteTree(p);
-                }
-            }
-        }
-        Files.deleteIfExists(dir);
     }
 
     @Override

@@ -81,24 +81,6 @@ final class StoreAccess {
         }
     }
 
-    /**
-     * A new private temporary directory for a secondary view or image of the store in {@code dir}:
-     * beside it (a hidden {@code .PREFIX*} directory in its parent), where the store's tables can be
-     * hard-linked rather than copied, or, where the parent is not writable, in the system's
-     * temporary directory (then perhaps another file system: the tables are copied).
-     */
-    static Path scratchNear(Path dir, String prefix) throws IOException {
-        Path parent = dir.toAbsolutePath().normalize().getParent();
-        if (parent != null) {
-            try {
-                return Files.createTempDirectory(parent, "." + prefix);
-            } catch (IOException | UnsupportedOperationException e) {
-                // Not writable (a read-only user of the store): the system's temporary directory.
-            }
-        }
-        return Files.createTempDirectory(prefix);
-    }
-
     /** Refuses a path that is a file, missing, or an empty directory: there is no store to use. */
     static void requireStoreDirectory(Path dir) throws IOException {
         if (Files.exists(dir) && !Files.isDirectory(dir)) {

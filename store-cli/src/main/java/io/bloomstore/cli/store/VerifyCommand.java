@@ -2,8 +2,6 @@ package io.bloomstore.cli.store;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 import io.bloomstore.cli.ExitCodes;
 import io.bloomstore.cli.Units;
@@ -27,23 +25,24 @@ import picocli.CommandLine.Option;
         description = "Check every checksum of every file and the manifest's consistency; exit 0 only when clean.")
 public final class VerifyCommand extends StoreCommand {
 
+    /** How the CLI names its scratch directories of live images ({@link ScratchDirectory}). */
+    static final String SCRATCH_PREFIX = "bloomstore-verify-";
+
     @Option(names = {"-q", "--quiet"}, description = "Print only problems and the summary line.")
     boolean quiet;
 
     /**
      * Verifies a store another process holds open, as of now, through an image of it in a private
-     * temporary directory ({@link StoreVerifier#verifyLive}), deleted afterwards; says so once on stderr.
+     * temporary directory ({@link StoreVerifier#verifyLive}, in a {@link ScratchDirectory}), deleted
+     * afterwards; says so once on stderr.
      */
     private VerifyReport verifyLive() throws IOException {
-        Path temp = StoreAccess.scratchNear(dataDir(), "bloomstore-verify-");
-        try {
+        try (ScratchDirectory scratch = ScratchDirectory.create(dataDir(), SCRATCH_PREFIX)) {
             PrintWriter err = spec.commandLine().getErr();
             err.println("bloomstore: " + dataDir() + " is held open by another process: verifying an image of it as of"
                     + " now (tables linked, WAL and MANIFEST copied; nothing written there)");
             err.flush();
-            return StoreVerifier.verifyLive(dataDir(), temp.resolve("image"));
-        } finally {
-            Files.deleteIfExists(temp);
+            return StoreVerifier.verifyLive(dataDir(), scratch.path().resolve("image"));
         }
     }
 

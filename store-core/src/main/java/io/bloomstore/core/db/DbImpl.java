@@ -91,6 +91,15 @@ public final class DbImpl implements Store {
     }
 
     /**
+     * The pool that syncs table files in the background as they are written ({@code
+     * StoreOptions.bytesPerSync}), one for every store of the JVM: {@link io.bloomstore.core.TableWriter}
+     * writes its tables through it as a flush does.
+     */
+    public static java.util.concurrent.Executor tableSyncer() {
+        return DbState.TABLE_SYNCER;
+    }
+
+    /**
      * The open's last step: the store joins its resources (and, when writable, their memtable
      * budget, charged with what recovery left in its memtable).
      */
@@ -379,6 +388,23 @@ public final class DbImpl implements Store {
     public StoreStats stats(Keyspace keyspace) {
         db.checkOpen();
         return KeyspaceHandle.stateIn(db, keyspace).reads.stats();
+    }
+
+    /**
+     * A secondary view's catch-up ({@link SecondaryView#readOn}) added WAL records to this read-only
+     * store's memtable: makes them visible up to {@code lastSequence}, the memtable's range
+     * deletions gathered again first when it took some (as a write does).
+     */
+    void publishReplayed(long lastSequence, boolean rangeDeletions) {
+        db.mutex().lock();
+        try {
+            if (rangeDeletions) {
+                db.view = db.view.withMemtableRangeDeletions();
+            }
+            db.root.lastSequence = lastSequence;
+        } finally {
+            db.mutex().unlock();
+        }
     }
 
     /**

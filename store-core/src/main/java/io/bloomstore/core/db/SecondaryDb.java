@@ -24,7 +24,10 @@ import java.util.List;
 /**
  * A secondary: a read-only view of a store another process writes, kept as a series of
  * {@link SecondaryView}s, each a read-only {@link DbImpl} over hard links in a directory of its
- * own ({@code scratch/view-N}); {@link #catchUp()} makes the next and switches reads to it. Reads
+ * own ({@code scratch/view-N}). {@link #catchUp()} reads on in the WAL into the current view while
+ * the primary's MANIFEST is the view's ({@link SecondaryView#readOn}); when it changed (a flush, a
+ * compaction, an ingest), or the WAL cannot be followed, it makes the next view and switches reads
+ * to it. Reads
  * go to the current view, holding a use of it for the call (an iterator or snapshot, until it is
  * closed), so a view is closed and its directory removed only once nothing reads it. Contract:
  * {@link SecondaryStore}; how a view is made consistent: {@link SecondaryView}.
@@ -143,8 +146,12 @@ public final class SecondaryDb implements SecondaryStore {
             checkOpen();
             SecondaryView cur = current;
             try {
-                if (SecondaryView.Fingerprint.read(fs, primary, true).equals(cur.fingerprint)) {
-                    return cur.lastSequence;
+                SecondaryView.Fingerprint now = SecondaryView.Fingerprint.read(fs, primary, true);
+                if (now.equals(cur.fingerprint())) {
+                    return cur.lastSequence();
+                }
+                if (now.sameManifest(cur.fingerprint()) && cur.readOn(now)) {
+                    return cur.lastSequence();
                 }
             } catch (NoSuchFileException e) {
                 // The primary is rolling its MANIFEST or deleting a segment: it has moved on.
@@ -152,7 +159,7 @@ public final class SecondaryDb implements SecondaryStore {
             SecondaryView next = makeView(cur);
             current = next;
             cur.release();
-            return next.lastSequence;
+            return next.lastSequence();
         }
     }
 

@@ -20,10 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One view of a secondary ({@link SecondaryDb}): the primary's state as of one moment, held as a
- * read-only {@link DbImpl} over a directory of its own under the scratch directory, where the
+ * One view of a secondary ({@link SecondaryDb}): the primary's tables as of one MANIFEST, held as
+ * a read-only {@link DbImpl} over a directory of its own under the scratch directory, where the
  * version's tables and filter sidecars are hard-linked (or copied), with the WAL the MANIFEST does
- * not cover replayed into its memtable ({@link WalTail}).
+ * not cover read into its memtable ({@link WalTail}) — as of the moment it was made, then read on
+ * by each catch-up while that MANIFEST stays the primary's ({@link #readOn}).
  *
  * <p>How a view is made consistent without any lock on the primary ({@link #make}): the MANIFEST's
  * number and size are noted, the MANIFEST is read, the WAL segments from its log number on are
@@ -39,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * progress on it, count as users; when the last lets go, the {@code DbImpl} is closed and the
  * view's directory deleted ({@link #release()}).
  *
- * <p>Thread safety: {@link #tryAcquire()} and {@link #release()} from any thread; {@link #make} on
- * one thread.
+ * <p>Thread safety: {@link #tryAcquire()} and {@link #release()} from any thread; {@link #make} and
+ * {@link #readOn} on one thread at a time (the secondary's catch-up lock), beside any readers.
  */
 final class SecondaryView {
     /** The logger, made on first use. */
@@ -107,21 +108,77 @@ final class SecondaryView {
 
     final DbImpl db;
     final Path dir;
-    final Fingerprint fingerprint;
-    final long lastSequence;
-    /** Why the WAL replay stopped before the segments' ends (a record not complete yet), or null. */
-    final String walStoppedAt;
     private final FileSystem fs;
+    private final Path primary;
+    /** The WAL read so far into the view's memtable; read on by {@link #readOn} (catch-ups, one at a time). */
+    private final WalTail tail;
+    /** The MANIFEST's log number: the oldest WAL segment the view reads. */
+    private final long logNumber;
+    /** The primary's files as the last catch-up (or the make) found them before reading. */
+    private volatile Fingerprint fingerprint;
+    private volatile long lastSequence;
     private final AtomicInteger users = new AtomicInteger(1);
 
-    private SecondaryView(FileSystem fs, DbImpl db, Path dir, Fingerprint fingerprint, long lastSequence,
-                          String walStoppedAt) {
+    private SecondaryView(FileSystem fs, Path primary, DbImpl db, Path dir, Fingerprint fingerprint, WalTail tail,
+                          long logNumber) {
         this.fs = fs;
+        this.primary = primary;
         this.db = db;
         this.dir = dir;
         this.fingerprint = fingerprint;
-        this.lastSequence = lastSequence;
-        this.walStoppedAt = walStoppedAt;
+        this.tail = tail;
+        this.logNumber = logNumber;
+        this.lastSequence = tail.lastSequence();
+    }
+
+    /** What the view was made from, or last caught up to. */
+    Fingerprint fingerprint() {
+        return fingerprint;
+    }
+
+    /** The sequence number of the last write the view holds. */
+    long lastSequence() {
+        return lastSequence;
+    }
+
+    /**
+     * A catch-up without a new view, when the primary's MANIFEST is still the one of {@code now}
+     * and of this view: reads on in the WAL from where the last read stopped (the segment the view
+     * was in, then newer ones) into the view's memtable, and publishes what it read. The primary
+     * deletes a segment only after a MANIFEST edit has made it obsolete, so every segment the
+     * MANIFEST needs is still there; one that is gone (the MANIFEST changed since {@code now} was
+     * read) or shorter than what was read of it makes this return false, having published
+     * nothing new, and the caller makes a new view.
+     *
+     * @return whether the view now holds what {@code now} shows
+     */
+    boolean readOn(Fingerprint now) throws IOException {
+        List<WalTail.Segment> segments = new ArrayList<>();
+        try {
+            long from = Math.max(logNumber, tail.segment());
+            List<Long> walSizes = now.walSizes();
+            for (int i = 0; i < walSizes.size(); i += 2) {
+                long n = walSizes.get(i);
+                if (n >= from) {
+                    Path path = FileNames.wal(primary, n);
+                    segments.add(new WalTail.Segment(n, path, fs.openRead(path)));
+                }
+            }
+            segments.sort(java.util.Comparator.comparingLong(WalTail.Segment::number));
+            if (tail.segment() >= 0 && (segments.isEmpty() || segments.get(0).number() != tail.segment()
+                    || segments.get(0).file().size() < tail.offset())) {
+                return false;
+            }
+            tail.readOn(segments);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return false;
+        } finally {
+            closeAll(segments);
+        }
+        db.publishReplayed(tail.lastSequence(), tail.takeRangeDeletions());
+        lastSequence = tail.lastSequence();
+        fingerprint = now;
+        return true;
     }
 
     /**
@@ -151,7 +208,7 @@ final class SecondaryView {
             Collections.sort(wals);
             for (long n : wals) {
                 Path path = FileNames.wal(primary, n);
-                segments.add(new WalTail.Segment(path, fs.openRead(path)));
+                segments.add(new WalTail.Segment(n, path, fs.openRead(path)));
             }
             Fingerprint after = Fingerprint.read(fs, primary, false);
             if (!before.sameManifest(after)) {
@@ -167,18 +224,20 @@ final class SecondaryView {
                     link(fs, primary, viewDir, previous, TableFileNames.filter(f.fileNumber()));
                 }
             }
-            WalTail.Result replayed = WalTail.replay(segments, versions.lastSequence(), versions.logNumber());
+            WalTail tail = new WalTail(versions.lastSequence(), versions.logNumber());
+            tail.readOn(segments);
             closeAll(segments);
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
             List<String> listing = fs.list(viewDir);
             tables = StoreOpener.openTables(fs, viewDir, options, counters, versions, false, listing);
             CountersFile cumulative = CountersFile.open(fs, viewDir, counters);
+            long logNumber = versions.logNumber();
             db = new DbImpl(fs, viewDir, options, counters, cumulative, versions, tables, new NoLock(),
-                    versions.logNumber(), null, replayed.lastSequence());
-            db.finishRecovery(replayed.memtable(), java.util.Map.of(), null, true, listing);
+                    logNumber, null, tail.lastSequence());
+            db.finishRecovery(tail.memtable(), java.util.Map.of(), null, true, listing);
             db.joinResources();
             made = true;
-            return new SecondaryView(fs, db, viewDir, before, replayed.lastSequence(), replayed.stoppedAt());
+            return new SecondaryView(fs, primary, db, viewDir, before, tail, logNumber);
         } finally {
             if (!made) {
                 closeAll(segments);

@@ -81,12 +81,13 @@ public final class MemTable {
     }
 
     /**
-     * A memtable for the writes a store opened read-only replays from its WAL, which will never
-     * take another write: {@link #add} keeps each entry as it is (the caller hands its arrays
-     * over), and the entries are sorted into the skip list by the first use that needs them in
-     * order — an iterator, {@link #approximateBytes()}, or a lookup after the first
-     * {@value #SCANNED_LOOKUPS}, which scan the entries instead. A one-shot command that reads a
-     * key or two so never builds the list. Safe for concurrent readers once the adds are done.
+     * A memtable for the writes a store opened read-only (or a secondary view) replays from a WAL:
+     * {@link #add} keeps each entry as it is (the caller hands its arrays over), and the entries are
+     * sorted into the skip list by the first use that needs them in order — an iterator,
+     * {@link #approximateBytes()}, or a lookup after the first {@value #SCANNED_LOOKUPS}, which scan
+     * the entries instead. A one-shot command that reads a key or two so never builds the list.
+     * Adds may go on beside readers (a secondary's catch-up reads on in the WAL), one writer at a
+     * time as in any memtable: until the entries are sorted, each add takes this memtable's lock.
      */
     public static MemTable deferred(long logNumber) {
         MemTable m = new MemTable(logNumber, 0);
@@ -108,10 +109,15 @@ public final class MemTable {
             addRangeDeletion(userKey, value, sequence);
             return;
         }
-        List<Entry> p = pending;
-        if (p != null) {
-            p.add(new Entry(userKey, sequence, type, value.length == 0 ? EMPTY : value));
-            return;
+        if (pending != null) {
+            synchronized (this) {
+                // Under the lock: a reader may be scanning the entries or moving them into the list.
+                List<Entry> p = pending;
+                if (p != null) {
+                    p.add(new Entry(userKey, sequence, type, value.length == 0 ? EMPTY : value));
+                    return;
+                }
+            }
         }
         MemTableFilter f = filter;
         if (f != null) {
@@ -230,8 +236,15 @@ public final class MemTable {
 
     /** Entries in the skip list (range deletions not counted). */
     public int entries() {
-        List<Entry> p = pending;
-        return p != null ? p.size() : list.size();
+        if (pending != null) {
+            synchronized (this) {
+                List<Entry> p = pending;
+                if (p != null) {
+                    return p.size();
+                }
+            }
+        }
+        return list.size();
     }
 
     /** An iterator over all entries, tombstones and older versions included. */

@@ -289,6 +289,14 @@ public final class TableBuilder {
         return finished;
     }
 
+    /**
+     * The user key of the last entry added, or null before the first: the builder's own copy,
+     * which the caller must not modify.
+     */
+    public byte[] lastUserKey() {
+        return lastUserKey;
+    }
+
     /** Entries added so far. */
     public long entries() {
         return entries;

@@ -30,6 +30,10 @@ public final class LogReader {
     private long blockStart = -1;
     private int blockLength;
     private long pos;
+    /** Where reading began: no byte before it is read (a reader {@linkplain #resume resumed} there). */
+    private final long floor;
+    /** The offset just past the last complete record returned (the header record included); 0 before. */
+    private long consumed;
     private long droppedTailBytes;
     private long lastRecordOffset;
     private long firstFragmentOffset;
@@ -42,9 +46,20 @@ public final class LogReader {
      * @throws FormatVersionException when the file is of a format version this build cannot read
      */
     public LogReader(RandomReadFile file, Path path, long magic) throws IOException {
+        this(file, path, 0L, magic);
+    }
+
+    /** A reader from {@code offset} on: the header's check (for {@code magic}) only from the start. */
+    private LogReader(RandomReadFile file, Path path, long offset, long magic) throws IOException {
         this.file = file;
         this.path = path;
         this.size = file.size();
+        this.floor = offset;
+        this.pos = offset;
+        this.consumed = offset;
+        if (offset > 0) {
+            return;
+        }
         byte[] header = next();
         if (header == null) {
             return;
@@ -59,6 +74,33 @@ public final class LogReader {
             throw new FormatVersionException(path, magic == LogFormat.WAL_MAGIC ? "WAL" : "MANIFEST",
                     version, LogFormat.FORMAT_VERSION);
         }
+    }
+
+    /**
+     * A reader of the records from {@code offset} on, a {@link #position()} an earlier reader of
+     * this log reached (its header already checked), reading nothing before it: how a follower of a
+     * log another process appends to reads on ({@code io.bloomstore.core.db.WalTail}).
+     *
+     * @throws IllegalArgumentException when {@code offset} lies past the file's end (it shrank)
+     */
+    public static LogReader resume(RandomReadFile file, Path path, long offset) throws IOException {
+        if (offset <= 0) {
+            throw new IllegalArgumentException(path + ": a log is resumed past its header, not at " + offset);
+        }
+        LogReader r = new LogReader(file, path, offset, 0L);
+        if (offset > r.size) {
+            throw new IllegalArgumentException(path + ": cannot resume at " + offset + " of " + r.size + " bytes");
+        }
+        return r;
+    }
+
+    /**
+     * The offset just past the last complete record {@link #next()} returned (the header record
+     * included), where a {@linkplain #resume resumed} reader would go on; 0 before the first. A
+     * dropped torn tail lies past it.
+     */
+    public long position() {
+        return consumed;
     }
 
     /** Bytes of an incomplete or damaged final record that were dropped; 0 for a clean file. */
@@ -122,6 +164,7 @@ public final class LogReader {
                         return null;
                     }
                     lastRecordOffset = start;
+                    consumed = end;
                     byte[] out = new byte[length];
                     System.arraycopy(block, at + LogFormat.HEADER_SIZE, out, 0, length);
                     return out;
@@ -143,6 +186,7 @@ public final class LogReader {
                     assembling.write(block, at + LogFormat.HEADER_SIZE, length);
                     if (type == LogFormat.LAST) {
                         lastRecordOffset = firstFragmentOffset;
+                        consumed = end;
                         return assembling.toByteArray();
                     }
                     break;
@@ -153,7 +197,6 @@ public final class LogReader {
         }
     }
 
-    /** Makes {@link #block} hold the block containing file offset {@code offset}. */
     /**
      * The checksum of the fragment header at {@code at} in the block (little-endian). Byte
      * arithmetic, not a little-endian ByteBuffer view: a fresh JVM replays a WAL in the
@@ -170,13 +213,18 @@ public final class LogReader {
         return (block[at + 4] & 0xFF) | (block[at + 5] & 0xFF) << 8;
     }
 
+    /**
+     * Makes {@link #block} hold the block containing file offset {@code offset} (at or past
+     * {@link #floor}): the bytes from the floor on, as nothing before it is ever looked at.
+     */
     private void loadBlock(long offset) throws IOException {
         long start = offset - offset % LogFormat.BLOCK_SIZE;
         if (start == blockStart) {
             return;
         }
         blockLength = (int) Math.min(LogFormat.BLOCK_SIZE, size - start);
-        file.readFully(start, ByteBuffer.wrap(block, 0, blockLength));
+        int skip = (int) Math.max(0, floor - start);
+        file.readFully(start + skip, ByteBuffer.wrap(block, skip, blockLength - skip));
         blockStart = start;
     }
 

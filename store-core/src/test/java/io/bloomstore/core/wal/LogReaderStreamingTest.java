@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link LogReader} streams: it reads a log one block at a time, so records spanning many blocks
  * come back whole and a log of more than 2 GiB (stress profile) reads to its end, every record
- * intact, with memory bounded by one block plus one record.
+ * intact, with memory bounded by one block plus one record; a reader resumed at a record's end
+ * reads on from there and nothing before it.
  */
 class LogReaderStreamingTest {
     @TempDir
@@ -50,6 +51,58 @@ class LogReaderStreamingTest {
             }
             assertNull(r.next());
             assertEquals(0, r.droppedTailBytes());
+        }
+    }
+
+    @Test
+    void resumesAtEachPositionReadingNothingBefore() throws IOException {
+        MemoryFileSystem fs = new MemoryFileSystem();
+        Path path = Path.of("/log/000001.log");
+        fs.createDirectories(path.getParent());
+        int[] lengths = {10, 40_000, 32 * 1024 - 14, 4, 90_000, 7};
+        try (LogWriter w = new LogWriter(fs.create(path), LogFormat.WAL_MAGIC)) {
+            for (int i = 0; i < lengths.length; i++) {
+                w.addRecord(record(i, lengths[i]));
+            }
+        }
+        long[] positions = new long[lengths.length + 1];
+        try (RandomReadFile f = fs.openRead(path)) {
+            LogReader r = new LogReader(f, path, LogFormat.WAL_MAGIC);
+            positions[0] = r.position();
+            for (int i = 0; i < lengths.length; i++) {
+                r.next();
+                positions[i + 1] = r.position();
+            }
+            assertEquals(f.size(), positions[lengths.length]);
+        }
+        for (int from = 0; from <= lengths.length; from++) {
+            long floor = positions[from];
+            try (RandomReadFile base = fs.openRead(path)) {
+                RandomReadFile f = new RandomReadFile() {
+                    @Override
+                    public int read(long position, ByteBuffer dst) throws IOException {
+                        assertTrue(position >= floor, "read at " + position + ", before " + floor);
+                        return base.read(position, dst);
+                    }
+
+                    @Override
+                    public long size() throws IOException {
+                        return base.size();
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        base.close();
+                    }
+                };
+                LogReader r = LogReader.resume(f, path, floor);
+                for (int i = from; i < lengths.length; i++) {
+                    assertTrue(Arrays.equals(record(i, lengths[i]), r.next()), "record " + i + " from " + from);
+                    assertEquals(positions[i + 1], r.position());
+                }
+                assertNull(r.next());
+                assertEquals(0, r.droppedTailBytes());
+            }
         }
     }
 
