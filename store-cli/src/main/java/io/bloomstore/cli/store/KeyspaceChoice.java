@@ -23,11 +23,6 @@ final class KeyspaceChoice {
         if (name == null || name.equals(Keyspace.DEFAULT_NAME)) {
             return null;
         }
-        if (store instanceof LiveStoreView) {
-            throw new CliException(ExitCodes.USAGE, "--keyspace " + name + ": another process holds " + dir
-                    + " open, and reading it live covers only the default keyspace; stop that process, or read a "
-                    + "checkpoint of the store");
-        }
         if (!create && !store.keyspaces().contains(name)) {
             throw new CliException(ExitCodes.USAGE, "--keyspace " + name + ": no such keyspace in " + dir
                     + " (keyspaces: " + String.join(", ", store.keyspaces()) + ")");

@@ -181,4 +181,46 @@ final class LiveStoreView implements Store {
     public StoreOptions options() {
         return secondary.options();
     }
+
+    @Override
+    public List<String> keyspaces() {
+        return secondary.keyspaces();
+    }
+
+    @Override
+    public io.bloomstore.core.Keyspace keyspace(String name) throws IOException {
+        return secondary.keyspace(name);
+    }
+
+    @Override
+    public io.bloomstore.core.Keyspace keyspace(String name, io.bloomstore.core.KeyspaceOptions options)
+            throws IOException {
+        return secondary.keyspace(name, options);
+    }
+
+    @Override
+    public byte[] get(io.bloomstore.core.Keyspace keyspace, byte[] key, ReadOptions options) throws IOException {
+        return secondary.get(keyspace, key, options);
+    }
+
+    @Override
+    public StoreIterator iterator(io.bloomstore.core.Keyspace keyspace, byte[] from, byte[] to, ReadOptions options) {
+        return secondary.iterator(keyspace, from, to, options);
+    }
+
+    @Override
+    public StoreIterator prefixIterator(io.bloomstore.core.Keyspace keyspace, byte[] prefix, ReadOptions options) {
+        return secondary.prefixIterator(keyspace, prefix, options);
+    }
+
+    @Override
+    public StoreIterator reverseIterator(io.bloomstore.core.Keyspace keyspace, byte[] from, byte[] to,
+                                         ReadOptions options) {
+        return secondary.reverseIterator(keyspace, from, to, options);
+    }
+
+    @Override
+    public StoreStats stats(io.bloomstore.core.Keyspace keyspace) {
+        return secondary.stats(keyspace);
+    }
 }

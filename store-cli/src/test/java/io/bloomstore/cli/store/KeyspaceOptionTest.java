@@ -81,6 +81,22 @@ class KeyspaceOptionTest {
         }
     }
 
+    @Test
+    void aKeyspaceOfAStoreAnotherProcessHoldsIsReadLive() throws Exception {
+        try (Store held = Store.open(tmp.resolve("db"))) {
+            held.put(held.keyspace("users"), b("alice"), b("1"));
+            Result get = cli("--keyspace", "users", "get", "alice");
+            assertEquals(ExitCodes.OK, get.exitCode(), get.err());
+            assertEquals("1", get.out().strip());
+            Result scan = cli("--keyspace", "users", "scan");
+            assertEquals("alice\t1", scan.out().strip(), scan.err());
+            Result missing = cli("--keyspace", "nope", "get", "alice");
+            assertEquals(ExitCodes.USAGE, missing.exitCode(), missing.err());
+            Result put = cli("--keyspace", "users", "put", "bob", "2");
+            assertEquals(ExitCodes.LOCKED, put.exitCode(), put.err());
+        }
+    }
+
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

@@ -399,7 +399,9 @@ public final class DbImpl implements Store {
         db.mutex().lock();
         try {
             if (rangeDeletions) {
-                db.view = db.view.withMemtableRangeDeletions();
+                for (DbState k : db.keyspaces) {
+                    k.view = k.view.withMemtableRangeDeletions();
+                }
             }
             db.root.lastSequence = lastSequence;
         } finally {

@@ -334,14 +334,25 @@ public final class SecondaryDb implements SecondaryStore {
 
     /** An iterator of the current view (or of a snapshot's), holding a use of it until closed. */
     private StoreIterator open(Kind kind, byte[] from, byte[] to, ReadOptions readOptions) {
+        return open(null, kind, from, to, readOptions);
+    }
+
+    /** As {@link #open(Kind, byte[], byte[], ReadOptions)}, in {@code keyspace} (null: the default one). */
+    private StoreIterator open(io.bloomstore.core.Keyspace keyspace, Kind kind, byte[] from, byte[] to,
+                               ReadOptions readOptions) {
         SecondarySnapshot s = ownSnapshot(readOptions);
         SecondaryView v = s != null ? s.view : acquire();
         ReadOptions inner = s != null ? ReadOptions.at(s.inner) : readOptions;
         try {
-            StoreIterator it = switch (kind) {
+            io.bloomstore.core.Keyspace k = keyspace == null ? null : in(v, keyspace);
+            StoreIterator it = k == null ? switch (kind) {
                 case FORWARD -> v.db.iterator(from, to, inner);
                 case PREFIX -> v.db.prefixIterator(from, inner);
                 case REVERSE -> v.db.reverseIterator(from, to, inner);
+            } : switch (kind) {
+                case FORWARD -> v.db.iterator(k, from, to, inner);
+                case PREFIX -> v.db.prefixIterator(k, from, inner);
+                case REVERSE -> v.db.reverseIterator(k, from, to, inner);
             };
             return new SecondaryIterator(it, v);
         } catch (RuntimeException | Error e) {
@@ -358,6 +369,103 @@ public final class SecondaryDb implements SecondaryStore {
         } catch (RuntimeException | Error e) {
             v.release();
             throw e;
+        }
+    }
+
+    // ---- Keyspaces: read as of the current view (or a snapshot's) ----
+
+    /** A keyspace of this secondary, found again by name in whichever view a read uses. */
+    private record SecondaryKeyspace(SecondaryDb owner, String name, int id) implements io.bloomstore.core.Keyspace {
+    }
+
+    @Override
+    public List<String> keyspaces() {
+        SecondaryView v = acquire();
+        try {
+            return v.db.keyspaces();
+        } finally {
+            v.release();
+        }
+    }
+
+    @Override
+    public io.bloomstore.core.Keyspace keyspace(String name) {
+        SecondaryView v = acquire();
+        try {
+            if (name == null || !v.db.keyspaces().contains(name)) {
+                throw new IllegalArgumentException("no keyspace " + name + " in " + primary + " as of its last catch-up "
+                        + "(keyspaces: " + v.db.keyspaces() + "); a secondary creates none");
+            }
+            return new SecondaryKeyspace(this, name, v.db.keyspace(name).id());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } finally {
+            v.release();
+        }
+    }
+
+    @Override
+    public io.bloomstore.core.Keyspace keyspace(String name, io.bloomstore.core.KeyspaceOptions keyspaceOptions) {
+        return keyspace(name);
+    }
+
+    @Override
+    public void dropKeyspace(String name) {
+        throw refused();
+    }
+
+    /** {@code keyspace} in view {@code v}: the same keyspace there, found by name. */
+    private io.bloomstore.core.Keyspace in(SecondaryView v, io.bloomstore.core.Keyspace keyspace) {
+        if (!(keyspace instanceof SecondaryKeyspace k) || k.owner != this) {
+            throw new IllegalArgumentException("keyspace " + (keyspace == null ? null : keyspace.name())
+                    + " is not a keyspace of this secondary of " + primary);
+        }
+        try {
+            io.bloomstore.core.Keyspace found = v.db.keyspaces().contains(k.name) ? v.db.keyspace(k.name) : null;
+            if (found == null || found.id() != k.id) {
+                throw new IllegalStateException("keyspace " + k.name + " of " + primary + " was dropped");
+            }
+            return found;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public byte[] get(io.bloomstore.core.Keyspace keyspace, byte[] key, ReadOptions readOptions) throws IOException {
+        SecondarySnapshot s = ownSnapshot(readOptions);
+        SecondaryView v = s != null ? s.view : acquire();
+        try {
+            return v.db.get(in(v, keyspace), key, s != null ? ReadOptions.at(s.inner) : readOptions);
+        } finally {
+            v.release();
+        }
+    }
+
+    @Override
+    public StoreIterator iterator(io.bloomstore.core.Keyspace keyspace, byte[] from, byte[] to,
+                                  ReadOptions readOptions) {
+        return open(keyspace, Kind.FORWARD, from, to, readOptions);
+    }
+
+    @Override
+    public StoreIterator prefixIterator(io.bloomstore.core.Keyspace keyspace, byte[] prefix, ReadOptions readOptions) {
+        return open(keyspace, Kind.PREFIX, prefix, null, readOptions);
+    }
+
+    @Override
+    public StoreIterator reverseIterator(io.bloomstore.core.Keyspace keyspace, byte[] from, byte[] to,
+                                         ReadOptions readOptions) {
+        return open(keyspace, Kind.REVERSE, from, to, readOptions);
+    }
+
+    @Override
+    public StoreStats stats(io.bloomstore.core.Keyspace keyspace) {
+        SecondaryView v = acquire();
+        try {
+            return v.db.stats(in(v, keyspace));
+        } finally {
+            v.release();
         }
     }
 

@@ -217,14 +217,13 @@ final class SecondaryView {
             fs.createDirectories(viewDir);
             // The view's own lock file: the read-only store's close adds its counters under it.
             fs.create(viewDir.resolve(FileNames.LOCK)).close();
-            Version v = versions.current();
-            for (FileMetaData f : v.allFiles()) {
+            for (FileMetaData f : versions.allLiveFiles()) {
                 link(fs, primary, viewDir, previous, TableFileNames.table(f.fileNumber()));
                 if (f.filterFileSize() > 0) {
                     link(fs, primary, viewDir, previous, TableFileNames.filter(f.fileNumber()));
                 }
             }
-            WalTail tail = new WalTail(versions.lastSequence(), versions.logNumber());
+            WalTail tail = new WalTail(versions.lastSequence(), versions.logNumber(), versions.keyspaces().keySet());
             tail.readOn(segments);
             closeAll(segments);
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
@@ -234,7 +233,7 @@ final class SecondaryView {
             long logNumber = versions.logNumber();
             db = new DbImpl(fs, viewDir, options, counters, cumulative, versions, tables, new NoLock(),
                     logNumber, null, tail.lastSequence());
-            db.finishRecovery(tail.memtable(), java.util.Map.of(), null, true, listing);
+            db.finishRecovery(tail.memtable(), tail.keyspaceMemtables(), null, true, listing);
             db.joinResources();
             made = true;
             return new SecondaryView(fs, primary, db, viewDir, before, tail, logNumber);

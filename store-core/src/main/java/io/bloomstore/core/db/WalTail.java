@@ -43,6 +43,8 @@ final class WalTail {
     }
 
     private final MemTable mem;
+    /** The other keyspaces' memtables, by number: those the view's MANIFEST holds (others' records are passed over). */
+    private final java.util.Map<Integer, MemTable> keyspaceMems = new java.util.TreeMap<>();
     /** The sequence the next record must start at (after the first, which may start at or below it). */
     private long expected;
     private long last;
@@ -60,13 +62,26 @@ final class WalTail {
      * {@link SecondaryView} rules out before the first read.
      */
     WalTail(long manifestLastSequence, long memLogNumber) {
+        this(manifestLastSequence, memLogNumber, java.util.Set.of());
+    }
+
+    /** As {@link #WalTail(long, long)}, with a memtable for each keyspace of {@code keyspaces} besides the default one. */
+    WalTail(long manifestLastSequence, long memLogNumber, java.util.Set<Integer> keyspaces) {
         this.mem = MemTable.deferred(memLogNumber);
+        for (int id : keyspaces) {
+            keyspaceMems.put(id, MemTable.deferred(memLogNumber));
+        }
         this.expected = manifestLastSequence + 1;
         this.last = manifestLastSequence;
     }
 
     MemTable memtable() {
         return mem;
+    }
+
+    /** The memtables of the keyspaces other than the default one, by number. */
+    java.util.Map<Integer, MemTable> keyspaceMemtables() {
+        return keyspaceMems;
     }
 
     /** The last sequence number applied (the MANIFEST's before any). */
@@ -122,7 +137,11 @@ final class WalTail {
                     }
                     first = false;
                     for (Entry e : entries) {
-                        mem.add(e.key(), e.sequence(), e.type(), e.value());
+                        MemTable target = e.keyspace() == 0 ? mem : keyspaceMems.get(e.keyspace());
+                        if (target == null) {
+                            continue; // a keyspace this view's MANIFEST does not hold (dropped, or newer)
+                        }
+                        target.add(e.key(), e.sequence(), e.type(), e.value());
                         addedRangeDeletions |= e.type() == ValueType.RANGE_DELETION;
                     }
                     expected = end + 1;
@@ -150,14 +169,19 @@ final class WalTail {
         }
     }
 
-    private record Entry(byte[] key, long sequence, ValueType type, byte[] value) {
+    private record Entry(int keyspace, byte[] key, long sequence, ValueType type, byte[] value) {
     }
 
     /** A batch's entries as decoded (a class, not a lambda: the CLI's one-shot reads link none). */
     private static final class Collected extends ArrayList<Entry> implements BatchCodec.EntryHandler {
         @Override
         public void entry(byte[] key, long sequence, ValueType type, byte[] value) {
-            add(new Entry(key, sequence, type, value));
+            add(new Entry(0, key, sequence, type, value));
+        }
+
+        @Override
+        public void entry(int keyspace, byte[] key, long sequence, ValueType type, byte[] value) {
+            add(new Entry(keyspace, key, sequence, type, value));
         }
     }
 }
