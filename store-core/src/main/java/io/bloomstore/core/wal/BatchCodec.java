@@ -25,8 +25,8 @@ public final class BatchCodec {
 
         /**
          * An entry of keyspace {@code keyspace} (0 for the default keyspace). By default, entries of
-         * other keyspaces are passed over: a reader that knows only the default keyspace (the
-         * secondary's view) sees what it knows; readers of every keyspace override this.
+         * other keyspaces are passed over: a reader that knows only the default keyspace sees what
+         * it knows; readers of every keyspace (recovery, a secondary's view) override this.
          */
         default void entry(int keyspace, byte[] key, long sequence, ValueType type, byte[] value) {
             if (keyspace == 0) {
