@@ -406,6 +406,15 @@ public interface Store extends AutoCloseable {
     IngestReport ingest(java.util.List<Path> tables) throws IOException;
 
     /**
+     * {@link #ingest(java.util.List)} into {@code keyspace}: its tables are checked and chosen a
+     * level among that keyspace's tables (written with {@link TableWriter}, they take the
+     * keyspace's filter settings as the writer's, not the keyspace's).
+     */
+    default IngestReport ingest(Keyspace keyspace, java.util.List<Path> tables) throws IOException {
+        throw new UnsupportedOperationException("this store ingests into the default keyspace only");
+    }
+
+    /**
      * A copy of the statistics as of now. Its counters count since this open (they start at zero
      * at every open); {@link StoreStats#cumulative()} counts since the store was created. Opens
      * no table: the filter figures of a table no lookup has opened yet are read from its filter

@@ -64,10 +64,6 @@ public final class IngestCommand extends StoreCommand {
 
     @Override
     public Integer call() throws IOException {
-        if (keyspace() != null && !keyspace().equals(io.bloomstore.core.Keyspace.DEFAULT_NAME)) {
-            throw new io.bloomstore.cli.CliException(ExitCodes.USAGE, "--keyspace " + keyspace() + ": ingest links "
-                    + "tables into the default keyspace only; load the data into a keyspace with load --keyspace");
-        }
         if (memoryMib < 1 || tableMib < 1) {
             throw new IllegalArgumentException("--memory and --table-mib must be at least 1");
         }
@@ -99,7 +95,7 @@ public final class IngestCommand extends StoreCommand {
             splitter.finish();
         }
         long writtenAt = System.nanoTime();
-        IngestReport r = tables.isEmpty() ? new IngestReport(0, 0, 0, List.of(), 0, false) : store.ingest(tables);
+        IngestReport r = tables.isEmpty() ? new IngestReport(0, 0, 0, List.of(), 0, false) : ingestInto(store, tables);
         long done = System.nanoTime();
         Map<String, Object> j = new LinkedHashMap<>();
         j.put("store", dataDir().toString());
@@ -221,5 +217,11 @@ public final class IngestCommand extends StoreCommand {
                 writer = null;
             }
         }
+    }
+
+    /** Ingests into the keyspace of {@code --keyspace} (made if the store has none by that name), else the default one. */
+    private IngestReport ingestInto(Store store, List<Path> tables) throws IOException {
+        io.bloomstore.core.Keyspace ks = KeyspaceChoice.of(store, dataDir(), keyspace(), true);
+        return ks == null ? store.ingest(tables) : store.ingest(ks, tables);
     }
 }

@@ -68,6 +68,16 @@ class KeyspaceOptionTest {
     }
 
     @Test
+    void ingestGoesIntoTheKeyspace() throws Exception {
+        Path tsv = tmp.resolve("bulk.tsv");
+        Files.writeString(tsv, "b\t2\na\t1\n");
+        Result r = cli("--keyspace", "bulk", "ingest", tsv.toString());
+        assertEquals(ExitCodes.OK, r.exitCode(), r.err());
+        assertEquals("a\t1\nb\t2", cli("--keyspace", "bulk", "scan").out().strip());
+        assertEquals("", cli("scan").out().strip(), "the default keyspace is untouched");
+    }
+
+    @Test
     void aMissingKeyspaceIsAUsageErrorNamingThoseThereAre() throws Exception {
         assertEquals(ExitCodes.OK, cli("--keyspace", "users", "put", "k", "v").exitCode());
         for (String[] args : new String[][] {{"--keyspace", "nope", "get", "k"}, {"--keyspace", "nope", "scan"},

@@ -344,6 +344,9 @@ public final class DbImpl implements Store {
             } finally {
                 db.mutex().unlock();
             }
+            // The tables no reader holds are deleted before this returns; those an open iterator
+            // or snapshot still reads go when it lets go of them.
+            k.tables.awaitReclaimed();
         }
     }
 
@@ -382,6 +385,13 @@ public final class DbImpl implements Store {
         DbState k = KeyspaceHandle.stateIn(db, keyspace);
         checkReadOptions(readOptions);
         return k.reads.iterator(from, to, readOptions, true);
+    }
+
+    @Override
+    public IngestReport ingest(Keyspace keyspace, List<Path> tables) throws IOException {
+        db.checkOpen();
+        DbState k = KeyspaceHandle.stateIn(db, keyspace);
+        return Ingester.ingest(k, k.background, writes, tables);
     }
 
     @Override

@@ -414,6 +414,11 @@ public final class SecondaryDb implements SecondaryStore {
         throw refused();
     }
 
+    @Override
+    public IngestReport ingest(io.bloomstore.core.Keyspace keyspace, List<Path> tables) {
+        throw refused();
+    }
+
     /** {@code keyspace} in view {@code v}: the same keyspace there, found by name. */
     private io.bloomstore.core.Keyspace in(SecondaryView v, io.bloomstore.core.Keyspace keyspace) {
         if (!(keyspace instanceof SecondaryKeyspace k) || k.owner != this) {

@@ -268,6 +268,28 @@ class KeyspaceTest {
     }
 
     @Test
+    void ingestLinksTablesIntoAKeyspace() throws Exception {
+        Path table = dir.resolve("t.sst");
+        try (io.bloomstore.core.TableWriter w = io.bloomstore.core.TableWriter.create(table)) {
+            for (int i = 0; i < 100; i++) {
+                w.put(b(String.format("i%03d", i)), b("v" + i));
+            }
+            w.finish();
+        }
+        try (Store store = Store.open(dir.resolve("s"), small())) {
+            Keyspace k = store.keyspace("bulk");
+            store.put(b("i001"), b("default"));
+            assertEquals(100, store.ingest(k, List.of(table)).entries());
+            assertEquals("v1", s(store.get(k, b("i001"))));
+            assertEquals("default", s(store.get(b("i001"))), "the default keyspace is untouched");
+            assertNull(store.get(b("i002")));
+        }
+        try (Store store = Store.open(dir.resolve("s"), small())) {
+            assertEquals(100, count(store.iterator(store.keyspace("bulk"), null, null)));
+        }
+    }
+
+    @Test
     void inMemoryFileSystemWorksToo() throws Exception {
         MemoryFileSystem fs = new MemoryFileSystem();
         Path d = Path.of("/ks/store");

@@ -337,6 +337,26 @@ class ApiMisuseMatrixTest {
             }
         });
         ops.put("stats(Keyspace)", s -> assertTrue(s.stats(s.keyspace("ks")).levels().size() > 1));
+        ops.put("ingest(Keyspace,List)", s -> {
+            Path parent = Files.createTempDirectory("bloomstore-misuse-ingest-ks");
+            try {
+                Path table = parent.resolve("t.sst");
+                int first = INGESTED_FROM + 10 * INGESTS.getAndIncrement();
+                try (TableWriter w = TableWriter.create(table)) {
+                    for (int i = first; i < first + 10; i++) {
+                        w.put(key(i), value(key(i)));
+                    }
+                    w.finish();
+                }
+                assertEquals(10, s.ingest(s.keyspace("ks"), List.of(table)).entries());
+            } finally {
+                try (Stream<Path> files = Files.walk(parent)) {
+                    for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(f);
+                    }
+                }
+            }
+        });
     }
 
     /**
