@@ -44,7 +44,7 @@ final class CheckpointWriter {
             fs.syncDirectory(target);
             live.writeManifest(fs, target);
             long millis = (System.nanoTime() - started) / 1_000_000;
-            return new CheckpointReport(target, live.lastSequence(), live.version().allFiles().size(), linked,
+            return new CheckpointReport(target, live.lastSequence(), tables(live), linked,
                     copied, bytesCopied, millis);
         } catch (IOException | RuntimeException | Error e) {
             FileCopy.removeWritten(fs, target, created, e);
@@ -72,5 +72,14 @@ final class CheckpointWriter {
         }
         return FileCopy.prepareEmptyTarget(fs, target, "checkpoint target", " (it holds a store)",
                 " (if it is a checkpoint cut short, it has no CURRENT file: delete it and try again)");
+    }
+
+    /** The tables of the moment {@code live} captured, of every keyspace. */
+    private static int tables(LiveFiles live) {
+        int n = 0;
+        for (LiveFiles.LiveFile f : live.files()) {
+            n += f.kind() == LiveFiles.Kind.TABLE ? 1 : 0;
+        }
+        return n;
     }
 }

@@ -445,7 +445,9 @@ final class DbWrite {
                     Log.LOG.warn("Writes stopped: level 0 holds {} tables (stop trigger {}); waiting for compaction",
                             level0, db.options.l0StopTrigger());
                 }
-                background.maybeScheduleCompaction();
+                for (DbState k : db.root.keyspaces) {
+                    k.background.maybeScheduleCompaction();
+                }
                 db.queue.awaitChange();
                 continue;
             }
