@@ -47,7 +47,9 @@ public final class EosCrashChild {
         p.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), 500);
         p.put(StreamsConfig.producerPrefix("transaction.timeout.ms"), 10000);
         KafkaStreams streams = new KafkaStreams(topology(engine, args[5], args[6], args[7]), p);
-        streams.setStateListener((now, before) -> System.out.println("STATE " + now));
+        // With the JVM's age, so a log shows where a resume's time went (start, rebalance, restore).
+        streams.setStateListener((now, before) -> System.out.println("STATE " + now + " at "
+                + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() + " ms"));
         AtomicLong firstStart = new AtomicLong();
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
@@ -63,6 +65,8 @@ public final class EosCrashChild {
             public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
                 System.out.println("RESTORED " + totalRestored);
                 System.out.println("RESTORE-NANOS " + (System.nanoTime() - firstStart.get()));
+                System.out.println("RESTORE-END " + store + " at "
+                        + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() + " ms");
             }
         });
         streams.start();

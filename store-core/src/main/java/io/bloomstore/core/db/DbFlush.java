@@ -10,7 +10,6 @@ import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.InternalIterator;
 import io.bloomstore.core.internal.ValueType;
 import io.bloomstore.core.manifest.FileMetaData;
-import io.bloomstore.core.manifest.Version;
 import io.bloomstore.core.manifest.VersionEdit;
 import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.rangedel.RangeTombstone;
