@@ -28,8 +28,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the write path ({@link DbWrite}), the background work ({@link DbBackground}) and the read
- * path ({@link DbRead}) of one open store share: its files, options and counters, the published
- * {@link ReadView} and last sequence, the snapshots, the background error and the closed flag.
+ * path ({@link DbRead}) of one keyspace of an open store share: its options, counters, tables and
+ * published {@link ReadView}; and, in the default keyspace's state ({@link #root}), what every
+ * keyspace shares: the files, the last sequence, the snapshots, the background error, the closed
+ * flag and the list of keyspaces.
  *
  * <p>Thread safety: the view, last sequence, background error and closed flag are volatile and
  * read without a lock; they (and the snapshot registrations) change only under {@link #mutex()},
