@@ -361,10 +361,16 @@ public final class DbImpl implements Store {
 
     @Override
     public StoreIterator iterator(Keyspace keyspace, byte[] from, byte[] to, ReadOptions readOptions) {
+        return keyspaceIterator(keyspace, from, to, readOptions, false);
+    }
+
+    /** An iterator over [{@code from}, {@code to}) of {@code keyspace}, descending when {@code reverse}. */
+    private StoreIterator keyspaceIterator(Keyspace keyspace, byte[] from, byte[] to, ReadOptions readOptions,
+                                          boolean reverse) {
         db.checkOpen();
         DbState k = KeyspaceHandle.stateIn(db, keyspace);
         checkReadOptions(readOptions);
-        return k.reads.iterator(from, to, readOptions, false);
+        return k.reads.iterator(from, to, readOptions, reverse);
     }
 
     @Override
@@ -381,10 +387,7 @@ public final class DbImpl implements Store {
 
     @Override
     public StoreIterator reverseIterator(Keyspace keyspace, byte[] from, byte[] to, ReadOptions readOptions) {
-        db.checkOpen();
-        DbState k = KeyspaceHandle.stateIn(db, keyspace);
-        checkReadOptions(readOptions);
-        return k.reads.iterator(from, to, readOptions, true);
+        return keyspaceIterator(keyspace, from, to, readOptions, true);
     }
 
     @Override
