@@ -137,6 +137,13 @@ final class DbFlush {
             try {
                 logNumber = oldestSegmentNeeded(db);
                 edit = new VersionEdit().setLogNumber(logNumber).setLastSequence(db.root.lastSequence);
+                if (db.root.keyspaces.length > 1) {
+                    // This keyspace's records in older segments are in its tables now, though
+                    // another keyspace may keep those segments: replay passes over them.
+                    ReadView v = db.view;
+                    edit.setKeyspaceLogNumber(v.immutables().size() > 1 ? v.immutables().get(1).logNumber()
+                            : v.mem().logNumber());
+                }
                 if (meta != null) {
                     edit.addFile(0, meta);
                 }
@@ -350,6 +357,9 @@ final class DbFlush {
             }
             FileMetaData meta = k.background.writeLevel0Table(m);
             VersionEdit section = k == db ? edit : new VersionEdit().setKeyspace(k.keyspaceId);
+            if (db.root.keyspaces.length > 1) {
+                section.setKeyspaceLogNumber(db.view.mem().logNumber());
+            }
             addRangeDeletions(section, m);
             if (meta != null) {
                 section.addFile(0, meta);

@@ -42,6 +42,8 @@ public final class LiveFiles implements Closeable {
     private final List<ReadView> keyspaceViews;
     private final List<DbState> keyspaces;
     private final int nextKeyspaceId;
+    /** Per keyspace, the oldest WAL segment its captured memtables need (a store with keyspaces only). */
+    private final java.util.Map<Integer, Long> keyspaceLogNumbers;
     private final long pin;
     private final long logNumber;
     private final long lastSequence;
@@ -50,8 +52,9 @@ public final class LiveFiles implements Closeable {
     private boolean closed;
 
     private LiveFiles(DbState db, ReadView view, List<DbState> keyspaces, List<ReadView> keyspaceViews,
-                      int nextKeyspaceId, long pin, long logNumber, long lastSequence, long nextFileNumber,
-                      List<LiveFile> files) {
+                      int nextKeyspaceId, java.util.Map<Integer, Long> keyspaceLogNumbers, long pin, long logNumber,
+                      long lastSequence, long nextFileNumber, List<LiveFile> files) {
+        this.keyspaceLogNumbers = keyspaceLogNumbers;
         this.db = db;
         this.view = view;
         this.keyspaces = keyspaces;
@@ -71,6 +74,7 @@ public final class LiveFiles implements Closeable {
         ReadView[] view = new ReadView[1];
         List<DbState> others = new ArrayList<>();
         List<ReadView> otherViews = new ArrayList<>();
+        java.util.Map<Integer, Long> logs = new java.util.HashMap<>();
         long[] numbers = new long[5];
         List<LiveFile> wals = new ArrayList<>();
         db.queue.submitBarrier(group -> {
@@ -83,6 +87,10 @@ public final class LiveFiles implements Closeable {
                 ReadView kv = k.view;
                 MemTable oldest = kv.immutables().isEmpty() ? kv.mem() : kv.immutables().get(0);
                 floor = Math.min(floor, oldest.logNumber());
+                if (db.root.keyspaces.length > 1) {
+                    // The copy's replay passes over each keyspace's records its captured tables hold.
+                    logs.put(k.keyspaceId, oldest.logNumber());
+                }
             }
             List<Long> numbersFound = new ArrayList<>();
             for (String name : db.fs.list(db.dir)) {
@@ -125,7 +133,7 @@ public final class LiveFiles implements Closeable {
             }
         }
         files.addAll(wals);
-        return new LiveFiles(db, v, others, otherViews, (int) numbers[4], numbers[3], numbers[0], numbers[1],
+        return new LiveFiles(db, v, others, otherViews, (int) numbers[4], logs, numbers[3], numbers[0], numbers[1],
                 numbers[2], files);
     }
 
@@ -165,8 +173,8 @@ public final class LiveFiles implements Closeable {
             ks.put(keyspaces.get(i).keyspaceId, new VersionSet.Keyspace(keyspaces.get(i).keyspaceName,
                     keyspaceViews.get(i).version()));
         }
-        long number = VersionSet.writeRepaired(fs, dir, view.version(), ks, nextKeyspaceId, logNumber, lastSequence,
-                nextFileNumber);
+        long number = VersionSet.writeRepaired(fs, dir, view.version(), ks, nextKeyspaceId, keyspaceLogNumbers,
+                logNumber, lastSequence, nextFileNumber);
         return FileNames.manifest(dir, number).getFileName().toString();
     }
 

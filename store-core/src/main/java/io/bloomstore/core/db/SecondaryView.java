@@ -223,7 +223,8 @@ final class SecondaryView {
                     link(fs, primary, viewDir, previous, TableFileNames.filter(f.fileNumber()));
                 }
             }
-            WalTail tail = new WalTail(versions.lastSequence(), versions.logNumber(), versions.keyspaces().keySet());
+            WalTail tail = new WalTail(versions.lastSequence(), versions.logNumber(), versions.keyspaces().keySet(),
+                    StoreOpener.keyspaceLogNumbers(versions));
             tail.readOn(segments);
             closeAll(segments);
             StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);

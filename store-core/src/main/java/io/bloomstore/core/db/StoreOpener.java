@@ -24,8 +24,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -102,7 +104,7 @@ final class StoreOpener {
             long walNumber = versions.newFileNumber();
             WalReplay.Result replayed = WalReplay.replay(fs, dir, wals, versions.lastSequence(),
                     options.walRecovery(), wals.isEmpty() ? walNumber : wals.get(0), false,
-                    versions.keyspaces().keySet());
+                    versions.keyspaces().keySet(), keyspaceLogNumbers(versions));
             boolean whole = replayed.clean() && replayed.reaches(versions.lastSequence());
             // Segments that replay to nothing (a clean close's, or records all in tables already)
             // are not kept: a fresh memtable on the new segment makes them obsolete, so a series of
@@ -231,7 +233,7 @@ final class StoreOpener {
             tables = openTables(fs, dir, options, counters, versions, false, listing);
             WalReplay.Result replayed = WalReplay.replay(fs, dir, walsToReplay(listing, versions),
                     versions.lastSequence(), options.walRecovery(), versions.logNumber(), true,
-                    versions.keyspaces().keySet());
+                    versions.keyspaces().keySet(), keyspaceLogNumbers(versions));
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, versions.logNumber(), null,
                     replayed.lastSequence());
@@ -307,6 +309,22 @@ final class StoreOpener {
      * The WAL segments recovery replays, oldest first: those numbered from the MANIFEST's log
      * number on. Marks every numbered file's number as used, so new files never reuse one.
      */
+    /**
+     * Per keyspace, the segment its replay starts at ({@link VersionSet#keyspaceLogNumber}); empty for
+     * a store without keyspaces, whose replay starts at the store's log number.
+     */
+    static Map<Integer, Long> keyspaceLogNumbers(VersionSet versions) {
+        if (versions.keyspaceLogNumbers().isEmpty()) {
+            return Map.of();
+        }
+        Map<Integer, Long> m = new HashMap<>();
+        m.put(0, versions.keyspaceLogNumber(0));
+        for (int id : versions.keyspaces().keySet()) {
+            m.put(id, versions.keyspaceLogNumber(id));
+        }
+        return m;
+    }
+
     private static List<Long> walsToReplay(List<String> listing, VersionSet versions) {
         List<Long> wals = new ArrayList<>();
         for (String name : listing) {

@@ -108,16 +108,19 @@ final class WalReplay {
      */
     static Result replay(FileSystem fs, Path dir, List<Long> walNumbers, long lastSequence, WalRecovery mode,
                          long memLogNumber, boolean readOnly) throws IOException {
-        return replay(fs, dir, walNumbers, lastSequence, mode, memLogNumber, readOnly, Set.of());
+        return replay(fs, dir, walNumbers, lastSequence, mode, memLogNumber, readOnly, Set.of(), Map.of());
     }
 
     /**
      * As {@link #replay(FileSystem, Path, List, long, WalRecovery, long, boolean)}, with the
      * entries of the keyspaces {@code keyspaces} (their numbers) replayed into a memtable each
-     * ({@link Result#keyspaceMemtables}); entries of other keyspaces (dropped ones) are passed over.
+     * ({@link Result#keyspaceMemtables}); entries of other keyspaces (dropped ones) are passed over,
+     * and so are a keyspace's entries in segments below its {@code keyspaceLogNumbers} entry (its
+     * tables hold them: it flushed while another keyspace still needed those segments).
      */
     static Result replay(FileSystem fs, Path dir, List<Long> walNumbers, long lastSequence, WalRecovery mode,
-                         long memLogNumber, boolean readOnly, Set<Integer> keyspaces) throws IOException {
+                         long memLogNumber, boolean readOnly, Set<Integer> keyspaces,
+                         Map<Integer, Long> keyspaceLogNumbers) throws IOException {
         MemTable mem = readOnly ? MemTable.deferred(memLogNumber) : new MemTable(memLogNumber);
         Map<Integer, MemTable> kmems = new TreeMap<>();
         for (int id : keyspaces) {
@@ -168,7 +171,8 @@ final class WalReplay {
                     empty.clear();
                     for (Entry e : entries) {
                         MemTable target = e.keyspace() == 0 ? mem : kmems.get(e.keyspace());
-                        if (target != null) {
+                        Long flushedBelow = keyspaceLogNumbers.get(e.keyspace());
+                        if (target != null && (flushedBelow == null || walNumbers.get(i) >= flushedBelow)) {
                             target.add(e.key(), e.sequence(), e.type(), e.value());
                         }
                     }

@@ -45,6 +45,8 @@ final class WalTail {
     private final MemTable mem;
     /** The other keyspaces' memtables, by number: those the view's MANIFEST holds (others' records are passed over). */
     private final java.util.Map<Integer, MemTable> keyspaceMems = new java.util.TreeMap<>();
+    /** Per keyspace, the segment its records start to count at (its tables hold those before). */
+    private final java.util.Map<Integer, Long> keyspaceLogNumbers;
     /** The sequence the next record must start at (after the first, which may start at or below it). */
     private long expected;
     private long last;
@@ -62,12 +64,18 @@ final class WalTail {
      * {@link SecondaryView} rules out before the first read.
      */
     WalTail(long manifestLastSequence, long memLogNumber) {
-        this(manifestLastSequence, memLogNumber, java.util.Set.of());
+        this(manifestLastSequence, memLogNumber, java.util.Set.of(), java.util.Map.of());
     }
 
-    /** As {@link #WalTail(long, long)}, with a memtable for each keyspace of {@code keyspaces} besides the default one. */
-    WalTail(long manifestLastSequence, long memLogNumber, java.util.Set<Integer> keyspaces) {
+    /**
+     * As {@link #WalTail(long, long)}, with a memtable for each keyspace of {@code keyspaces} besides
+     * the default one, each keyspace's records in segments below its {@code keyspaceLogNumbers}
+     * entry passed over (its tables hold them).
+     */
+    WalTail(long manifestLastSequence, long memLogNumber, java.util.Set<Integer> keyspaces,
+            java.util.Map<Integer, Long> keyspaceLogNumbers) {
         this.mem = MemTable.deferred(memLogNumber);
+        this.keyspaceLogNumbers = keyspaceLogNumbers;
         for (int id : keyspaces) {
             keyspaceMems.put(id, MemTable.deferred(memLogNumber));
         }
@@ -138,8 +146,11 @@ final class WalTail {
                     first = false;
                     for (Entry e : entries) {
                         MemTable target = e.keyspace() == 0 ? mem : keyspaceMems.get(e.keyspace());
-                        if (target == null) {
-                            continue; // a keyspace this view's MANIFEST does not hold (dropped, or newer)
+                        Long flushedBelow = keyspaceLogNumbers.get(e.keyspace());
+                        if (target == null || flushedBelow != null && s.number() < flushedBelow) {
+                            // A keyspace this view's MANIFEST does not hold (dropped, or newer), or a
+                            // record its tables hold already.
+                            continue;
                         }
                         target.add(e.key(), e.sequence(), e.type(), e.value());
                         addedRangeDeletions |= e.type() == ValueType.RANGE_DELETION;

@@ -32,6 +32,8 @@ public final class VersionEdit {
     static final int TAG_CREATE_KEYSPACE = 11;
     static final int TAG_DROP_KEYSPACE = 12;
     static final int TAG_NEXT_KEYSPACE_ID = 13;
+    /** The oldest WAL segment the section's keyspace still needs: its records in older ones are in its tables. */
+    static final int TAG_KEYSPACE_LOG_NUMBER = 14;
 
     /** The default keyspace's number: every store has it, and a store without keyspaces has only it. */
     public static final int DEFAULT_KEYSPACE = 0;
@@ -59,6 +61,7 @@ public final class VersionEdit {
     private final List<CreatedKeyspace> createdKeyspaces = new ArrayList<>();
     private boolean dropsKeyspace;
     private Integer nextKeyspaceId;
+    private Long keyspaceLogNumber;
     /** Further sections of this edit, each the file changes of another keyspace, logged atomically with it. */
     private final List<VersionEdit> more = new ArrayList<>();
 
@@ -127,6 +130,19 @@ public final class VersionEdit {
     public VersionEdit setNextKeyspaceId(int n) {
         nextKeyspaceId = n;
         return this;
+    }
+
+    /**
+     * Records that keyspace {@link #keyspace()} needs no WAL segment below {@code n}: replay passes
+     * over its records there (another keyspace may still need those segments, so they stay).
+     */
+    public VersionEdit setKeyspaceLogNumber(long n) {
+        keyspaceLogNumber = n;
+        return this;
+    }
+
+    public OptionalLong keyspaceLogNumber() {
+        return keyspaceLogNumber == null ? OptionalLong.empty() : OptionalLong.of(keyspaceLogNumber);
     }
 
     public OptionalInt nextKeyspaceId() {
@@ -235,6 +251,9 @@ public final class VersionEdit {
     }
 
     private void encodeFiles(RecordBuffer out) {
+        if (keyspaceLogNumber != null) {
+            out.putVarint(TAG_KEYSPACE_LOG_NUMBER).putVarint(keyspaceLogNumber);
+        }
         for (Deleted d : deleted) {
             out.putVarint(TAG_DELETE_FILE).putVarint(d.level()).putVarint(d.fileNumber());
         }
@@ -290,6 +309,8 @@ public final class VersionEdit {
                 e.deleteRangeTombstone(in.getVarint());
             } else if (tag == TAG_KEYSPACE) {
                 e.setKeyspace(keyspaceId(in));
+            } else if (tag == TAG_KEYSPACE_LOG_NUMBER) {
+                e.setKeyspaceLogNumber(in.getVarint());
             } else if (tag == TAG_NEXT_KEYSPACE_ID) {
                 e.setNextKeyspaceId(keyspaceId(in));
             } else if (tag == TAG_CREATE_KEYSPACE) {
@@ -336,7 +357,8 @@ public final class VersionEdit {
     public String toString() {
         return "VersionEdit[" + (keyspace == DEFAULT_KEYSPACE ? "" : "keyspace=" + keyspace + ", ")
                 + (createdKeyspaces.isEmpty() ? "" : "createdKeyspaces=" + createdKeyspaces + ", ")
-                + (dropsKeyspace ? "drop, " : "") + "log=" + logNumber + ", nextFile=" + nextFileNumber + ", lastSeq=" + lastSequence
+                + (dropsKeyspace ? "drop, " : "") + (keyspaceLogNumber == null ? "" : "keyspaceLog="
+                + keyspaceLogNumber + ", ") + "log=" + logNumber + ", nextFile=" + nextFileNumber + ", lastSeq=" + lastSequence
                 + ", added=" + added + ", deleted=" + deleted
                 + (addedTombstones.isEmpty() ? "" : ", addedRangeTombstones=" + addedTombstones)
                 + (deletedTombstones.isEmpty() ? "" : ", deletedRangeTombstones=" + deletedTombstones) + "]";

@@ -58,6 +58,8 @@ public final class VersionSet implements Closeable {
     private volatile Map<Integer, Keyspace> keyspaces = Map.of();
     /** The number the next new keyspace gets; numbers are never used twice (in the root). */
     private volatile int nextKeyspaceId = 1;
+    /** Per keyspace (the default one's too), the oldest WAL segment it still needs, where recorded (in the root). */
+    private volatile Map<Integer, Long> keyspaceLogNumbers = Map.of();
     private final AtomicLong nextFileNumber = new AtomicLong(1);
     private volatile long lastSequence;
     private volatile long logNumber;
@@ -123,6 +125,21 @@ public final class VersionSet implements Closeable {
         return k == null ? null : k.version();
     }
 
+    /**
+     * The oldest WAL segment keyspace {@code id} still needs: its records in older segments are in
+     * its tables (the store's log number when nothing more is recorded). Replay passes over them.
+     */
+    public long keyspaceLogNumber(int id) {
+        VersionSet r = root == null ? this : root;
+        Long n = r.keyspaceLogNumbers.get(id);
+        return n == null ? r.logNumber : Math.max(n, r.logNumber);
+    }
+
+    /** Every keyspace's recorded log number ({@link #keyspaceLogNumber}), by keyspace number. */
+    public Map<Integer, Long> keyspaceLogNumbers() {
+        return (root == null ? this : root).keyspaceLogNumbers;
+    }
+
     /** Every table of every keyspace's current version. */
     public List<FileMetaData> allLiveFiles() {
         VersionSet r = root == null ? this : root;
@@ -156,16 +173,17 @@ public final class VersionSet implements Closeable {
      */
     public static long writeRepaired(FileSystem fs, Path dir, Version state, long logNumber, long lastSequence,
                                      long nextFileNumber) throws IOException {
-        return writeRepaired(fs, dir, state, Map.of(), 1, logNumber, lastSequence, nextFileNumber);
+        return writeRepaired(fs, dir, state, Map.of(), 1, Map.of(), logNumber, lastSequence, nextFileNumber);
     }
 
     /** As {@link #writeRepaired(FileSystem, Path, Version, long, long, long)}, with other keyspaces too. */
     public static long writeRepaired(FileSystem fs, Path dir, Version state, Map<Integer, Keyspace> keyspaces,
-                                     int nextKeyspaceId, long logNumber, long lastSequence, long nextFileNumber)
-            throws IOException {
+                                     int nextKeyspaceId, Map<Integer, Long> keyspaceLogNumbers, long logNumber,
+                                     long lastSequence, long nextFileNumber) throws IOException {
         VersionSet vs = new VersionSet(fs, dir, DEFAULT_MAX_MANIFEST_BYTES);
         vs.keyspaces = Collections.unmodifiableMap(new TreeMap<>(keyspaces));
         vs.nextKeyspaceId = nextKeyspaceId;
+        vs.keyspaceLogNumbers = Map.copyOf(keyspaceLogNumbers);
         vs.nextFileNumber.set(nextFileNumber);
         vs.writeNewManifest(state, logNumber, lastSequence);
         vs.close();
@@ -223,6 +241,7 @@ public final class VersionSet implements Closeable {
             Version.Builder v = new Version.Builder();
             Map<Integer, Version.Builder> others = new TreeMap<>();
             Map<Integer, String> names = new HashMap<>();
+            Map<Integer, Long> logNumbers = new HashMap<>();
             int edits = 0;
             for (byte[] record = reader.next(); record != null; record = reader.next()) {
                 VersionEdit edit = VersionEdit.decode(record, manifestPath, reader.lastRecordOffset());
@@ -240,6 +259,9 @@ public final class VersionSet implements Closeable {
                                 + " but leaves tables";
                         others.remove(section.keyspace());
                         names.remove(section.keyspace());
+                    }
+                    if (wrong == null) {
+                        applyKeyspaceLogNumber(section, logNumbers);
                     }
                 }
                 if (wrong != null) {
@@ -265,10 +287,20 @@ public final class VersionSet implements Closeable {
                 ks.put(e.getKey(), new Keyspace(names.get(e.getKey()), e.getValue().build()));
             }
             vs.keyspaces = Collections.unmodifiableMap(ks);
+            vs.keyspaceLogNumbers = Map.copyOf(logNumbers);
         }
         vs.markFileNumberUsed(parsed.number());
         vs.manifestNumberRead = parsed.number();
         return vs;
+    }
+
+    /** Records a section's keyspace log number (never backwards), or forgets a dropped keyspace's. */
+    private static void applyKeyspaceLogNumber(VersionEdit section, Map<Integer, Long> logNumbers) {
+        if (section.dropsKeyspace()) {
+            logNumbers.remove(section.keyspace());
+        } else if (section.keyspaceLogNumber().isPresent()) {
+            logNumbers.merge(section.keyspace(), section.keyspaceLogNumber().getAsLong(), Math::max);
+        }
     }
 
     /** Recovery: applies an edit's keyspace creations and next number; what is wrong with them, or null. */
@@ -355,6 +387,10 @@ public final class VersionSet implements Closeable {
             if (nextKeyspaceId > 1) {
                 snapshot.setNextKeyspaceId(nextKeyspaceId);
             }
+            Long defaultLog = keyspaceLogNumbers.get(VersionEdit.DEFAULT_KEYSPACE);
+            if (defaultLog != null) {
+                snapshot.setKeyspaceLogNumber(defaultLog);
+            }
             for (Map.Entry<Integer, Keyspace> k : stateKeyspaces.entrySet()) {
                 snapshot.createKeyspace(k.getKey(), k.getValue().name());
             }
@@ -362,6 +398,10 @@ public final class VersionSet implements Closeable {
             // Each keyspace's files in a record of their own, all synced before CURRENT names this MANIFEST.
             for (Map.Entry<Integer, Keyspace> k : stateKeyspaces.entrySet()) {
                 VersionEdit files = new VersionEdit().setKeyspace(k.getKey());
+                Long kLog = keyspaceLogNumbers.get(k.getKey());
+                if (kLog != null) {
+                    files.setKeyspaceLogNumber(kLog);
+                }
                 Version kv = k.getValue().version();
                 for (int level = 0; level < Version.NUM_LEVELS; level++) {
                     for (FileMetaData f : kv.files(level)) {
@@ -443,7 +483,13 @@ public final class VersionSet implements Closeable {
         }
         edit.setNextFileNumber(nextFileNumber.get());
         Version next = current;
+        Map<Integer, Long> nextLogNumbers = keyspaceLogNumbers;
         for (VersionEdit section : edit.sections()) {
+            if (section.dropsKeyspace() || section.keyspaceLogNumber().isPresent()) {
+                Map<Integer, Long> m = new HashMap<>(nextLogNumbers);
+                applyKeyspaceLogNumber(section, m);
+                nextLogNumbers = Map.copyOf(m);
+            }
             int ks = section.keyspace();
             Version base = ks == VersionEdit.DEFAULT_KEYSPACE ? next
                     : nextKeyspaces.containsKey(ks) ? nextKeyspaces.get(ks).version() : null;
@@ -476,11 +522,14 @@ public final class VersionSet implements Closeable {
             manifest.sync();
             if (manifest.size() > maxManifestBytes) {
                 int keptNextKsId = nextKeyspaceId;
+                Map<Integer, Long> keptLogNumbers = keyspaceLogNumbers;
                 nextKeyspaceId = nextKsId;
+                keyspaceLogNumbers = nextLogNumbers;
                 try {
                     roll(next, nextKeyspaces, nextLogNumber, nextLastSequence);
                 } finally {
                     nextKeyspaceId = keptNextKsId;
+                    keyspaceLogNumbers = keptLogNumbers;
                 }
             }
         } catch (IOException e) {
@@ -494,6 +543,7 @@ public final class VersionSet implements Closeable {
         lastSequence = nextLastSequence;
         nextKeyspaceId = nextKsId;
         keyspaces = nextKeyspaces;
+        keyspaceLogNumbers = nextLogNumbers;
         current = next;
         return next;
     }

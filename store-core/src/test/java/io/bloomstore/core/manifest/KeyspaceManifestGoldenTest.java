@@ -74,6 +74,8 @@ class KeyspaceManifestGoldenTest {
         // tag 10 keyspace 3, tag 12 drop, tag 4 level 0 table 9
         assertEquals("0a03" + "0c" + "040009",
                 hex.formatHex(new VersionEdit().setKeyspace(3).dropKeyspace().deleteFile(0, 9).encode()));
+        // tag 10 keyspace 2, tag 14: it needs no WAL segment below 9
+        assertEquals("0a02" + "0e09", hex.formatHex(new VersionEdit().setKeyspace(2).setKeyspaceLogNumber(9).encode()));
         // the default section's log number, then tag 10 keyspace 1 and its table deletion
         assertEquals("0107" + "0a01" + "040105", hex.formatHex(new VersionEdit().setLogNumber(7)
                 .addSection(new VersionEdit().setKeyspace(1).deleteFile(1, 5)).encode()));
