@@ -42,7 +42,9 @@ class KeyspaceCrashTest {
     private static void run(long seed) throws Exception {
         Random rnd = new Random(seed);
         StoreOptions options = StoreOptions.builder().memtableBytes(4 * 1024).l0Triggers(2, 3, 4)
-                .baseLevelBytes(16 * 1024).targetFileBytes(4 * 1024).blockSize(256).build();
+                .baseLevelBytes(16 * 1024).targetFileBytes(4 * 1024).blockSize(256)
+                .keyspaceOptions("x", io.bloomstore.core.KeyspaceOptions.builder()
+                        .mergeOperator(io.bloomstore.core.MergeOperators.int64Add()).build()).build();
         FaultInjectionFileSystem fs = new FaultInjectionFileSystem(new MemoryFileSystem(), seed);
         Store store = Store.open(fs, DIR, options);
         // A keyspace made and dropped first: its number is never used again, and its WAL records stay unread.
@@ -59,6 +61,8 @@ class KeyspaceCrashTest {
             for (Keyspace k : ks) {
                 batch.put(k, b(String.format("m%05d", i)), b("batch " + i));
             }
+            // A counter of the batches in keyspace x: counted once each, whatever was flushed when.
+            batch.merge(ks[1], b("count"), io.bloomstore.core.MergeOperators.int64(1));
             // Filler so memtables switch and flush often.
             batch.put(ks[rnd.nextInt(ks.length)], b(String.format("f%05d", rnd.nextInt(1000))), new byte[64]);
             boolean sync = rnd.nextInt(8) == 0;
@@ -99,6 +103,9 @@ class KeyspaceCrashTest {
                 }
             }
             assertTrue(present >= lastSynced, "synced batch " + lastSynced + " lost (last present " + present + ")");
+            byte[] count = reopened.get(reopened.keyspace("x"), b("count"));
+            assertEquals(present + 1, count == null ? 0 : io.bloomstore.core.MergeOperators.int64(count),
+                    "the merge counter of keyspace x against the batches present");
             assertEquals(java.util.List.of("default", "x", "y", "z"), reopened.keyspaces());
             reopened.compact();
             assertTrue(present < 0 || reopened.get(reopened.keyspace("z"), b(String.format("m%05d", present))) != null,
