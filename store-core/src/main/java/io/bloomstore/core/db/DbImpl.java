@@ -16,23 +16,16 @@ import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.internal.Futures;
-import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
-import io.bloomstore.core.manifest.VersionEdit;
 import io.bloomstore.core.manifest.VersionSet;
 import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.stats.CountersFile;
 import io.bloomstore.core.stats.StoreCounters;
 import io.bloomstore.core.stats.StoreStatsMBean;
-import io.bloomstore.core.table.TableOptions;
 import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
@@ -52,6 +45,7 @@ public final class DbImpl implements Store {
     private final DbBackground background;
     private final DbWrite writes;
     private final DbRead reads;
+    private final KeyspaceCatalog keyspaces;
     private final Closeable lock;
     private final Path lockFile;
     /** The JMX registration when {@link StoreOptions#jmxName()} is set, else null. */
@@ -67,8 +61,9 @@ public final class DbImpl implements Store {
         this.reads = new DbRead(db);
         db.background = background;
         db.reads = reads;
-        for (java.util.Map.Entry<Integer, VersionSet.Keyspace> k : versions.keyspaces().entrySet()) {
-            addExistingKeyspace(k.getKey(), k.getValue().name(), walNumber);
+        this.keyspaces = new KeyspaceCatalog(db);
+        for (Map.Entry<Integer, VersionSet.Keyspace> k : versions.keyspaces().entrySet()) {
+            keyspaces.addExisting(k.getKey(), k.getValue().name(), walNumber);
         }
         this.lock = lock;
         this.lockFile = dir.resolve(io.bloomstore.core.manifest.FileNames.LOCK);
@@ -142,7 +137,7 @@ public final class DbImpl implements Store {
      * says what point-in-time WAL recovery dropped (null when nothing), for {@link #stats()};
      * {@code listing} is the directory's file names as the open found them.
      */
-    void finishRecovery(MemTable replayed, java.util.Map<Integer, MemTable> keyspaceMemtables, String walDropped,
+    void finishRecovery(MemTable replayed, Map<Integer, MemTable> keyspaceMemtables, String walDropped,
                         boolean keepInWal, List<String> listing) throws IOException {
         db.root.walRecoveryDropped = walDropped;
         if (db.readOnly) {
@@ -158,53 +153,7 @@ public final class DbImpl implements Store {
         }
     }
 
-    // ---- Keyspaces ----
-
-    /** Serializes keyspace creation and drops (each logs a MANIFEST edit, without the mutex). */
-    private final Object keyspaceChanges = new Object();
-
-    /** The longest keyspace name, in UTF-8 bytes. */
-    private static final int MAX_KEYSPACE_NAME_BYTES = 255;
-
-    /** Options of keyspaces created by this instance with options of their own; under {@link #keyspaceChanges}. */
-    private final Map<String, KeyspaceOptions> createdWith = new HashMap<>();
-
-    /**
-     * At open: adds the state of keyspace {@code id}, which the MANIFEST holds, with an empty
-     * memtable on WAL segment {@code walNumber} and its tables registered (opened on first use).
-     */
-    private void addExistingKeyspace(int id, String name, long walNumber) {
-        StoreOptions options = keyspaceOptions(name);
-        StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
-        TableRegistry tables = db.tables.sibling(TableOptions.of(options), counters);
-        Version v = db.versions.version(id);
-        for (int level = 0; level < Version.NUM_LEVELS; level++) {
-            for (FileMetaData f : v.files(level)) {
-                tables.register(f.fileNumber(), level);
-            }
-        }
-        addState(newKeyspaceState(id, name, options, tables, counters, walNumber));
-    }
-
-    private DbState newKeyspaceState(int id, String name, StoreOptions options, TableRegistry tables,
-                                     StoreCounters counters, long walNumber) {
-        DbState k = new DbState(db, id, name, options, tables, counters, walNumber);
-        k.background = new DbBackground(k);
-        k.reads = new DbRead(k);
-        return k;
-    }
-
-    private void addState(DbState k) {
-        DbState[] all = Arrays.copyOf(db.keyspaces, db.keyspaces.length + 1);
-        all[all.length - 1] = k;
-        db.keyspaces = all;
-    }
-
-    /** The options keyspace {@code name} opens with: those given for it in the store's options, over the store's. */
-    private StoreOptions keyspaceOptions(String name) {
-        KeyspaceOptions given = db.options.keyspaceOptions().get(name);
-        return given == null ? db.options : given.over(db.options);
-    }
+    // ---- Keyspaces: created, found and dropped by the catalog ----
 
     @Override
     public Keyspace keyspace(String name) throws IOException {
@@ -213,141 +162,17 @@ public final class DbImpl implements Store {
 
     @Override
     public Keyspace keyspace(String name, KeyspaceOptions options) throws IOException {
-        db.checkOpen();
-        checkKeyspaceName(name);
-        if (name.equals(Keyspace.DEFAULT_NAME)) {
-            if (options != null && !options.equals(KeyspaceOptions.DEFAULT)) {
-                throw new IllegalStateException("the default keyspace takes the store's options (StoreOptions), "
-                        + "not KeyspaceOptions");
-            }
-            return new KeyspaceHandle(db);
-        }
-        synchronized (keyspaceChanges) {
-            db.checkOpen();
-            DbState k = db.keyspace(name);
-            if (k == null) {
-                db.checkWritable();
-                KeyspaceOptions given = db.options.keyspaceOptions().get(name);
-                if (options != null && given != null && !given.equals(options)) {
-                    throw new IllegalStateException("keyspace " + name + " is given other options in the "
-                            + "store's StoreOptions.keyspaceOptions: " + given);
-                }
-                // Made (and so checked) before anything is written: a combination the store refuses fails here.
-                StoreOptions effective = options == null ? keyspaceOptions(name) : options.over(db.options);
-                k = createKeyspace(name, options, effective);
-            } else if (options != null && !optionsOf(name).equals(options)) {
-                throw new IllegalStateException("keyspace " + name + " of " + db.dir + " is open with "
-                        + optionsOf(name) + "; a keyspace's options are fixed while the store is open: give them "
-                        + "at open with StoreOptions.builder().keyspaceOptions(\"" + name + "\", ...)");
-            }
-            return new KeyspaceHandle(k);
-        }
-    }
-
-    /** The keyspace options keyspace {@code name} is open with ({@link KeyspaceOptions#DEFAULT}: the store's own). */
-    private KeyspaceOptions optionsOf(String name) {
-        KeyspaceOptions o = db.options.keyspaceOptions().get(name);
-        if (o == null) {
-            o = createdWith.get(name);
-        }
-        return o == null ? KeyspaceOptions.DEFAULT : o;
-    }
-
-    private DbState createKeyspace(String name, KeyspaceOptions options, StoreOptions effective) throws IOException {
-        int id = db.versions.nextKeyspaceId();
-        // Durable before any write can name it: the WAL's records of its writes follow the edit.
-        db.versions.logAndApply(new VersionEdit().createKeyspace(id, name));
-        if (options != null) {
-            createdWith.put(name, options);
-        }
-        db.mutex().lock();
-        try {
-            // Its memtable starts on the current WAL segment, as every keyspace's active one.
-            StoreCounters counters = new StoreCounters(Version.NUM_LEVELS);
-            TableRegistry tables = db.tables.sibling(TableOptions.of(effective), counters);
-            DbState k = newKeyspaceState(id, name, effective, tables, counters, db.view.mem().logNumber());
-            addState(k);
-            return k;
-        } finally {
-            db.mutex().unlock();
-        }
-    }
-
-    private static void checkKeyspaceName(String name) {
-        if (name == null || name.isEmpty()
-                || name.getBytes(StandardCharsets.UTF_8).length > MAX_KEYSPACE_NAME_BYTES) {
-            throw new IllegalArgumentException("a keyspace name must be 1 to " + MAX_KEYSPACE_NAME_BYTES
-                    + " UTF-8 bytes: " + (name == null ? "null" : "'" + name + "'"));
-        }
+        return new KeyspaceHandle(keyspaces.get(name, options));
     }
 
     @Override
     public List<String> keyspaces() {
-        db.checkOpen();
-        List<String> names = new ArrayList<>();
-        for (DbState k : db.keyspaces) {
-            names.add(k.keyspaceName);
-        }
-        return names;
+        return keyspaces.names();
     }
 
     @Override
     public void dropKeyspace(String name) throws IOException {
-        db.checkOpen();
-        db.checkWritable();
-        checkKeyspaceName(name);
-        if (name.equals(Keyspace.DEFAULT_NAME)) {
-            throw new IllegalArgumentException("the default keyspace cannot be dropped");
-        }
-        synchronized (keyspaceChanges) {
-            db.checkOpen();
-            DbState k = db.keyspace(name);
-            if (k == null) {
-                throw new IllegalArgumentException("no keyspace " + name + " in " + db.dir + " (keyspaces: "
-                        + keyspaces() + ")");
-            }
-            db.mutex().lock();
-            try {
-                k.dropped = true;
-                DbState[] all = new DbState[db.keyspaces.length - 1];
-                int n = 0;
-                for (DbState s : db.keyspaces) {
-                    if (s != k) {
-                        all[n++] = s;
-                    }
-                }
-                db.keyspaces = all;
-                db.chargeMemtables();
-                db.queue.signalChange();
-            } finally {
-                db.mutex().unlock();
-            }
-            // Its flushes and compactions stop (their outputs abandoned) before its files go.
-            k.background.requestShutdown();
-            k.background.shutdown();
-            Version v = k.versions.current();
-            VersionEdit edit = new VersionEdit().dropKeyspace();
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (FileMetaData f : v.files(level)) {
-                    edit.deleteFile(level, f.fileNumber());
-                }
-            }
-            k.versions.logAndApply(edit);
-            createdWith.remove(name);
-            db.mutex().lock();
-            try {
-                k.readers.scrape();
-                for (FileMetaData f : v.allFiles()) {
-                    k.tables.drop(f.fileNumber(), true);
-                }
-                k.view.tables().release();
-            } finally {
-                db.mutex().unlock();
-            }
-            // The tables no reader holds are deleted before this returns; those an open iterator
-            // or snapshot still reads go when it lets go of them.
-            k.tables.awaitReclaimed();
-        }
+        keyspaces.drop(name);
     }
 
     @Override
@@ -635,7 +460,7 @@ public final class DbImpl implements Store {
     }
 
     /** The current version (the MANIFEST's), for tests in this package. */
-    io.bloomstore.core.manifest.Version currentVersion() {
+    Version currentVersion() {
         return db.versions.current();
     }
 
@@ -666,7 +491,7 @@ public final class DbImpl implements Store {
         }
         // A keyspace being created or dropped finishes its MANIFEST edit first; later ones see
         // the store closed.
-        synchronized (keyspaceChanges) {
+        synchronized (keyspaces.changes()) {
             closeKeyspaces();
         }
     }
