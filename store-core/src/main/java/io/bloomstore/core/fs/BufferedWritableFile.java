@@ -16,6 +16,11 @@ import java.util.function.BiConsumer;
  * compressing the block (profile of a 1 KiB-value fillrandom: the compaction thread's
  * {@code write} calls 2.5 s, LZ4 1.6 s). Writes at least a buffer long go straight through.
  *
+ * <p>The buffer starts at {@value #FIRST_BUFFER_BYTES} bytes (or the size asked for, when smaller)
+ * and doubles each time it fills, up to the size asked for: a small store's flush writes a table
+ * of a few hundred kilobytes, and a 1 MiB direct buffer for it (an mmap, its zeroing and page
+ * faults, an munmap) was a tenth of the flush's time with a thousand stores flushed in turn.
+ *
  * <p>Bytes still in the buffer have not reached the operating system: {@link #sync()} writes
  * them out first, and {@link #close()} writes them before closing the file. The buffer is freed
  * at close.
@@ -31,6 +36,8 @@ import java.util.function.BiConsumer;
 public final class BufferedWritableFile implements WritableFile {
     /** RocksDB's writable_file_max_buffer_size. */
     public static final int DEFAULT_BUFFER_BYTES = 1 << 20;
+    /** The buffer's first size, below the C allocator's mmap threshold (128 KiB). */
+    static final int FIRST_BUFFER_BYTES = 64 << 10;
 
     private final WritableFile file;
     /** Where writebacks run, or null for none. */
@@ -40,6 +47,8 @@ public final class BufferedWritableFile implements WritableFile {
     /** The file's size when the last writeback started. */
     private long writebackAt;
     private ByteBuffer buffer;
+    /** The size the buffer grows to. */
+    private final int maxBufferBytes;
     /** The first failed writeback; every later {@link #sync()} fails with it. */
     private IOException writebackFailure;
     /** The last writeback started (done when none runs). */
@@ -60,7 +69,8 @@ public final class BufferedWritableFile implements WritableFile {
         this.file = file;
         this.writeback = bytesPerSync > 0 ? writeback : null;
         this.bytesPerSync = bytesPerSync;
-        this.buffer = DirectBuffers.allocate(bufferBytes);
+        this.maxBufferBytes = bufferBytes;
+        this.buffer = DirectBuffers.allocate(Math.min(bufferBytes, FIRST_BUFFER_BYTES));
     }
 
     @Override
@@ -79,8 +89,7 @@ public final class BufferedWritableFile implements WritableFile {
             buffer.put(data);
             data.limit(limit);
             if (!buffer.hasRemaining()) {
-                flush();
-                maybeStartWriteback();
+                flushFull();
             }
         }
     }
@@ -100,9 +109,20 @@ public final class BufferedWritableFile implements WritableFile {
             offset += n;
             length -= n;
             if (!buffer.hasRemaining()) {
-                flush();
-                maybeStartWriteback();
+                flushFull();
             }
+        }
+    }
+
+    /** The buffer is full: hands it to the file, and doubles it while it is below its size. */
+    private void flushFull() throws IOException {
+        flush();
+        maybeStartWriteback();
+        if (buffer.capacity() < maxBufferBytes) {
+            ByteBuffer larger = DirectBuffers.allocate(Math.min(maxBufferBytes, 2 * buffer.capacity()));
+            ByteBuffer old = buffer;
+            buffer = larger;
+            DirectBuffers.release(old);
         }
     }
 

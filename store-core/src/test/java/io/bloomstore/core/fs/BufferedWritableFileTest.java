@@ -50,6 +50,31 @@ class BufferedWritableFileTest {
     }
 
     @Test
+    void theBufferGrowsFromItsFirstSizeWithoutChangingABit() throws IOException {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        MemoryFileSystem fs = memoryFileSystem();
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        int max = 8 * BufferedWritableFile.FIRST_BUFFER_BYTES;
+        try (BufferedWritableFile out = new BufferedWritableFile(fs.create(FILE), max)) {
+            // 4 KiB blocks (a table's) past every doubling, then writes around the sizes the buffer passes through
+            while (expected.size() < 3 * max) {
+                int n = rnd.nextInt(8) == 0 ? rnd.nextInt(2 * BufferedWritableFile.FIRST_BUFFER_BYTES) : 4096;
+                byte[] b = new byte[n];
+                rnd.nextBytes(b);
+                if (rnd.nextBoolean()) {
+                    out.write(b, 0, n);
+                } else {
+                    out.write(ByteBuffer.wrap(b));
+                }
+                expected.write(b, 0, n);
+                assertEquals(expected.size(), out.position(), "seed " + seed);
+            }
+        }
+        assertArrayEquals(expected.toByteArray(), fs.contents(FILE), "seed " + seed);
+    }
+
+    @Test
     void syncMakesBufferedBytesDurableAndDiscardDropsTheRest() throws IOException {
         MemoryFileSystem fs = memoryFileSystem();
         BufferedWritableFile out = new BufferedWritableFile(fs.create(FILE), BUFFER);
