@@ -59,9 +59,15 @@ public final class WriteBatch {
     private static final byte MERGE = 2;
     private static final byte RANGE_DELETE = 3;
 
-    private final List<byte[]> keys = new ArrayList<>();
+    /** Each operation's key (the start key of a range deletion); {@link #count} of them are used. */
+    private byte[][] keys = new byte[8][];
     /** The value for a put, the operand for a merge, the end key of a range deletion; null for a delete. */
-    private final List<byte[]> values = new ArrayList<>();
+    private byte[][] values = new byte[8][];
+    /**
+     * Operations held. Plain arrays doubled as they fill: two ArrayLists growing by half were a
+     * sixth of the time a 1,000-put batch took to build (JFR, a batched fill).
+     */
+    private int count;
     /** What each operation is: {@link #PUT}, {@link #DELETE}, {@link #MERGE} or {@link #RANGE_DELETE}. */
     private byte[] kinds = new byte[8];
     /** Each operation's keyspace, null for the default one; null until an operation names another keyspace. */
@@ -95,13 +101,16 @@ public final class WriteBatch {
     }
 
     private void add(byte kind, byte[] key, byte[] value) {
-        int n = keys.size();
+        int n = count;
         if (n == kinds.length) {
             kinds = Arrays.copyOf(kinds, 2 * n);
+            keys = Arrays.copyOf(keys, 2 * n);
+            values = Arrays.copyOf(values, 2 * n);
         }
         kinds[n] = kind;
-        keys.add(key);
-        values.add(value);
+        keys[n] = key;
+        values[n] = value;
+        count = n + 1;
         if (keyspaces != null) {
             keyspaces.add(null);
         }
@@ -113,12 +122,12 @@ public final class WriteBatch {
             return;
         }
         if (keyspaces == null) {
-            keyspaces = new ArrayList<>(keys.size());
-            for (int i = 0; i < keys.size(); i++) {
+            keyspaces = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
                 keyspaces.add(null);
             }
         }
-        keyspaces.set(keys.size() - 1, keyspace);
+        keyspaces.set(count - 1, keyspace);
     }
 
     private static void checkKeyspace(Keyspace keyspace) {
@@ -155,9 +164,9 @@ public final class WriteBatch {
     /** Adds a deletion of the keys in [from, to) of {@code keyspace}; as {@link #deleteRange(byte[], byte[])}. */
     public synchronized WriteBatch deleteRange(Keyspace keyspace, byte[] from, byte[] to) {
         checkKeyspace(keyspace);
-        int before = keys.size();
+        int before = count;
         deleteRange(from, to);
-        if (keys.size() > before) {
+        if (count > before) {
             inKeyspace(keyspace);
         }
         return this;
@@ -209,7 +218,7 @@ public final class WriteBatch {
 
     /** Number of operations. */
     public synchronized int count() {
-        return keys.size();
+        return count;
     }
 
     /** Key and value bytes plus a small per-operation overhead. */
@@ -218,8 +227,9 @@ public final class WriteBatch {
     }
 
     public synchronized void clear() {
-        keys.clear();
-        values.clear();
+        Arrays.fill(keys, 0, count, null);
+        Arrays.fill(values, 0, count, null);
+        count = 0;
         keyspaces = null;
         rangeDeletions = 0;
         approximateBytes = 0;
@@ -236,9 +246,11 @@ public final class WriteBatch {
      */
     public synchronized WriteBatch copy() {
         WriteBatch c = new WriteBatch();
-        c.keys.addAll(keys);
-        c.values.addAll(values);
-        c.kinds = Arrays.copyOf(kinds, Math.max(8, keys.size()));
+        int capacity = Math.max(8, count);
+        c.keys = Arrays.copyOf(keys, capacity);
+        c.values = Arrays.copyOf(values, capacity);
+        c.kinds = Arrays.copyOf(kinds, capacity);
+        c.count = count;
         c.keyspaces = keyspaces == null ? null : new ArrayList<>(keyspaces);
         c.rangeDeletions = rangeDeletions;
         c.approximateBytes = approximateBytes;
@@ -248,20 +260,20 @@ public final class WriteBatch {
     /** Calls the handler for each operation, in order. */
     public synchronized void forEach(Handler handler) {
         Keyspace current = null;
-        for (int i = 0; i < keys.size(); i++) {
-            byte[] v = values.get(i);
+        for (int i = 0; i < count; i++) {
+            byte[] v = values[i];
             if (keyspaces != null && keyspaces.get(i) != current) {
                 current = keyspaces.get(i);
                 handler.keyspace(current);
             }
             if (kinds[i] == RANGE_DELETE) {
-                handler.deleteRange(keys.get(i), v);
+                handler.deleteRange(keys[i], v);
             } else if (kinds[i] == DELETE) {
-                handler.delete(keys.get(i));
+                handler.delete(keys[i]);
             } else if (kinds[i] == PUT) {
-                handler.put(keys.get(i), v);
+                handler.put(keys[i], v);
             } else {
-                handler.merge(keys.get(i), v);
+                handler.merge(keys[i], v);
             }
         }
     }
@@ -275,11 +287,11 @@ public final class WriteBatch {
     @Override
     public synchronized String toString() {
         StringBuilder sb = new StringBuilder("WriteBatch[");
-        for (int i = 0; i < keys.size() && i < 8; i++) {
+        for (int i = 0; i < count && i < 8; i++) {
             sb.append(i == 0 ? "" : ", ").append(kinds[i] == DELETE ? "delete " : kinds[i] == PUT ? "put "
                     : kinds[i] == MERGE ? "merge " : "deleteRange ")
-                    .append(Arrays.toString(keys.get(i)));
+                    .append(Arrays.toString(keys[i]));
         }
-        return sb.append(keys.size() > 8 ? ", ...]" : "]").toString();
+        return sb.append(count > 8 ? ", ...]" : "]").toString();
     }
 }

@@ -61,8 +61,20 @@ public final class ShadowedVersions {
 
     /** Whether to keep the entry; call for every entry, in internal order. */
     public boolean keep(byte[] userKey, long sequence, ValueType type) {
+        return keep(userKey, sequence, type, true);
+    }
+
+    /**
+     * {@link #keep(byte[], long, ValueType)} for a key array nobody changes afterwards (a flush's
+     * copies out of the memtable): kept as it is, not copied.
+     */
+    public boolean keepUnchangingKey(byte[] userKey, long sequence, ValueType type) {
+        return keep(userKey, sequence, type, false);
+    }
+
+    private boolean keep(byte[] userKey, long sequence, ValueType type, boolean copy) {
         if (currentKey == null || !Arrays.equals(currentKey, userKey)) {
-            currentKey = userKey.clone();
+            currentKey = copy ? userKey.clone() : userKey;
             newerKept = Long.MAX_VALUE;
             fragment = tombstones.isEmpty() ? -1 : tombstones.fragmentIndex(userKey);
         }

@@ -269,8 +269,10 @@ final class DbFlush {
                     rewriter.rewrite(stream, sink);
                     continue;
                 }
-                if (versions.keep(it.key(), it.sequence(), it.type())) {
-                    builder.add(it.key(), it.sequence(), it.type(), it.valueArray(), it.valueOffset(), it.valueLength());
+                // One copy of the key per entry: the memtable unpacks it from its arena on each call.
+                byte[] key = it.key();
+                if (versions.keepUnchangingKey(key, it.sequence(), it.type())) {
+                    builder.add(key, it.sequence(), it.type(), it.valueArray(), it.valueOffset(), it.valueLength());
                 }
                 it.next();
             }
