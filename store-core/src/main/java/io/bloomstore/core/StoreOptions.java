@@ -131,7 +131,7 @@ public final class StoreOptions {
     /** The largest {@code maxBackgroundJobs}: one thread each. */
     public static final int MAX_BACKGROUND_JOBS = 64;
     /** {@code parallelCompactionTrigger}'s default: derived from the processors and level-0 triggers at build. */
-    private static final int DERIVED = -1;
+    static final int DERIVED = -1;
 
     private final boolean createIfMissing;
     private final long memtableBytes;
@@ -170,87 +170,15 @@ public final class StoreOptions {
     private final java.util.Map<String, KeyspaceOptions> keyspaceOptions;
 
     private StoreOptions(Builder b) {
-        if (b.ttl != null && (b.ttl.isNegative() || b.ttl.isZero())) {
-            throw new IllegalArgumentException("ttl must be positive (null for none): " + b.ttl);
-        }
-        if (b.ttl != null && b.mergeOperator != null) {
-            throw new IllegalArgumentException("a store takes a ttl or a mergeOperator, not both: merge operands carry"
-                    + " no write time to expire by (docs/library.md, \"Merge operators, TTL and compaction filters\")");
-        }
-        if (b.clock == null) {
-            throw new IllegalArgumentException("clock must not be null");
-        }
+        StoreOptionsRules.check(b);
         this.mergeOperator = b.mergeOperator;
         this.compactionFilter = b.compactionFilter;
         this.ttl = b.ttl;
         this.clock = b.clock;
         this.keyspaceOptions = java.util.Map.copyOf(b.keyspaceOptions);
-        if (b.maxOpenFiles != UNBOUNDED_OPEN_FILES && b.maxOpenFiles < MIN_MAX_OPEN_FILES) {
-            throw new IllegalArgumentException("maxOpenFiles must be " + UNBOUNDED_OPEN_FILES + " (unbounded) or at"
-                    + " least " + MIN_MAX_OPEN_FILES + ": " + b.maxOpenFiles);
-        }
-        if (b.memtableBytes < 1024 || b.memtableBytes > MAX_MEMTABLE_BYTES) {
-            throw new IllegalArgumentException("memtableBytes must be between 1024 and " + MAX_MEMTABLE_BYTES
-                    + " (1 GiB): " + b.memtableBytes);
-        }
-        if (!(b.memtableFilterRatio >= 0 && b.memtableFilterRatio <= MAX_MEMTABLE_FILTER_RATIO)) {
-            throw new IllegalArgumentException("memtableFilterRatio must be between 0 and " + MAX_MEMTABLE_FILTER_RATIO
-                    + ": " + b.memtableFilterRatio);
-        }
-        if (b.maxManifestBytes < 1024) {
-            throw new IllegalArgumentException("maxManifestBytes must be at least 1024: " + b.maxManifestBytes);
-        }
-        if (b.maxBackgroundJobs < 1 || b.maxBackgroundJobs > MAX_BACKGROUND_JOBS) {
-            throw new IllegalArgumentException("maxBackgroundJobs must be between 1 and " + MAX_BACKGROUND_JOBS + ": "
-                    + b.maxBackgroundJobs);
-        }
-        if (b.backgroundNiceness < 0 || b.backgroundNiceness > MAX_BACKGROUND_NICENESS) {
-            throw new IllegalArgumentException("backgroundNiceness must be between 0 and " + MAX_BACKGROUND_NICENESS + ": "
-                    + b.backgroundNiceness);
-        }
-        if (b.walRecovery == null) {
-            throw new IllegalArgumentException("walRecovery must not be null");
-        }
-        if (b.blockCacheBytes < 0) {
-            throw new IllegalArgumentException("blockCacheBytes must not be negative: " + b.blockCacheBytes);
-        }
-        if (b.maxKeyBytes < 1 || b.maxKeyBytes > DEFAULT_MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("maxKeyBytes must be between 1 and " + DEFAULT_MAX_KEY_BYTES + ": "
-                    + b.maxKeyBytes);
-        }
-        if (b.maxValueBytes < 0 || b.maxValueBytes > 1 << 30) {
-            throw new IllegalArgumentException("maxValueBytes must be between 0 and 1 GiB: " + b.maxValueBytes);
-        }
-        if (b.l0CompactionTrigger < 1 || b.l0SlowdownTrigger < b.l0CompactionTrigger
-                || b.l0StopTrigger < b.l0SlowdownTrigger) {
-            throw new IllegalArgumentException("level-0 triggers must satisfy 1 ≤ compaction (" + b.l0CompactionTrigger
-                    + ") ≤ slowdown (" + b.l0SlowdownTrigger + ") ≤ stop (" + b.l0StopTrigger + ")");
-        }
-        if (b.levelSizeRatio < 2 || b.levelSizeRatio > 1000) {
-            throw new IllegalArgumentException("levelSizeRatio must be between 2 and 1000: " + b.levelSizeRatio);
-        }
-        if (b.baseLevelBytes < 1024 || b.targetFileBytes < 1024) {
-            throw new IllegalArgumentException("baseLevelBytes and targetFileBytes must be at least 1024: "
-                    + b.baseLevelBytes + ", " + b.targetFileBytes);
-        }
-        if (b.filterKind == FilterKind.RANGE || b.filterKind == FilterKind.ROSETTA) {
-            throw new IllegalArgumentException("filterKind " + b.filterKind.cliName() + " is a range filter, built from"
-                    + " key values: give it with rangeFilter(...), and a membership filter kind (bloom, blocked, fuse, ...)"
-                    + " or null as filterKind");
-        }
-        if (b.filterKind != null && !(b.bitsPerKey > 0 && b.bitsPerKey <= 64)) {
-            throw new IllegalArgumentException("bitsPerKey must be in (0, 64]: " + b.bitsPerKey);
-        }
         this.l0CompactionTrigger = b.l0CompactionTrigger;
         this.l0SlowdownTrigger = b.l0SlowdownTrigger;
-        if (b.delayedWriteRate < 1024) {
-            throw new IllegalArgumentException("delayedWriteRate must be at least 1024 bytes/s: " + b.delayedWriteRate);
-        }
         this.delayedWriteRate = b.delayedWriteRate;
-        if (b.bytesPerSync < 0) {
-            throw new IllegalArgumentException("bytesPerSync must not be negative (0 turns writeback off): "
-                    + b.bytesPerSync);
-        }
         this.bytesPerSync = b.bytesPerSync;
         this.l0StopTrigger = b.l0StopTrigger;
         this.levelSizeRatio = b.levelSizeRatio;
@@ -259,18 +187,12 @@ public final class StoreOptions {
         this.autoCompaction = b.autoCompaction;
         this.maxBackgroundJobs = b.maxBackgroundJobs;
         this.backgroundNiceness = b.backgroundNiceness;
-        if (b.parallelCompactionTrigger < DERIVED) {
-            throw new IllegalArgumentException("parallelCompactionTrigger must not be negative: " + b.parallelCompactionTrigger);
-        }
         this.parallelCompactionTrigger = b.parallelCompactionTrigger != DERIVED ? b.parallelCompactionTrigger
                 : Runtime.getRuntime().availableProcessors() <= 2 ? (b.l0SlowdownTrigger + b.l0StopTrigger) / 2 : 0;
         this.walRecovery = b.walRecovery;
         this.maxManifestBytes = b.maxManifestBytes;
         this.maxOpenFiles = b.maxOpenFiles;
         this.directReads = b.directReads;
-        if (b.jmxName != null && b.jmxName.isBlank()) {
-            throw new IllegalArgumentException("jmxName must not be blank (null turns JMX off)");
-        }
         this.jmxName = b.jmxName;
         this.createIfMissing = b.createIfMissing;
         this.memtableBytes = b.memtableBytes;
@@ -302,56 +224,18 @@ public final class StoreOptions {
         return ttl;
     }
 
-    /** The clock write times and expiry are read from (the system clock unless set). */
     /** The options of keyspaces by name, for those that exist when the store opens ({@link Builder#keyspaceOptions}). */
     public java.util.Map<String, KeyspaceOptions> keyspaceOptions() {
         return keyspaceOptions;
     }
 
+    /** The clock write times and expiry are read from (the system clock unless set). */
     public Clock clock() {
         return clock;
     }
 
     public static StoreOptions defaults() {
         return builder().build();
-    }
-
-    /**
-     * {@code backgroundNiceness}'s default: the system property {@value #BACKGROUND_NICENESS_PROPERTY}
-     * when set (for an application that cannot reach its stores' options, and for measuring both
-     * ways), else 0. A value that is not a whole number is refused when options are built.
-     */
-    static int defaultBackgroundNiceness() {
-        String v = System.getProperty(BACKGROUND_NICENESS_PROPERTY);
-        if (v == null) {
-            return 0;
-        }
-        try {
-            return Integer.parseInt(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("-D" + BACKGROUND_NICENESS_PROPERTY + " must be a whole number from 0 to "
-                    + MAX_BACKGROUND_NICENESS + ": '" + v + "'");
-        }
-    }
-
-    /**
-     * {@code memtableFilterRatio}'s default: the system property {@value #MEMTABLE_FILTER_RATIO_PROPERTY}
-     * when set (so that a benchmark's child JVMs compare with and without the filter), else
-     * {@link #DEFAULT_MEMTABLE_FILTER_RATIO}.
-     *
-     * @throws IllegalArgumentException when the property is not a number
-     */
-    static double defaultMemtableFilterRatio() {
-        String v = System.getProperty(MEMTABLE_FILTER_RATIO_PROPERTY);
-        if (v == null) {
-            return DEFAULT_MEMTABLE_FILTER_RATIO;
-        }
-        try {
-            return Double.parseDouble(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("-D" + MEMTABLE_FILTER_RATIO_PROPERTY + " must be a number from 0 to "
-                    + MAX_MEMTABLE_FILTER_RATIO + ": '" + v + "'");
-        }
     }
 
     public static Builder builder() {
@@ -605,43 +489,43 @@ public final class StoreOptions {
 
     /** Collects settings; {@link #build()} checks them. Thread safety: not thread-safe. */
     public static final class Builder {
-        private boolean createIfMissing = true;
-        private long memtableBytes = 4L << 20;
-        private double memtableFilterRatio = defaultMemtableFilterRatio();
-        private int blockSize = TableOptions.DEFAULT_BLOCK_SIZE;
-        private long blockCacheBytes = 32L << 20;
-        private boolean ownBlockCache;
-        private StoreResources resources;
-        private Compression compression = Compression.LZ4;
-        private FilterKind filterKind = FilterKind.RIBBON;
-        private double bitsPerKey = TableOptions.DEFAULT_BITS_PER_KEY;
-        private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
-        private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
-        private FilterPolicy filterPolicy;
-        private int l0CompactionTrigger = 4;
-        private int l0SlowdownTrigger = 20;
-        private int l0StopTrigger = 36;
-        private long delayedWriteRate = 16L << 20;
-        private long bytesPerSync = 1L << 20;
-        private int levelSizeRatio = 10;
-        private long baseLevelBytes = 256L << 20;
-        private long targetFileBytes = 8L << 20;
-        private boolean autoCompaction = true;
-        private int maxBackgroundJobs = 2;
-        private int backgroundNiceness = defaultBackgroundNiceness();
-        private int parallelCompactionTrigger = DERIVED;
-        private WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
-        private long maxManifestBytes = 64L << 20;
-        private int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
-        private boolean directReads;
-        private PrefixExtractor prefixExtractor;
-        private RangeFilterOptions rangeFilter;
-        private String jmxName;
-        private MergeOperator mergeOperator;
-        private CompactionFilter compactionFilter;
-        private Duration ttl;
-        private Clock clock = Clock.systemUTC();
-        private final java.util.Map<String, KeyspaceOptions> keyspaceOptions = new java.util.HashMap<>();
+        boolean createIfMissing = true;
+        long memtableBytes = 4L << 20;
+        double memtableFilterRatio = StoreOptionsRules.defaultMemtableFilterRatio();
+        int blockSize = TableOptions.DEFAULT_BLOCK_SIZE;
+        long blockCacheBytes = 32L << 20;
+        boolean ownBlockCache;
+        StoreResources resources;
+        Compression compression = Compression.LZ4;
+        FilterKind filterKind = FilterKind.RIBBON;
+        double bitsPerKey = TableOptions.DEFAULT_BITS_PER_KEY;
+        int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
+        int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
+        FilterPolicy filterPolicy;
+        int l0CompactionTrigger = 4;
+        int l0SlowdownTrigger = 20;
+        int l0StopTrigger = 36;
+        long delayedWriteRate = 16L << 20;
+        long bytesPerSync = 1L << 20;
+        int levelSizeRatio = 10;
+        long baseLevelBytes = 256L << 20;
+        long targetFileBytes = 8L << 20;
+        boolean autoCompaction = true;
+        int maxBackgroundJobs = 2;
+        int backgroundNiceness = StoreOptionsRules.defaultBackgroundNiceness();
+        int parallelCompactionTrigger = DERIVED;
+        WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
+        long maxManifestBytes = 64L << 20;
+        int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
+        boolean directReads;
+        PrefixExtractor prefixExtractor;
+        RangeFilterOptions rangeFilter;
+        String jmxName;
+        MergeOperator mergeOperator;
+        CompactionFilter compactionFilter;
+        Duration ttl;
+        Clock clock = Clock.systemUTC();
+        final java.util.Map<String, KeyspaceOptions> keyspaceOptions = new java.util.HashMap<>();
 
         private Builder() {
         }
