@@ -48,9 +48,11 @@ public final class TableWriter implements AutoCloseable {
         }
         fs.createDirectories(parent);
         // Synced in the background every bytesPerSync bytes, as a flush's table is, so finish()
-        // waits for the device to take only the last stretch, the filter's sync beside it.
+        // waits for the device to take only the last stretch, the filter's sync beside it; blocks
+        // compressed on the resources' compaction threads while the caller adds the next keys.
         this.builder = new TableBuilder(fs, parent, tempNumber, TableOptions.of(options),
-                io.bloomstore.core.db.DbImpl.tableSyncer(), options.bytesPerSync());
+                io.bloomstore.core.db.DbImpl.tableSyncer(), options.bytesPerSync(),
+                io.bloomstore.core.db.DbImpl.blockEncoder(options));
     }
 
     /** A writer of the table {@code file} (which must not exist) with the default options' block, compression and filter. */

@@ -95,6 +95,17 @@ public final class DbImpl implements Store {
     }
 
     /**
+     * Where a {@link io.bloomstore.core.TableWriter} of these options compresses its blocks: the
+     * compaction threads of the options' resources ({@link io.bloomstore.core.StoreResources#shared()}
+     * unless they name others), so a bulk load starts no thread of its own.
+     */
+    public static java.util.concurrent.Executor blockEncoder(io.bloomstore.core.StoreOptions options) {
+        io.bloomstore.core.StoreResources r = options.resources() != null ? options.resources()
+                : io.bloomstore.core.StoreResources.shared();
+        return SharedResources.of(r).compactionPool();
+    }
+
+    /**
      * The open's last step: the store joins its resources (and, when writable, their memtable
      * budget, charged with what recovery left in its memtable).
      */

@@ -45,6 +45,58 @@ final class BlockEncoder {
         return new BlockHandle(offset, length);
     }
 
+    /**
+     * A block in its stored form, made off the writing thread ({@link #encode}) and written later,
+     * in order ({@link #writeEncoded}): the same bytes {@link #write} would have written.
+     */
+    static final class Encoded {
+        final byte[] payload;
+        final int length;
+        final byte[] trailer;
+
+        private Encoded(byte[] payload, int length, byte[] trailer) {
+            this.payload = payload;
+            this.length = length;
+            this.trailer = trailer;
+        }
+    }
+
+    /**
+     * {@code contents[0..length)} in its stored form, as {@link #write} stores it; any thread (it
+     * allocates its buffers; the LZ4 compressor is thread-safe).
+     */
+    static Encoded encode(byte[] contents, int length, Compression compression) {
+        byte[] payload = contents;
+        int stored = length;
+        Compression type = Compression.NONE;
+        if (compression == Compression.LZ4) {
+            int max = Integer.BYTES + LZ4.maxCompressedLength(length);
+            byte[] c = new byte[max];
+            BlockCodec.putInt(c, 0, length);
+            int n = Integer.BYTES + LZ4.compress(contents, 0, length, c, Integer.BYTES, max - Integer.BYTES);
+            if (n <= length - length / 8) {
+                payload = c;
+                stored = n;
+                type = Compression.LZ4;
+            }
+        }
+        byte[] trailer = new byte[BlockCodec.TRAILER_BYTES];
+        trailer[0] = (byte) type.code();
+        CRC32C crc = new CRC32C();
+        crc.update(payload, 0, stored);
+        crc.update(trailer, 0, 1);
+        BlockCodec.putInt(trailer, 1, (int) crc.getValue());
+        return new Encoded(payload, stored, trailer);
+    }
+
+    /** Writes a block {@link #encode} made at the file's position; returns its handle. */
+    static BlockHandle writeEncoded(WritableFile out, Encoded e) throws IOException {
+        long offset = out.position();
+        out.write(e.payload, 0, e.length);
+        out.write(e.trailer, 0, e.trailer.length);
+        return new BlockHandle(offset, e.length);
+    }
+
     private void writeStored(WritableFile out, byte[] payload, int length, Compression type) throws IOException {
         trailer[0] = (byte) type.code();
         crc.reset();
