@@ -54,7 +54,12 @@ final class BlockPipeline {
         Batch b = filling;
         filling = null;
         pending.addLast(b);
-        executor.execute(b);
+        try {
+            executor.execute(b);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The pool is shut down (its resources were closed): the batch is encoded here instead.
+            b.run();
+        }
     }
 
     /**

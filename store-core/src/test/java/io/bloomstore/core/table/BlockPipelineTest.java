@@ -23,9 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Blocks compressed on other threads ({@link BlockPipeline}) give the table, byte for byte, that an
- * in-line build gives, whoever encodes them: a pool, the caller (a pool that never starts a task),
- * or the executing thread itself; with compressible and incompressible blocks (some stored
- * uncompressed), with and without LZ4. An abandoned build leaves no file. Randomised; the seed is printed.
+ * in-line build gives, whoever encodes them: a pool, the caller (for a pool that never starts a
+ * task, or one that refuses tasks because it was shut down), or the executing thread itself; with
+ * compressible and incompressible blocks (some stored uncompressed), with and without LZ4. An
+ * abandoned build leaves no file. Randomised; the seed is printed.
  */
 class BlockPipelineTest {
     private static final long SEED = Long.getLong("pipeline.seed", System.nanoTime());
@@ -66,7 +67,10 @@ class BlockPipelineTest {
                 long inline = build(opts, null, SEED);
                 byte[] expected = Files.readAllBytes(dir.resolve(TableFileNames.table(inline)));
                 byte[] expectedFilter = Files.readAllBytes(dir.resolve(TableFileNames.filter(inline)));
-                Executor[] encoders = {pool, neverRun::add, Runnable::run};
+                Executor rejecting = r -> {
+                    throw new java.util.concurrent.RejectedExecutionException("shut down");
+                };
+                Executor[] encoders = {pool, neverRun::add, Runnable::run, rejecting};
                 for (Executor e : encoders) {
                     long t = build(opts, e, SEED);
                     assertArrayEquals(expected, Files.readAllBytes(dir.resolve(TableFileNames.table(t))), c + ", " + seed);
