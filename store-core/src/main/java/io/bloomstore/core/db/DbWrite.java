@@ -41,8 +41,6 @@ final class DbWrite {
 
     /** A record buffer that grew past this (a huge batch) is not kept for the next group. */
     private static final int MAX_KEPT_RECORD_BYTES = 1 << 20;
-    /** A slowed group sleeps once the write debt reaches this (RocksDB's write controller refills per millisecond). */
-    private static final long MIN_DELAY_NANOS = 1_000_000;
     private static final byte[] EMPTY = new byte[0];
 
     private final DbState db;
@@ -51,13 +49,8 @@ final class DbWrite {
     private final DbWal wal;
     /** The leader's encoding buffer, reused group after group (one leader at a time). */
     private RecordBuffer record = new RecordBuffer(4096);
-    /** When write groups started being slowed (level 0 at its slowdown trigger), 0 when not; under the mutex. */
-    private long slowedSince;
-    private long slowedGroups;
-    /** While slowed: when the writes admitted so far would have finished at the delayed rate; under the mutex. */
-    private long delayedUntil;
-    /** While slowed: the time writers slept; under the mutex. */
-    private long delayedNanos;
+    /** The slowdown while level 0 is at its trigger; under the mutex. */
+    private final WriteSlowdown slowdown;
 
 
     /** {@link #commitGroup} as the queue's committer, made once rather than per write. */
@@ -72,6 +65,7 @@ final class DbWrite {
         this.db = db;
         this.background = background;
         this.wal = new DbWal(db, wal);
+        this.slowdown = new WriteSlowdown(db);
     }
 
     /**
@@ -399,31 +393,13 @@ final class DbWrite {
             int level0 = maxLevel0();
             if (allowDelay && level0 >= db.options.l0SlowdownTrigger()) {
                 allowDelay = false;
-                db.counters.writeSlowdowns().increment();
-                long now = System.nanoTime();
-                if (slowedSince == 0) {
-                    slowedSince = now;
-                    delayedUntil = now;
-                    Log.LOG.info("Writes slowed: level 0 holds {} tables (slowdown trigger {}); writes held to {} bytes/s",
-                            level0, db.options.l0SlowdownTrigger(), db.options.delayedWriteRate());
-                }
-                slowedGroups++;
-                delayedUntil = Math.max(delayedUntil, now)
-                        + (long) (groupBytes * 1e9 / db.options.delayedWriteRate());
-                long wait = delayedUntil - now;
-                if (wait >= MIN_DELAY_NANOS) {
-                    delayedNanos += wait;
+                long wait = slowdown.delayFor(level0, groupBytes);
+                if (wait > 0) {
                     db.queue.unlocked(() -> pause(wait));
                     continue;
                 }
             }
-            if (slowedSince != 0 && level0 < db.options.l0SlowdownTrigger()) {
-                Log.LOG.info("Writes no longer slowed: {} write groups slowed over {} ms, {} ms of it asleep", slowedGroups,
-                        (System.nanoTime() - slowedSince) / 1_000_000, delayedNanos / 1_000_000);
-                slowedSince = 0;
-                slowedGroups = 0;
-                delayedNanos = 0;
-            }
+            slowdown.endIfBelow(level0);
             if (memtablesHaveRoom(force)) {
                 logResumed(stoppedSince);
                 return;
