@@ -30,19 +30,43 @@ final class BlockEncoder {
     BlockHandle write(WritableFile out, byte[] contents, int length, Compression compression) throws IOException {
         long offset = out.position();
         if (compression == Compression.LZ4) {
-            int max = Integer.BYTES + LZ4.maxCompressedLength(length);
+            int max = maxStored(length);
             if (compressed.length < max) {
                 compressed = new byte[max];
             }
-            BlockCodec.putInt(compressed, 0, length);
-            int stored = Integer.BYTES + LZ4.compress(contents, 0, length, compressed, Integer.BYTES, max - Integer.BYTES);
-            if (stored <= length - length / 8) {
+            int stored = compressWorthIt(contents, length, compressed);
+            if (stored > 0) {
                 writeStored(out, compressed, stored, Compression.LZ4);
                 return new BlockHandle(offset, stored);
             }
         }
         writeStored(out, contents, length, Compression.NONE);
         return new BlockHandle(offset, length);
+    }
+
+    /** The bytes {@link #compressWorthIt} may fill for a block of {@code length} bytes. */
+    private static int maxStored(int length) {
+        return Integer.BYTES + LZ4.maxCompressedLength(length);
+    }
+
+    /**
+     * LZ4 of {@code contents[0..length)}, behind its raw length, into {@code into} (at least
+     * {@link #maxStored} bytes); returns the stored length, or 0 when LZ4 does not shrink the block by
+     * an eighth (it is then stored as it is).
+     */
+    private static int compressWorthIt(byte[] contents, int length, byte[] into) {
+        BlockCodec.putInt(into, 0, length);
+        int stored = Integer.BYTES + LZ4.compress(contents, 0, length, into, Integer.BYTES, into.length - Integer.BYTES);
+        return stored <= length - length / 8 ? stored : 0;
+    }
+
+    /** Fills {@code trailer}: the stored type and the CRC32C of the payload and that type byte. */
+    private static void fillTrailer(byte[] trailer, CRC32C crc, byte[] payload, int length, Compression type) {
+        trailer[0] = (byte) type.code();
+        crc.reset();
+        crc.update(payload, 0, length);
+        crc.update(trailer, 0, 1);
+        BlockCodec.putInt(trailer, 1, (int) crc.getValue());
     }
 
     /**
@@ -70,22 +94,16 @@ final class BlockEncoder {
         int stored = length;
         Compression type = Compression.NONE;
         if (compression == Compression.LZ4) {
-            int max = Integer.BYTES + LZ4.maxCompressedLength(length);
-            byte[] c = new byte[max];
-            BlockCodec.putInt(c, 0, length);
-            int n = Integer.BYTES + LZ4.compress(contents, 0, length, c, Integer.BYTES, max - Integer.BYTES);
-            if (n <= length - length / 8) {
+            byte[] c = new byte[maxStored(length)];
+            int n = compressWorthIt(contents, length, c);
+            if (n > 0) {
                 payload = c;
                 stored = n;
                 type = Compression.LZ4;
             }
         }
         byte[] trailer = new byte[BlockCodec.TRAILER_BYTES];
-        trailer[0] = (byte) type.code();
-        CRC32C crc = new CRC32C();
-        crc.update(payload, 0, stored);
-        crc.update(trailer, 0, 1);
-        BlockCodec.putInt(trailer, 1, (int) crc.getValue());
+        fillTrailer(trailer, new CRC32C(), payload, stored, type);
         return new Encoded(payload, stored, trailer);
     }
 
@@ -98,11 +116,7 @@ final class BlockEncoder {
     }
 
     private void writeStored(WritableFile out, byte[] payload, int length, Compression type) throws IOException {
-        trailer[0] = (byte) type.code();
-        crc.reset();
-        crc.update(payload, 0, length);
-        crc.update(trailer, 0, 1);
-        BlockCodec.putInt(trailer, 1, (int) crc.getValue());
+        fillTrailer(trailer, crc, payload, length, type);
         out.write(payload, 0, length);
         out.write(trailer, 0, trailer.length);
     }
