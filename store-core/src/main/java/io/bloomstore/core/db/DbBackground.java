@@ -131,10 +131,15 @@ final class DbBackground {
         return flush.flushFinishing();
     }
 
-    /** Recovery's last step; see {@link DbFlush#finishRecovery(MemTable, java.util.Map, boolean, List)}. */
-    void finishRecovery(MemTable replayed, java.util.Map<Integer, MemTable> keyspaces, boolean keepInWal,
-                        List<String> listing) throws IOException {
-        flush.finishRecovery(replayed, keyspaces, keepInWal, listing);
+    /** Recovery's last step; see {@link DbFlush#finishRecovery}. */
+    java.util.concurrent.Future<?> finishRecovery(MemTable replayed, java.util.Map<Integer, MemTable> keyspaces,
+                                                  DbFlush.Recovery how, List<String> listing) throws IOException {
+        return flush.finishRecovery(replayed, keyspaces, how, listing);
+    }
+
+    /** See {@link DbFlush#flushRecovered}. */
+    void flushRecovered(MemTable m, DbFlush.RecoveryFlushes flushes) {
+        flush.flushRecovered(m, flushes);
     }
 
     /** See {@link DbFlush#writeLevel0Table}. */

@@ -18,6 +18,8 @@ import io.bloomstore.core.table.TableMetadata;
 import io.bloomstore.core.table.TableOptions;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -57,6 +59,14 @@ final class DbFlush {
      * queued ones do not start; their memtables are left to the WAL, which the next open replays.
      */
     private volatile boolean skipQueuedFlushes;
+    /**
+     * The memtable an open replayed after a crash and left to this thread ({@link #finishRecovery}),
+     * until its flush is logged; null otherwise. Its flush is not skipped at close and does not
+     * wait for a seal: its segments are another process's, never synced by this one.
+     */
+    private volatile MemTable recoveredMemtable;
+    /** What {@link #recoveredMemtable}'s flush reports to; set with it. */
+    private volatile RecoveryFlushes recovery;
 
     DbFlush(DbState db, DbBackground background) {
         this.db = db;
@@ -108,22 +118,28 @@ final class DbFlush {
 
     /** Flush thread: writes the oldest immutable memtable as a level-0 table and records it. */
     private void flushOldest() {
+        MemTable m = db.view.immutables().get(0);
+        RecoveryFlushes recovered = m == recoveredMemtable ? recovery : null;
         if (db.root.backgroundError != null) {
             // An earlier flush failed and may have left a torn MANIFEST edit: append nothing more.
+            if (recovered != null) {
+                recovered.finished(db.root.backgroundError);
+            }
             return;
         }
-        if (skipQueuedFlushes) {
+        if (skipQueuedFlushes && recovered == null) {
             // Closing: this memtable's WAL segment is sealed (synced) before close returns, so the
             // next open replays it; flushing it now would only make close wait.
             return;
         }
-        MemTable m = db.view.immutables().get(0);
-        // The seal of m's WAL segments (and of every older one) was started by the switch that queued this flush.
-        Future<?> seal = db.root.walSeal;
+        // The seal of m's WAL segments (and of every older one) was started by the switch that
+        // queued this flush; a replayed memtable's segments were another process's, and its
+        // flush is what makes them durable (RecoveryFlushes).
+        Future<?> seal = recovered == null ? db.root.walSeal : Futures.DONE;
         long started = System.nanoTime();
         boolean finishing = false;
         try {
-            FileMetaData meta = writeLevel0Table(m);
+            FileMetaData meta = writeLevel0Table(m, recovered == null);
             // The edit below makes m's segments obsolete and deletes them: not while their seal may
             // still be syncing them (nor after it failed). Done long before the table, normally.
             Throwable sealFailed = Futures.await(seal);
@@ -163,6 +179,10 @@ final class DbFlush {
                     db.counters.flushBytesWritten().add(meta.fileSize() + meta.filterFileSize());
                 }
                 background.maybeScheduleCompaction();
+                if (recovered != null) {
+                    recoveredMemtable = null;
+                    recovered.finished(null);
+                }
                 // Writers stopped for a free memtable go on now, not after the deletions below:
                 // unlinking a just-flushed 4 MiB WAL segment alone was 6% of the flush thread's
                 // time in a 1 KiB fillseq (wall-clock profile), and writers waited for it.
@@ -206,7 +226,10 @@ final class DbFlush {
                 if (finishing) {
                     flushesFinishing--;
                 }
-                db.root.fail("flush", t);
+                IOException failure = db.root.fail("flush", t);
+                if (recovered != null) {
+                    recovered.finished(failure);
+                }
                 db.queue.signalChange();
             } finally {
                 mutex.unlock();
@@ -240,6 +263,11 @@ final class DbFlush {
      * has a sequence above every entry of the (immutable) memtable, so it needs only the newest.
      */
     FileMetaData writeLevel0Table(MemTable m) throws IOException {
+        return writeLevel0Table(m, true);
+    }
+
+    /** As {@link #writeLevel0Table(MemTable)}; a close stops it only when {@code cancellable}. */
+    private FileMetaData writeLevel0Table(MemTable m, boolean cancellable) throws IOException {
         if (m.entries() == 0) {
             return null;
         }
@@ -261,7 +289,7 @@ final class DbFlush {
             for (it.seekToFirst(); it.valid(); ) {
                 if (++sinceCheck == FLUSH_CANCEL_CHECK_ENTRIES) {
                     sinceCheck = 0;
-                    if (skipQueuedFlushes) {
+                    if (skipQueuedFlushes && cancellable) {
                         throw new CompactionCancelledException("flush stopped: the store is closing");
                     }
                 }
@@ -276,7 +304,7 @@ final class DbFlush {
                 }
                 it.next();
             }
-            if (skipQueuedFlushes) {
+            if (skipQueuedFlushes && cancellable) {
                 // Finishing writes the index and filter and syncs the table: not for a closing store.
                 throw new CompactionCancelledException("flush stopped: the store is closing");
             }
@@ -312,19 +340,41 @@ final class DbFlush {
         }
     }
 
+    /** What recovery's last step does with the replayed writes ({@link #finishRecovery}). */
+    enum Recovery {
+        /** The replayed memtables become the live ones; their segments stay, covered by the MANIFEST's log number. */
+        KEEP_IN_WAL,
+        /** Each keyspace's replayed writes become a level-0 table before the open returns. */
+        FLUSH_NOW,
+        /**
+         * Each keyspace's replayed memtable waits, immutable, for the flush thread, which writes it
+         * while the store is in use; its segments stay until then.
+         */
+        FLUSH_IN_BACKGROUND
+    }
+
     /**
-     * Recovery's last step, before the store is handed out. Either the replayed writes become a
-     * level-0 table, recorded with the new WAL segment's number as the MANIFEST's log number, and
-     * the replayed segments are deleted; or, when {@code keepInWal} (the replay read every segment
-     * to its end and they are few and small), the replayed memtable becomes the live one and its
-     * segments stay, still covered by the MANIFEST's log number, to be replayed again by the next
-     * open or deleted once this memtable is flushed — LevelDB's reuse of a small log: a one-shot
-     * {@code put} writes no table, no MANIFEST edit and starts no compaction. Either way, what a
-     * crash may have left behind (orphans of an earlier process) is deleted.
+     * Recovery's last step, before the store is handed out. {@link Recovery#KEEP_IN_WAL} (the
+     * replay read every segment to its end after a clean close, and they are few and small): the
+     * replayed memtable becomes the live one and its segments stay, still covered by the MANIFEST's
+     * log number, to be replayed again by the next open or deleted once this memtable is flushed —
+     * LevelDB's reuse of a small log: a one-shot {@code put} writes no table, no MANIFEST edit and
+     * starts no compaction. {@link Recovery#FLUSH_NOW} (what a replay dropped or could not join to
+     * the MANIFEST's last sequence, as LevelDB and RocksDB do for every crash): the replayed writes
+     * become a level-0 table, recorded with the new WAL segment's number as the MANIFEST's log
+     * number, and the replayed segments are deleted. {@link Recovery#FLUSH_IN_BACKGROUND} (a whole
+     * replay after a crash): each keyspace's replayed memtable is installed as its oldest immutable
+     * one and flushed by the flush thread, its segments kept until then; the open returns without
+     * writing a table (after a crash of a Kafka Streams instance that was most of its stores' open).
+     * The returned future is done once every such flush is logged: the new segment's first sync
+     * (and close's) waits for it, because a process that died may have left bytes in the page cache
+     * whose writeback failed, so the replayed writes are durable only once a table of this process
+     * holds them, and a synced write must not be durable while an older one is not. Either way, what
+     * a crash may have left behind (orphans of an earlier process) is deleted.
      */
-    void finishRecovery(MemTable replayed, java.util.Map<Integer, MemTable> keyspaces, boolean keepInWal,
-                        List<String> listing) throws IOException {
-        if (keepInWal) {
+    Future<?> finishRecovery(MemTable replayed, java.util.Map<Integer, MemTable> keyspaces, Recovery how,
+                             List<String> listing) throws IOException {
+        if (how != Recovery.FLUSH_NOW) {
             if (replayed.logNumber() > db.versions.logNumber()) {
                 // LevelDB's order: the MANIFEST names the segment the writes now live from before
                 // the segments below it go. Deleting them first left a MANIFEST whose log number
@@ -332,13 +382,32 @@ final class DbFlush {
                 db.versions.logAndApply(new VersionEdit().setLogNumber(replayed.logNumber())
                         .setLastSequence(db.root.lastSequence));
             }
+            RecoveryFlushes flushes = null;
             mutex.lock();
             try {
-                db.installVersion(db.versions.current(), replayed, List.of());
-                for (DbState k : db.root.keyspaces) {
-                    MemTable m = keyspaces.get(k.keyspaceId);
-                    if (k != db && m != null) {
-                        k.installVersion(k.versions.current(), m, List.of());
+                if (how == Recovery.KEEP_IN_WAL) {
+                    db.installVersion(db.versions.current(), replayed, List.of());
+                    for (DbState k : db.root.keyspaces) {
+                        MemTable m = keyspaces.get(k.keyspaceId);
+                        if (k != db && m != null) {
+                            k.installVersion(k.versions.current(), m, List.of());
+                        }
+                    }
+                } else {
+                    List<DbState> owners = new java.util.ArrayList<>();
+                    List<MemTable> memtables = new java.util.ArrayList<>();
+                    for (DbState k : db.root.keyspaces) {
+                        MemTable m = k == db ? replayed : keyspaces.get(k.keyspaceId);
+                        if (m != null && !m.isEmpty()) {
+                            owners.add(k);
+                            memtables.add(m);
+                        }
+                    }
+                    flushes = new RecoveryFlushes(owners.size());
+                    for (int i = 0; i < owners.size(); i++) {
+                        DbState k = owners.get(i);
+                        k.installVersion(k.versions.current(), k.view.mem(), List.of(memtables.get(i)));
+                        k.background.flushRecovered(memtables.get(i), flushes);
                     }
                 }
             } finally {
@@ -347,7 +416,7 @@ final class DbFlush {
             // Before any compaction starts: orphans are told apart from its outputs by the listing.
             ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.chooseAtOpen(db, replayed.logNumber(), listing));
             scheduleCompactions();
-            return;
+            return flushes == null ? Futures.DONE : flushes.done;
         }
         // Every keyspace's replayed writes become a level-0 table of its own, all logged in one
         // edit with the new log number: a crash before it replays them all again, never twice.
@@ -378,6 +447,42 @@ final class DbFlush {
         }
         ObsoleteFiles.deleteAtOpen(db, ObsoleteFiles.chooseAtOpen(db, db.view.mem().logNumber(), listing));
         scheduleCompactions();
+        return Futures.DONE;
+    }
+
+    /**
+     * With the mutex held, the open's last step: {@code m}, this keyspace's replayed memtable and
+     * its oldest immutable one now, is flushed by the flush thread and reported to {@code flushes}.
+     */
+    void flushRecovered(MemTable m, RecoveryFlushes flushes) {
+        recovery = flushes;
+        recoveredMemtable = m;
+        scheduleFlush();
+    }
+
+    /**
+     * The background flushes of what an open replayed after a crash, one per keyspace that holds
+     * replayed writes: {@link #done} once each is logged, or with the first one's failure.
+     */
+    static final class RecoveryFlushes {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        private final AtomicInteger left;
+
+        RecoveryFlushes(int flushes) {
+            this.left = new AtomicInteger(flushes);
+            if (flushes == 0) {
+                done.complete(null);
+            }
+        }
+
+        /** One flush ended: logged when {@code failure} is null. */
+        void finished(Throwable failure) {
+            if (failure != null) {
+                done.completeExceptionally(failure);
+            } else if (left.decrementAndGet() == 0) {
+                done.complete(null);
+            }
+        }
     }
 
     /** After recovery: every keyspace's compactions that are due. */

@@ -144,12 +144,13 @@ public final class DbImpl implements Store {
     }
 
     /**
-     * Recovery's last step; see {@link DbBackground#finishRecovery(MemTable, boolean)}. {@code walDropped}
-     * says what point-in-time WAL recovery dropped (null when nothing), for {@link #stats()};
-     * {@code listing} is the directory's file names as the open found them.
+     * Recovery's last step; see {@link DbFlush#finishRecovery}. {@code walDropped} says what
+     * point-in-time WAL recovery dropped (null when nothing), for {@link #stats()}; {@code listing}
+     * is the directory's file names as the open found them. A flush of the replayed writes left to
+     * the background holds back the new WAL segment's first sync until it is logged.
      */
     void finishRecovery(MemTable replayed, Map<Integer, MemTable> keyspaceMemtables, String walDropped,
-                        boolean keepInWal, List<String> listing) throws IOException {
+                        DbFlush.Recovery how, List<String> listing) throws IOException {
         db.root.walRecoveryDropped = walDropped;
         if (db.readOnly) {
             background.finishReadOnlyRecovery(replayed);
@@ -160,7 +161,7 @@ public final class DbImpl implements Store {
                 }
             }
         } else {
-            background.finishRecovery(replayed, keyspaceMemtables, keepInWal, listing);
+            writes.syncAfter(background.finishRecovery(replayed, keyspaceMemtables, how, listing));
         }
     }
 

@@ -42,6 +42,12 @@ final class DbWal {
      * existed. Touched by the leader, or at close.
      */
     private boolean sealRecorded;
+    /**
+     * The background flush of the writes an open replayed after a crash ({@link DbFlush.Recovery}),
+     * {@link #DONE} when there is none: until it is logged nothing syncs any segment this process
+     * writes (its first sync waits for it, as for {@link #sealing}). Set before the store is handed out.
+     */
+    private Future<?> recovering = DONE;
 
     DbWal(DbState db, LogWriter wal) {
         this.db = db;
@@ -60,9 +66,14 @@ final class DbWal {
      */
     void maybeRecordSeal(LogWriter log, boolean sync, long firstSequence, RecordBuffer rec) throws IOException {
         Future<?> seal = sealing;
-        if (!sealRecorded && (sync || seal == DONE || seal.isDone())) {
+        if (!sealRecorded && (sync || (seal == DONE || seal.isDone()) && (recovering == DONE || recovering.isDone()))) {
             recordSeal(log, firstSequence, rec);
         }
+    }
+
+    /** The open's last step: no segment is synced before {@code recovered} is done ({@link #recovering}). */
+    void syncAfter(Future<?> recovered) {
+        recovering = recovered;
     }
 
     /**
@@ -134,7 +145,12 @@ final class DbWal {
      * ({@code docs/format/wal.md}), and none of them was synced.
      */
     private void recordSeal(LogWriter log, long sequence, RecordBuffer rec) throws IOException {
-        Throwable failed = Futures.await(sealing);
+        Throwable failed = Futures.await(recovering);
+        if (failed != null) {
+            throw failed instanceof IOException io ? io
+                    : new IOException("flush of the writes recovered from the WAL failed: " + failed, failed);
+        }
+        failed = Futures.await(sealing);
         if (failed != null) {
             throw failed instanceof IOException io ? io : new IOException("WAL segment seal failed: " + failed, failed);
         }

@@ -570,6 +570,11 @@ final class DbWrite {
         return false;
     }
 
+    /** See {@link DbWal#syncAfter}. */
+    void syncAfter(Future<?> recovered) {
+        wal.syncAfter(recovered);
+    }
+
     /** See {@link DbWal#startFinalSync}. */
     Future<?> startFinalSync() {
         return wal.startFinalSync(db.root.lastSequence + 1);

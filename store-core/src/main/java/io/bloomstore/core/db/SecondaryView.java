@@ -234,7 +234,7 @@ final class SecondaryView {
             long logNumber = versions.logNumber();
             db = new DbImpl(fs, viewDir, options, counters, cumulative, versions, tables, new NoLock(),
                     logNumber, null, tail.lastSequence());
-            db.finishRecovery(tail.memtable(), tail.keyspaceMemtables(), null, true, listing);
+            db.finishRecovery(tail.memtable(), tail.keyspaceMemtables(), null, DbFlush.Recovery.KEEP_IN_WAL, listing);
             db.joinResources();
             made = true;
             return new SecondaryView(fs, primary, db, viewDir, before, tail, logNumber);

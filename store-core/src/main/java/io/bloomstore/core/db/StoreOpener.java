@@ -123,9 +123,12 @@ final class StoreOpener {
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, walNumber, wal,
                     replayed.lastSequence());
+            // After a crash, a whole replay's writes are flushed in the background (DbFlush.finishRecovery).
+            DbFlush.Recovery how = keepInWal ? DbFlush.Recovery.KEEP_IN_WAL
+                    : whole ? DbFlush.Recovery.FLUSH_IN_BACKGROUND : DbFlush.Recovery.FLUSH_NOW;
             db.finishRecovery(nothingToKeep ? new MemTable(walNumber) : replayed.memtable(),
                     nothingToKeep ? java.util.Map.of() : replayed.keyspaceMemtables(), replayed.dropped(),
-                    keepInWal, listing);
+                    how, listing);
         } catch (IOException | RuntimeException | Error e) {
             releaseAfterFailure(e, db, walFile, tables, versions, lock);
             throw e;
@@ -237,7 +240,8 @@ final class StoreOpener {
             CountersFile cumulative = CountersFile.open(fs, dir, counters);
             db = new DbImpl(fs, dir, options, counters, cumulative, versions, tables, lock, versions.logNumber(), null,
                     replayed.lastSequence());
-            db.finishRecovery(replayed.memtable(), replayed.keyspaceMemtables(), replayed.dropped(), true, listing);
+            db.finishRecovery(replayed.memtable(), replayed.keyspaceMemtables(), replayed.dropped(),
+                    DbFlush.Recovery.KEEP_IN_WAL, listing);
             db.joinResources();
             db.registerJmx();
             return db;

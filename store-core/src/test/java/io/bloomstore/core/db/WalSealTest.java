@@ -53,6 +53,12 @@ class WalSealTest {
     private static final StoreOptions OPTIONS = StoreOptions.builder().memtableBytes(32 << 10).bytesPerSync(0)
             .build();
 
+    /**
+     * The held stores' own threads: their flushes wait in table syncs until the end of a test, and
+     * a store reopened meanwhile (its recovery flush queued on the flush pool) must not wait behind them.
+     */
+    private final StoreOptions held = StoreOptions.builder().memtableBytes(32 << 10).bytesPerSync(0)
+            .resources(io.bloomstore.core.StoreResources.builder().backgroundThreads(2).build()).build();
     private final ExecutorService writer = Executors.newSingleThreadExecutor();
     private final CountDownLatch release = new CountDownLatch(1);
     /** Flushes wait in their table's sync, so that the finished segment stays (its flush would delete it). */
@@ -68,7 +74,7 @@ class WalSealTest {
     @Test
     void writesGoOnWhileTheFinishedSegmentSyncsAndASyncWriteWaitsForIt() throws Exception {
         FaultInjectionFileSystem disk = new FaultInjectionFileSystem(new MemoryFileSystem(), 7);
-        Store store = Store.open(holdingWalSyncs(disk), DIR, OPTIONS);
+        Store store = Store.open(holdingWalSyncs(disk), DIR, held);
         // Past the first memtable switch, then on into the new segment, all while the finished
         // segment's sync is held. Before the change the switching put waited in that sync.
         int written = onWriter(() -> writeUntilSecondSegmentHolds(store, disk, 20)).get(10, TimeUnit.SECONDS);
@@ -94,7 +100,7 @@ class WalSealTest {
     @Test
     void aCrashWhileTheFinishedSegmentSyncsKeepsThePrefixUpToItsTornTail() throws Exception {
         MemoryFileSystem mem = new MemoryFileSystem();
-        Store store = Store.open(holdingWalSyncs(mem), DIR, OPTIONS);
+        Store store = Store.open(holdingWalSyncs(mem), DIR, held);
         int written = onWriter(() -> writeUntilSecondSegmentHolds(store, mem, 20)).get(10, TimeUnit.SECONDS);
         List<String> wals = wals(mem);
         assertEquals(2, wals.size(), wals.toString());
@@ -139,7 +145,7 @@ class WalSealTest {
     @Test
     void aCrashThatLostTheFinishedSegmentsLastRecordsWholeKeepsThePrefix() throws Exception {
         MemoryFileSystem mem = new MemoryFileSystem();
-        Store store = Store.open(holdingWalSyncs(mem), DIR, OPTIONS);
+        Store store = Store.open(holdingWalSyncs(mem), DIR, held);
         int written = onWriter(() -> writeUntilSecondSegmentHolds(store, mem, 20)).get(10, TimeUnit.SECONDS);
         List<String> wals = wals(mem);
         assertEquals(2, wals.size(), wals.toString());
@@ -179,7 +185,7 @@ class WalSealTest {
     @Test
     void aTornTailBeforeASealedSegmentIsDamage() throws Exception {
         MemoryFileSystem mem = new MemoryFileSystem();
-        Store store = Store.open(holdingWalSyncs(mem), DIR, OPTIONS);
+        Store store = Store.open(holdingWalSyncs(mem), DIR, held);
         int written = onWriter(() -> writeUntilSecondSegmentHolds(store, mem, 20)).get(10, TimeUnit.SECONDS);
         release.countDown();
         // The first sync in the new segment waits for the seal and writes the seal record.
