@@ -12,7 +12,6 @@ import io.bloomstore.bloom.FilterKind;
 import io.bloomstore.bloom.FilterSet;
 import io.bloomstore.bloom.Filters;
 import io.bloomstore.bloom.MembershipFilter;
-import io.bloomstore.bloom.RangeFilter;
 import io.bloomstore.bloom.storage.OffHeapBackend;
 import io.bloomstore.core.PrefixExtractor;
 import io.bloomstore.core.cache.BlockCache;
@@ -31,8 +30,10 @@ import io.bloomstore.core.stats.ThreadTally;
  * An open SSTable: footer and properties read and checked on open, the index read on first use
  * and kept off the heap (both by {@link TableIndexLoader}), the filter sidecar mapped off-heap
  * (or loaded into native memory when the file system cannot map) on open, or on the first
- * lookup that consults it for a table opened {@linkplain #openFilterOnFirstUse lazily}.
- * Format: docs/format/sstable.md.
+ * lookup that consults it for a table opened {@linkplain #openFilterOnFirstUse lazily} (by
+ * {@link TableFilterReader}, which also checks its payload and answers the prefix and range
+ * probes), the data blocks read through the block cache by {@link TableBlocks}. This class opens
+ * the table, answers point lookups and hands out iterators. Format: docs/format/sstable.md.
  *
  * <p>Point lookups ({@link #get}) follow the read path of DESIGN.md: key range, filter, index,
  * block cache, then one positional read through {@link CountingReader}, counting in
@@ -67,34 +68,16 @@ public final class TableReader implements Closeable {
     };
     /** Reads the data blocks, through the block cache. */
     private final TableBlocks blocks;
-    /** Whether the table has a filter sidecar this reader uses (not for a table opened without it). */
-    private final boolean hasFilter;
-    /** Whether mapping the sidecar checks its whole payload ({@link TableOptions#verifyFilterOnOpen()}). */
-    private final boolean verifyFilterPayload;
-    /**
-     * The sidecar's filters once mapped ({@link #filters()}), {@link LoadedFilters#NONE} for a table
-     * without one; null until the first use of a table opened lazily. A compaction reads its input
-     * tables without their filters, so a fresh process's first compaction does not wait for the
-     * filter memory's start-up (Chronicle Bytes', some 200 ms) where a closing store cannot stop it.
-     */
-    private volatile LoadedFilters loaded;
-    /** {@link #filterSummary()}'s answer, once computed. */
-    private volatile FilterSummary summary;
-    private final FileSystem fs;
-    private final Path filterPath;
+    /** The filter sidecar: its filters, mapped on open or first use, and whether their "absent" is trusted. */
+    private final TableFilterReader sidecar;
     private final TableMetadata metadata;
-    private final Object filterCheck = new Object();
-    /** Whether the sidecar's payload CRC is known good, so a "no" from the filter can be trusted. */
-    private volatile boolean filterPayloadChecked;
     private volatile boolean closed;
 
     private TableReader(FileSystem fs, Path dir, long fileNumber, CountingReader reader, BlockCache cache,
                         StoreCounters counters, LevelCounters levelCounters, TableIndexLoader indexes,
                         boolean hasFilter, boolean verifyFilterPayload) {
-        this.fs = fs;
         this.fileNumber = fileNumber;
         this.path = reader.name();
-        this.filterPath = dir.resolve(TableFileNames.filter(fileNumber));
         this.reader = reader;
         this.cache = cache;
         this.counters = counters;
@@ -107,12 +90,8 @@ public final class TableReader implements Closeable {
                 return index();
             }
         }, props.dataSize());
-        this.hasFilter = hasFilter;
-        this.verifyFilterPayload = verifyFilterPayload;
-        this.loaded = hasFilter ? null : LoadedFilters.NONE;
-        // Loading (file systems that cannot map) always checks the payload; mapping checks it only
-        // when asked to. Either happens before the filter's first answer ({@link #loadFilters}).
-        this.filterPayloadChecked = hasFilter && (verifyFilterPayload || !fs.supportsMapping());
+        this.sidecar = new TableFilterReader(this, fs, dir.resolve(TableFileNames.filter(fileNumber)), props,
+                counters, hasFilter, verifyFilterPayload);
         this.metadata = new TableMetadata(fileNumber, indexes.fileSize(), props.filterFileSize(),
                 props.smallestUserKey(), props.largestUserKey(), props.entries(), props.smallestSeq(),
                 props.largestSeq());
@@ -155,9 +134,7 @@ public final class TableReader implements Closeable {
             throws IOException {
         TableReader r = open(fs, dir, fileNumber, opts, cache, counters, levelCounters, files, true);
         try {
-            if (r.loaded == null) {
-                r.loadFilters(OffHeapBackend.readyNow());
-            }
+            r.sidecar.mapNow();
             return r;
         } catch (IOException | RuntimeException e) {
             r.close();
@@ -211,36 +188,6 @@ public final class TableReader implements Closeable {
             file.close();
             throw e;
         }
-    }
-
-    /** The sidecar's filters, mapped by the first call ({@link LoadedFilters#NONE} without a sidecar). */
-    private LoadedFilters filters() throws IOException {
-        LoadedFilters f = loaded;
-        return f != null ? f : loadFilters(OffHeapBackend.active());
-    }
-
-    /** {@link #filters()} for the accessors that report on the filter, which declare no I/O failure. */
-    private LoadedFilters filtersUnchecked() {
-        try {
-            return filters();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private synchronized LoadedFilters loadFilters(OffHeapBackend backend) throws IOException {
-        LoadedFilters f = loaded;
-        if (f != null) {
-            return f;
-        }
-        checkOpen();
-        FilterSet set = TableFilters.open(fs, filterPath, props, verifyFilterPayload, backend);
-        if (verifyFilterPayload || !fs.supportsMapping()) {
-            countFilterFileRead(counters, props);
-        }
-        f = new LoadedFilters(set);
-        loaded = f;
-        return f;
     }
 
     /**
@@ -315,13 +262,13 @@ public final class TableReader implements Closeable {
         } else {
             counters.tableLookups().increment();
         }
-        LoadedFilters filters = filters();
+        LoadedFilters filters = sidecar.filters();
         MembershipFilter filter = filters.filter;
         if (filter != null) {
             boolean maybe = filters.takesKeyHash
                     ? filter.mightContainHash(hashKnown ? keyHash : Filters.hash(userKey))
                     : filter.mightContain(userKey);
-            if (!maybe && (filterPayloadChecked || checkFilterPayload())) {
+            if (!maybe && sidecar.absentTrusted()) {
                 countFilterAnswer(tally, level, StoreCounters.FILTER_NEGATIVES, LevelCounters.FILTER_NEGATIVES,
                         counters.filterNegatives(), levelCounters.filterNegatives());
                 return null;
@@ -390,20 +337,7 @@ public final class TableReader implements Closeable {
      */
     public boolean mayContainPrefix(byte[] prefix, long prefixHash, PrefixExtractor extractor) throws IOException {
         checkOpen();
-        LoadedFilters f = filters();
-        MembershipFilter prefixFilter = f.prefixFilter;
-        if (prefixFilter == null || !f.prefixExtractor.equals(extractor)) {
-            return true;
-        }
-        counters.prefixChecked().increment();
-        levelCounters.prefixChecked().increment();
-        boolean maybe = f.takesKeyHash ? prefixFilter.mightContainHash(prefixHash) : prefixFilter.mightContain(prefix);
-        if (!maybe && (filterPayloadChecked || checkFilterPayload())) {
-            counters.prefixUseful().increment();
-            levelCounters.prefixUseful().increment();
-            return false;
-        }
-        return true;
+        return sidecar.mayContainPrefix(prefix, prefixHash, extractor);
     }
 
     /**
@@ -414,57 +348,17 @@ public final class TableReader implements Closeable {
      */
     public boolean mayContainRange(long from, long to) throws IOException {
         checkOpen();
-        RangeFilter rangeFilter = filters().rangeFilter;
-        if (rangeFilter == null || Long.compareUnsigned(to - from, rangeFilter.maxRange()) >= 0) {
-            return true;
-        }
-        // A range query walks the filter's own index (select samples, unary buckets): damaged
-        // words could send it astray, not just flip an answer, so the payload is checked first.
-        if (!filterPayloadChecked && !checkFilterPayload()) {
-            return true;
-        }
-        counters.rangeChecked().increment();
-        levelCounters.rangeChecked().increment();
-        if (!rangeFilter.mightContainRange(from, to)) {
-            counters.rangeUseful().increment();
-            levelCounters.rangeUseful().increment();
-            return false;
-        }
-        return true;
+        return sidecar.mayContainRange(from, to);
     }
 
     /** Whether the table has a prefix filter built by {@code extractor}. */
     public boolean hasPrefixFilter(PrefixExtractor extractor) {
-        LoadedFilters f = filtersUnchecked();
-        return f.prefixFilter != null && f.prefixExtractor.equals(extractor);
-    }
-
-    /**
-     * Before the first "absent" answer of a filter whose payload was not checked on open: reads the
-     * whole sidecar once and checks its CRC, because a flipped payload bit could turn a key the
-     * table holds into a false "absent" — a wrong answer no data-block checksum would catch. So
-     * opening stays independent of filter size and a damaged filter is reported (a
-     * {@link CorruptionException} naming the sidecar), never believed. Returns false when the
-     * sidecar is already gone (a table dropped while this lookup held it): the lookup then reads
-     * the data block instead of trusting the filter.
-     */
-    private boolean checkFilterPayload() throws IOException {
-        synchronized (filterCheck) {
-            if (!filterPayloadChecked) {
-                if (!fs.exists(filterPath)) {
-                    return false;
-                }
-                TableFilters.verifyChecksums(fs, filterPath, props);
-                countFilterFileRead(counters, props);
-                filterPayloadChecked = true;
-            }
-            return true;
-        }
+        return sidecar.hasPrefixFilter(extractor);
     }
 
     /** Whether the table has a filter whose payload no one has checked yet ({@link #checkFilter}). */
     public boolean filterUnchecked() {
-        return hasFilter && !filterPayloadChecked;
+        return sidecar.unchecked();
     }
 
     /**
@@ -476,13 +370,8 @@ public final class TableReader implements Closeable {
      */
     public void checkFilter() throws IOException {
         if (filterUnchecked() && !closed) {
-            checkFilterPayload();
+            sidecar.checkPayload();
         }
-    }
-
-    private static void countFilterFileRead(StoreCounters counters, TableProperties props) {
-        counters.filterFileReads().increment();
-        counters.filterFileBytesRead().add(props.filterFileSize());
     }
 
     /** Estimated heap bytes of this table's index: a small constant, the index itself being off the heap. */
@@ -542,9 +431,7 @@ public final class TableReader implements Closeable {
     public void verify() throws IOException {
         checkOpen();
         new TableVerifier(this, reader, props).verify();
-        if (hasFilter) {
-            TableFilters.verify(fs, filterPath, props);
-        }
+        sidecar.verify();
     }
 
     public long fileNumber() {
@@ -571,8 +458,13 @@ public final class TableReader implements Closeable {
         this.levelCounters = levelCounters;
     }
 
+    /** The counters of the level the table lives at, for the filter's answers ({@link #countIn}). */
+    LevelCounters levelCounters() {
+        return levelCounters;
+    }
+
     public boolean hasFilter() {
-        return hasFilter;
+        return sidecar.present();
     }
 
     /** The filter's kind, or null when the table has none. */
@@ -582,38 +474,12 @@ public final class TableReader implements Closeable {
 
     /** Bytes of the filter sidecar held mapped (or loaded off-heap); 0 without filter or before its first use. */
     public long filterBytes() {
-        LoadedFilters f = loaded;
-        return f == null || f.set == null ? 0 : props.filterFileSize();
+        return sidecar.bytes();
     }
 
     /** See {@link FilterSummary}; throws {@link UncheckedIOException} when the sidecar cannot be read. */
     public FilterSummary filterSummary() {
-        FilterSummary s = summary;
-        if (s != null) {
-            return s;
-        }
-        try {
-            s = describeFilters();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        summary = s;
-        return s;
-    }
-
-    /** From the loaded filters when a lookup loaded them, else from the sidecar's headers. */
-    private synchronized FilterSummary describeFilters() throws IOException {
-        LoadedFilters f = loaded;
-        if (f != null) {
-            return FilterSummary.of(f);
-        }
-        checkOpen();
-        FilterSet set = TableFilters.describe(fs, filterPath, props);
-        try {
-            return FilterSummary.of(new LoadedFilters(set));
-        } finally {
-            set.close();
-        }
+        return sidecar.summary();
     }
 
     /**
@@ -658,10 +524,7 @@ public final class TableReader implements Closeable {
         }
         closed = true;
         try {
-            LoadedFilters f = loaded;
-            if (f != null && f.set != null) {
-                f.set.close();
-            }
+            sidecar.unmap();
         } finally {
             try {
                 reader.close();
@@ -671,7 +534,8 @@ public final class TableReader implements Closeable {
         }
     }
 
-    private void checkOpen() {
+    /** Throws {@link IllegalStateException} once the table is closed. */
+    void checkOpen() {
         if (closed) {
             throw new IllegalStateException("table " + path + " is closed");
         }
