@@ -2,10 +2,8 @@ package io.bloomstore.core.manifest;
 
 import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.core.fs.FileSystem;
-import io.bloomstore.core.fs.RandomReadFile;
 import io.bloomstore.core.fs.WritableFile;
 import io.bloomstore.core.wal.LogFormat;
-import io.bloomstore.core.wal.LogReader;
 import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
@@ -29,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * atomically (temporary file, rename, directory sync). Each open writes a fresh MANIFEST holding
  * one edit that describes the whole state, and so does an edit that takes the MANIFEST past its
  * size limit while the store runs (RocksDB's max_manifest_file_size), so MANIFESTs stay small
- * however long a store lives. Formats: {@code docs/format/manifest.md}.
+ * however long a store lives. Recovery reads CURRENT and replays the MANIFEST through
+ * {@link ManifestRecovery}; this class holds the state and logs the edits. Formats:
+ * {@code docs/format/manifest.md}.
  *
  * <p>Thread safety: {@link #logAndApply} is synchronized on this object, so edits are written one
  * at a time, and so is {@link #whileManifestStable}; callers must not hold the store mutex while
@@ -226,134 +226,25 @@ public final class VersionSet implements Closeable {
 
     private static VersionSet read(FileSystem fs, Path dir, long maxManifestBytes) throws IOException {
         VersionSet vs = new VersionSet(fs, dir, maxManifestBytes);
-        Path currentFile = dir.resolve(FileNames.CURRENT);
-        String name = readCurrent(fs, currentFile);
-        FileNames.Parsed parsed = FileNames.parse(name);
-        if (parsed == null || parsed.kind() != FileNames.Kind.MANIFEST) {
-            throw new CorruptionException(currentFile, 0, "CURRENT does not name a MANIFEST: '" + name + "'");
-        }
-        Path manifestPath = dir.resolve(name);
-        if (!fs.exists(manifestPath)) {
-            throw new CorruptionException(currentFile, 0, "CURRENT names " + name + ", which does not exist");
-        }
-        try (RandomReadFile f = fs.openRead(manifestPath)) {
-            LogReader reader = new LogReader(f, manifestPath, LogFormat.MANIFEST_MAGIC);
-            Version.Builder v = new Version.Builder();
-            Map<Integer, Version.Builder> others = new TreeMap<>();
-            Map<Integer, String> names = new HashMap<>();
-            Map<Integer, Long> logNumbers = new HashMap<>();
-            int edits = 0;
-            for (byte[] record = reader.next(); record != null; record = reader.next()) {
-                VersionEdit edit = VersionEdit.decode(record, manifestPath, reader.lastRecordOffset());
-                String wrong = applyKeyspaces(edit, vs, others, names);
-                for (VersionEdit section : edit.sections()) {
-                    if (wrong != null) {
-                        break;
-                    }
-                    Version.Builder target = section.keyspace() == VersionEdit.DEFAULT_KEYSPACE ? v
-                            : others.get(section.keyspace());
-                    wrong = target == null ? "changes keyspace " + section.keyspace() + ", which does not exist"
-                            : target.apply(section);
-                    if (wrong == null && section.dropsKeyspace()) {
-                        wrong = target.isEmpty() ? null : "drops keyspace " + section.keyspace()
-                                + " but leaves tables";
-                        others.remove(section.keyspace());
-                        names.remove(section.keyspace());
-                    }
-                    if (wrong == null) {
-                        applyKeyspaceLogNumber(section, logNumbers);
-                    }
-                }
-                if (wrong != null) {
-                    throw new CorruptionException(manifestPath, reader.lastRecordOffset(), "edit " + (edits + 1)
-                            + " " + wrong);
-                }
-                edits++;
-                if (edit.logNumber().isPresent()) {
-                    vs.logNumber = Math.max(vs.logNumber, edit.logNumber().getAsLong());
-                }
-                if (edit.nextFileNumber().isPresent()) {
-                    vs.nextFileNumber.set(edit.nextFileNumber().getAsLong());
-                }
-                if (edit.lastSequence().isPresent()) {
-                    vs.lastSequence = edit.lastSequence().getAsLong();
-                }
-            }
-            checkNothingDropped(fs, dir, manifestPath, f.size() - reader.droppedTailBytes(),
-                    reader.droppedTailBytes() > 0, edits, vs.logNumber);
-            vs.current = v.build();
-            Map<Integer, Keyspace> ks = new TreeMap<>();
-            for (Map.Entry<Integer, Version.Builder> e : others.entrySet()) {
-                ks.put(e.getKey(), new Keyspace(names.get(e.getKey()), e.getValue().build()));
-            }
-            vs.keyspaces = Collections.unmodifiableMap(ks);
-            vs.keyspaceLogNumbers = Map.copyOf(logNumbers);
-        }
-        vs.markFileNumberUsed(parsed.number());
-        vs.manifestNumberRead = parsed.number();
+        ManifestRecovery r = ManifestRecovery.read(fs, dir);
+        vs.current = r.current();
+        vs.keyspaces = r.keyspaces();
+        vs.nextKeyspaceId = r.nextKeyspaceId();
+        vs.keyspaceLogNumbers = r.keyspaceLogNumbers();
+        vs.nextFileNumber.set(r.nextFileNumber());
+        vs.lastSequence = r.lastSequence();
+        vs.logNumber = r.logNumber();
+        vs.markFileNumberUsed(r.manifestNumber());
+        vs.manifestNumberRead = r.manifestNumber();
         return vs;
     }
 
     /** Records a section's keyspace log number (never backwards), or forgets a dropped keyspace's. */
-    private static void applyKeyspaceLogNumber(VersionEdit section, Map<Integer, Long> logNumbers) {
+    static void applyKeyspaceLogNumber(VersionEdit section, Map<Integer, Long> logNumbers) {
         if (section.dropsKeyspace()) {
             logNumbers.remove(section.keyspace());
         } else if (section.keyspaceLogNumber().isPresent()) {
             logNumbers.merge(section.keyspace(), section.keyspaceLogNumber().getAsLong(), Math::max);
-        }
-    }
-
-    /** Recovery: applies an edit's keyspace creations and next number; what is wrong with them, or null. */
-    private static String applyKeyspaces(VersionEdit edit, VersionSet vs, Map<Integer, Version.Builder> others,
-                                         Map<Integer, String> names) {
-        for (VersionEdit.CreatedKeyspace c : edit.createdKeyspaces()) {
-            if (others.containsKey(c.id()) || names.containsValue(c.name())) {
-                return "creates keyspace " + c.id() + " (" + c.name() + "), which exists";
-            }
-            others.put(c.id(), new Version.Builder());
-            names.put(c.id(), c.name());
-            vs.nextKeyspaceId = Math.max(vs.nextKeyspaceId, c.id() + 1);
-        }
-        if (edit.nextKeyspaceId().isPresent()) {
-            vs.nextKeyspaceId = Math.max(vs.nextKeyspaceId, edit.nextKeyspaceId().getAsInt());
-        }
-        return null;
-    }
-
-    /**
-     * A MANIFEST's tail is dropped as torn only when that loses nothing: a crash during an edit
-     * leaves the WAL segments that edit would have made obsolete, while damage to a completed
-     * edit (a flipped byte in the last record) does not. So after a dropped tail the WAL the
-     * surviving edits name must still exist, and the full-state edit every MANIFEST starts with (synced before CURRENT
-     * names it) must be there; otherwise opening would silently drop tables or writes.
-     */
-    private static void checkNothingDropped(FileSystem fs, Path dir, Path manifest, long validBytes,
-                                            boolean tailDropped, int edits, long logNumber)
-            throws CorruptionException {
-        if (edits == 0) {
-            throw new CorruptionException(manifest, validBytes, "MANIFEST holds no complete edit, not even the"
-                    + " full state it starts with");
-        }
-        if (tailDropped && logNumber > 0 && !fs.exists(FileNames.wal(dir, logNumber))) {
-            throw new CorruptionException(manifest, validBytes, "the last readable edit needs WAL segment "
-                    + FileNames.wal(dir, logNumber).getFileName() + ", which a later edit made obsolete: that edit"
-                    + " is damaged or lost");
-        }
-    }
-
-    private static String readCurrent(FileSystem fs, Path currentFile) throws IOException {
-        try (RandomReadFile f = fs.openRead(currentFile)) {
-            long size = f.size();
-            if (size == 0 || size > 256) {
-                throw new CorruptionException(currentFile, 0, "CURRENT has " + size + " bytes");
-            }
-            ByteBuffer buf = ByteBuffer.allocate((int) size);
-            f.readFully(0, buf);
-            String text = new String(buf.array(), StandardCharsets.UTF_8);
-            if (!text.endsWith("\n")) {
-                throw new CorruptionException(currentFile, size, "CURRENT does not end with a newline");
-            }
-            return text.substring(0, text.length() - 1);
         }
     }
 
