@@ -137,6 +137,16 @@ final class DbBackground {
         return flush.finishRecovery(replayed, keyspaces, how, listing);
     }
 
+    /** With the mutex held: no compaction takes table {@code fileNumber} until {@link #unmarkBusy}. */
+    void markBusy(long fileNumber) {
+        busy.add(fileNumber);
+    }
+
+    /** With the mutex held: ends {@link #markBusy}. */
+    void unmarkBusy(long fileNumber) {
+        busy.remove(fileNumber);
+    }
+
     /** See {@link DbFlush#flushRecovered}. */
     void flushRecovered(MemTable m, DbFlush.RecoveryFlushes flushes) {
         flush.flushRecovered(m, flushes);

@@ -162,6 +162,11 @@ final class DbFlush {
                 }
                 if (meta != null) {
                     edit.addFile(0, meta);
+                    // From the edit on, the current version holds m's table: an install by another
+                    // thread before the one below leaves m out (DbState#retiring).
+                    db.retiring = m;
+                    db.retiringTable = meta.fileNumber();
+                    background.markBusy(meta.fileNumber());
                 }
                 addRangeDeletions(edit, m);
             } finally {
@@ -171,9 +176,12 @@ final class DbFlush {
             db.versions.logAndApply(edit);
             mutex.lock();
             try {
-                // Only this thread retires memtables, so the oldest is still m.
+                // Only this thread retires memtables; another thread's install may have left m out already.
                 ReadView v = db.view;
-                installCurrent(v.mem(), List.copyOf(v.immutables().subList(1, v.immutables().size())));
+                List<MemTable> rest = new java.util.ArrayList<>(v.immutables());
+                rest.remove(m);
+                installCurrent(v.mem(), List.copyOf(rest));
+                stopRetiring(meta);
                 db.counters.flushes().increment();
                 if (meta != null) {
                     db.counters.flushBytesWritten().add(meta.fileSize() + meta.filterFileSize());
@@ -226,6 +234,10 @@ final class DbFlush {
                 if (finishing) {
                     flushesFinishing--;
                 }
+                if (db.retiring == m) {
+                    db.retiring = null;
+                    db.retiringTable = -1;
+                }
                 IOException failure = db.root.fail("flush", t);
                 if (recovered != null) {
                     recovered.finished(failure);
@@ -234,6 +246,15 @@ final class DbFlush {
             } finally {
                 mutex.unlock();
             }
+        }
+    }
+
+    /** With the mutex held, once the flush installed the version without its memtable: its table may be compacted now. */
+    private void stopRetiring(FileMetaData meta) {
+        if (meta != null) {
+            db.retiring = null;
+            db.retiringTable = -1;
+            background.unmarkBusy(meta.fileNumber());
         }
     }
 

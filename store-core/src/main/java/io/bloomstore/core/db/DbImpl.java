@@ -471,6 +471,11 @@ public final class DbImpl implements Store {
         return background;
     }
 
+    /** The default keyspace's state, for tests in this package. */
+    DbState state() {
+        return db;
+    }
+
     /** The current version (the MANIFEST's), for tests in this package. */
     Version currentVersion() {
         return db.versions.current();

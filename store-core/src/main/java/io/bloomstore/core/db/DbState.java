@@ -247,7 +247,24 @@ final class DbState {
      * With the mutex held: makes {@code next} the current version under a new view with the given
      * memtables, and lets go of the previous version's tables.
      */
+    /**
+     * The memtable a flush is retiring, from just before it logs its level-0 table
+     * ({@link #retiringTable}) until it installs the version without it; null otherwise. Guarded
+     * by the mutex. Another thread installing the current version in between (a compaction, an
+     * ingestion) finds the table there already and leaves the memtable out. The table is marked
+     * busy meanwhile, so no compaction takes it away before then.
+     */
+    MemTable retiring;
+    /** The file number of {@link #retiring}'s table; guarded by the mutex. */
+    long retiringTable = -1;
+
     void installVersion(Version next, MemTable mem, List<MemTable> immutables) {
+        if (retiring != null && next.holds(0, retiringTable) && immutables.contains(retiring)) {
+            // A flush logged this memtable's table but has not retired it yet: a view must never
+            // hold both, or a scan would count its merge operands twice (ConcurrentMergeTest).
+            immutables = new java.util.ArrayList<>(immutables);
+            immutables.remove(retiring);
+        }
         ReadView old = view;
         view = ReadView.of(mem, immutables, new VersionRef(next, tables));
         old.tables().release();

@@ -144,6 +144,16 @@ public final class Version {
         return keyHead != lo && keyHead != hi || levels.get(0).get(i).covers(userKey);
     }
 
+    /** Whether {@code level} holds the table numbered {@code fileNumber}. */
+    public boolean holds(int level, long fileNumber) {
+        for (FileMetaData f : levels.get(level)) {
+            if (f.fileNumber() == fileNumber) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The tables of a level: level 0 newest first, other levels by smallest key. */
     public List<FileMetaData> files(int level) {
         return levels.get(level);
