@@ -10,6 +10,8 @@ import io.bloomstore.core.table.TableOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -121,6 +123,68 @@ public final class TableWriter implements AutoCloseable {
      * @throws IllegalStateException when no key was added (an empty table cannot be ingested)
      */
     public TableWriterResult finish() throws IOException {
+        startFinish();
+        return finishNow();
+    }
+
+    /**
+     * As {@link #finish()}, on the compaction threads of the options' {@link StoreResources} (those
+     * that compress its blocks): the filter's build — a quarter of a bulk load's writing thread for
+     * 64 MiB tables — the index, the footer and the syncs overlap the caller's next table. The
+     * future ends with what {@link #finish()} returns, or with what it throws. The writer takes no
+     * more keys once this returns; {@link #close()} then leaves the files to the future.
+     *
+     * @throws IllegalStateException at once when no key was added, or the writer is finished or closed
+     */
+    public CompletableFuture<TableWriterResult> finishAsync() {
+        startFinish();
+        CompletableFuture<TableWriterResult> result = new CompletableFuture<>();
+        Runnable task = new Runnable() {
+            @Override
+            public void run() {
+                try {
+                    result.complete(finishNow());
+                } catch (Throwable t) {
+                    result.completeExceptionally(t);
+                }
+            }
+        };
+        try {
+            io.bloomstore.core.db.DbImpl.blockEncoder(options).execute(task);
+        } catch (RejectedExecutionException e) {
+            // The resources are closed: finished here instead.
+            task.run();
+        }
+        return result;
+    }
+
+    /**
+     * Waits for a {@link #finishAsync()} future and returns its result, throwing what
+     * {@link #finish()} would have thrown (an {@link IOException}, a runtime exception or an error).
+     */
+    public static TableWriterResult await(CompletableFuture<TableWriterResult> finishing) throws IOException {
+        try {
+            return finishing.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while a table was being finished");
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IOException(cause);
+        }
+    }
+
+    /** Checks that the table may be finished and takes no more keys. */
+    private void startFinish() {
         if (done) {
             throw new IllegalStateException("table writer of " + file + " is finished or closed");
         }
@@ -128,6 +192,10 @@ public final class TableWriter implements AutoCloseable {
             throw new IllegalStateException("table " + file + " has no keys");
         }
         done = true;
+    }
+
+    /** The body of {@link #finish()} once {@link #startFinish()} passed. */
+    private TableWriterResult finishNow() throws IOException {
         TableMetadata t;
         try {
             t = builder.finish();

@@ -200,6 +200,57 @@ class IngestTest {
         }
     }
 
+    /**
+     * {@code finishAsync} writes the same files as {@code finish} (byte for byte) while the caller
+     * goes on, refuses an empty table at once, takes no more keys, and a failure reaches
+     * {@code TableWriter.await} as {@code finish} would have thrown it.
+     */
+    @Test
+    void finishAsyncWritesWhatFinishWritesAndReportsItsFailure() throws Exception {
+        Path sync = tmp.resolve("sync").resolve("t.sst");
+        Path async = tmp.resolve("async").resolve("t.sst");
+        try (TableWriter a = TableWriter.create(sync); TableWriter b = TableWriter.create(async)) {
+            for (int i = 0; i < 50_000; i++) {
+                a.put(key("k", i), value("k", i));
+                b.put(key("k", i), value("k", i));
+            }
+            TableWriterResult expected = a.finish();
+            java.util.concurrent.CompletableFuture<TableWriterResult> f = b.finishAsync();
+            assertThrows(IllegalStateException.class, () -> b.put(key("k", 60_000), new byte[1]),
+                    "no more keys once finishing");
+            TableWriterResult r = TableWriter.await(f);
+            assertEquals(expected.entries(), r.entries());
+            assertEquals(expected.tableBytes(), r.tableBytes());
+            assertArrayEquals(Files.readAllBytes(sync), Files.readAllBytes(async), "the same table");
+            assertArrayEquals(Files.readAllBytes(TableWriter.filterOf(sync)), Files.readAllBytes(TableWriter.filterOf(async)),
+                    "the same filter");
+        }
+        Path store = tmp.resolve("store");
+        try (Store s = Store.open(store)) {
+            s.ingest(List.of(async));
+            assertArrayEquals(value("k", 49_999), s.get(key("k", 49_999)));
+        }
+        try (TableWriter w = TableWriter.create(tmp.resolve("empty.sst"))) {
+            assertThrows(IllegalStateException.class, w::finishAsync, "an empty table cannot be finished");
+        }
+        // A failure on the finishing thread: the table's directory is gone before the rename.
+        Path doomed = tmp.resolve("doomed").resolve("t.sst");
+        TableWriter w = TableWriter.create(doomed);
+        w.put(key("d", 0), value("d", 0));
+        deleteTree(doomed.getParent());
+        IOException e = assertThrows(IOException.class, () -> TableWriter.await(w.finishAsync()));
+        assertTrue(e.getMessage() != null, "the failure says what");
+        w.close();
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
     /** Whether key {@code i} was the last of an ingested range, written by the writer before or after the ingest. */
     private static boolean isAmbiguous(List<int[]> overwritten, int i) {
         for (int[] range : overwritten) {

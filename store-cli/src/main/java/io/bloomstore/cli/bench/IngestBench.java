@@ -27,8 +27,9 @@ import org.rocksdb.SstFileWriter;
  * with {@code valueSize}-byte random values (seed 42) into an empty store, three ways, in a rotated
  * order each round, each timed until the data is in the store and the store settled:
  * <ul>
- * <li>{@code bloomstore-ingest}: {@link TableWriter} writes tables of 64 MiB beside the store, then
- *     {@link Store#ingest} links them in;</li>
+ * <li>{@code bloomstore-ingest}: {@link TableWriter} writes tables of 64 MiB beside the store (each
+ *     finished by {@link TableWriter#finishAsync()} while the next is written, as {@code bloomstore
+ *     ingest} does), then {@link Store#ingest} links them in;</li>
  * <li>{@code bloomstore-load}: what {@code bloomstore load} does, batches of 1,000 puts, then a
  *     flush and waiting for background compactions;</li>
  * <li>{@code rocksdb-ingest}: RocksDB's {@code SstFileWriter} writes files of 64 MiB, then
@@ -150,6 +151,8 @@ final class IngestBench {
         List<Path> tables = new ArrayList<>();
         StoreOptions options = StoreOptions.defaults();
         TableWriter w = null;
+        // The previous table, finished on the resources' threads while the next is written.
+        java.util.concurrent.CompletableFuture<io.bloomstore.core.TableWriterResult> finishing = null;
         long bytes = 0;
         for (long i = 0; i < keys; i++) {
             if (w == null) {
@@ -163,12 +166,18 @@ final class IngestBench {
             w.put(k, value);
             bytes += k.length + value.length;
             if (bytes >= FILE_BYTES) {
-                w.finish();
+                if (finishing != null) {
+                    TableWriter.await(finishing);
+                }
+                finishing = w.finishAsync();
                 w = null;
             }
         }
         if (w != null) {
             w.finish();
+        }
+        if (finishing != null) {
+            TableWriter.await(finishing);
         }
         try (Store s = Store.open(store, options)) {
             s.ingest(tables);

@@ -187,6 +187,8 @@ public final class IngestCommand extends StoreCommand {
         private final long tableBytes;
         private final List<Path> tables;
         private TableWriter writer;
+        /** The previous table, finished on the resources' threads while this one is written. */
+        private java.util.concurrent.CompletableFuture<io.bloomstore.core.TableWriterResult> finishing;
         private long bytes;
 
         TableSplitter(Path scratch, StoreOptions options, long tableBytes, List<Path> tables) {
@@ -207,7 +209,10 @@ public final class IngestCommand extends StoreCommand {
             writer.put(key, value);
             bytes += key.length + value.length;
             if (bytes >= tableBytes) {
-                finish();
+                // At most one table finishing beside the one being written.
+                awaitFinishing();
+                finishing = writer.finishAsync();
+                writer = null;
             }
         }
 
@@ -215,6 +220,15 @@ public final class IngestCommand extends StoreCommand {
             if (writer != null) {
                 writer.finish();
                 writer = null;
+            }
+            awaitFinishing();
+        }
+
+        private void awaitFinishing() throws IOException {
+            if (finishing != null) {
+                java.util.concurrent.CompletableFuture<io.bloomstore.core.TableWriterResult> f = finishing;
+                finishing = null;
+                TableWriter.await(f);
             }
         }
     }

@@ -50,8 +50,7 @@ public final class TableBuilder {
     private final BlockEncoder encoder = new BlockEncoder();
     private final BlockBuilder dataBlock;
     private final BlockBuilder indexBlock = new BlockBuilder(1);
-    private long[] hashes = new long[1024];
-    private int hashCount;
+    private final HashBuffer hashes = new HashBuffer();
     private long[] prefixHashes = new long[64];
     private int prefixCount;
     private byte[] lastPrefixKey;
@@ -241,10 +240,7 @@ public final class TableBuilder {
     }
 
     private void addHash(long h) {
-        if (hashCount == hashes.length) {
-            hashes = Arrays.copyOf(hashes, hashes.length * 2);
-        }
-        hashes[hashCount++] = h;
+        hashes.add(h);
     }
 
     /** Adds the key's prefix hash unless the previous key had the same prefix (keys come sorted). */
@@ -356,7 +352,7 @@ public final class TableBuilder {
         long dataSize = out.position();
         long filterFileSize = opts.hasFilter() ? writeSidecar() : 0;
         TableProperties props = new TableProperties(entries, dataBlocks, dataSize, smallestSeq, largestSeq,
-                opts.hasFilter() ? hashCount : 0, filterFileSize, opts.hasFilter() ? opts.bitsPerKey() : 0,
+                opts.hasFilter() ? hashes.count() : 0, filterFileSize, opts.hasFilter() ? opts.bitsPerKey() : 0,
                 opts.filterKind(), opts.compression(), opts.blockSize(), opts.restartInterval(), firstUserKey,
                 lastUserKey);
         BlockHandle propsHandle = writeBlock(props.encode(), Compression.NONE);
@@ -383,11 +379,11 @@ public final class TableBuilder {
         try {
             if (opts.prefixExtractor() != null || opts.rangeFilter() != null) {
                 PrefixExtractor pe = opts.prefixExtractor();
-                size = TableFilters.write(filterOut, opts.filterKind(), opts.bitsPerKey(), hashes, hashCount,
+                size = TableFilters.write(filterOut, opts.filterKind(), opts.bitsPerKey(), hashes.toArray(), hashes.count(),
                         pe == null ? null : pe.descriptor(), prefixHashes, pe == null ? 0 : distinctPrefixes(),
                         opts.rangeFilter(), values, valueCount);
             } else {
-                size = TableFilters.write(filterOut, opts.filterKind(), opts.bitsPerKey(), hashes, hashCount);
+                size = TableFilters.write(filterOut, opts.filterKind(), opts.bitsPerKey(), hashes.toArray(), hashes.count());
             }
         } catch (IOException | RuntimeException | Error e) {
             try {
