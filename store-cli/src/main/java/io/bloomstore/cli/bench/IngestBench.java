@@ -107,22 +107,32 @@ final class IngestBench {
 
     /**
      * Key {@code i}'s value: the same bytes in every way and round (a SplitMix64 stream seeded by
-     * 42 and {@code i}), made without allocating, so that making the data costs every way little
-     * and the same.
+     * 42 and {@code i}, each word's bytes lowest first), made without allocating, so that making
+     * the data costs every way little and the same.
      */
     static void value(long i, byte[] into) {
+        // Whole words stored 8 bytes at a time (little-endian: the same bytes as one at a time, in
+        // a third of the time; the byte loop was a quarter of the ingest way's writing thread).
         long x = 42 + i * 0x9E3779B97F4A7C15L;
+        int whole = into.length & ~7;
         for (int j = 0; j < into.length; j += 8) {
             x += 0x9E3779B97F4A7C15L;
             long z = x;
             z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
             z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
             z ^= z >>> 31;
-            for (int b = 0; b < 8 && j + b < into.length; b++) {
-                into[j + b] = (byte) (z >>> (8 * b));
+            if (j < whole) {
+                LONGS.set(into, j, z);
+            } else {
+                for (int b = 0; j + b < into.length; b++) {
+                    into[j + b] = (byte) (z >>> (8 * b));
+                }
             }
         }
     }
+
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     static double runWay(String way, Path dir, int keys, int valueSize) throws IOException {
         Files.createDirectories(dir);

@@ -29,4 +29,28 @@ class IngestBenchTest {
         assertTrue(Arrays.compareUnsigned(IngestBench.key(9), IngestBench.key(10)) < 0);
         assertEquals("key0000000001234", new String(IngestBench.key(1234)));
     }
+
+    /** The word-at-a-time value maker writes exactly the bytes of the SplitMix64 stream, byte by byte. */
+    @Test
+    void valuesAreTheSplitMixStreamsBytes() {
+        for (int size : new int[] {1, 7, 8, 9, 100, 1024}) {
+            for (long i : new long[] {0, 1, 12_345, 9_999_999}) {
+                byte[] fast = new byte[size];
+                IngestBench.value(i, fast);
+                byte[] slow = new byte[size];
+                long x = 42 + i * 0x9E3779B97F4A7C15L;
+                for (int j = 0; j < size; j += 8) {
+                    x += 0x9E3779B97F4A7C15L;
+                    long z = x;
+                    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+                    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+                    z ^= z >>> 31;
+                    for (int b = 0; b < 8 && j + b < size; b++) {
+                        slow[j + b] = (byte) (z >>> (8 * b));
+                    }
+                }
+                assertEquals(Arrays.toString(slow), Arrays.toString(fast), "size " + size + ", key " + i);
+            }
+        }
+    }
 }
