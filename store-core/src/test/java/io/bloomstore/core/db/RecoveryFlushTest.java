@@ -122,6 +122,32 @@ class RecoveryFlushTest {
     }
 
     @Test
+    void aKeyspaceDroppedBeforeItsReplayedWritesAreFlushedGoesWhole() throws Exception {
+        MemoryFileSystem fs = crashedStore();
+        Store reopened = Store.open(fs, DIR, heldFlushThread());
+        CompletableFuture<Void> dropped = CompletableFuture.runAsync(() -> {
+            try {
+                reopened.dropKeyspace("k");
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        Thread.sleep(100);
+        release.countDown();
+        dropped.get(30, TimeUnit.SECONDS);
+        reopened.put(b("new"), b("synced"), WriteOptions.SYNC);
+        reopened.close();
+        fs.dropUnsyncedData();
+        try (Store after = Store.open(fs, DIR, StoreOptions.defaults())) {
+            assertEquals(java.util.List.of("default"), after.keyspaces());
+            for (int i = 0; i < KEYS; i++) {
+                assertArrayEquals(b("value" + i), after.get(b("key" + i)), "key" + i);
+            }
+            assertArrayEquals(b("synced"), after.get(b("new")));
+        }
+    }
+
+    @Test
     void closeWaitsForTheReplayedWritesTable() throws Exception {
         MemoryFileSystem fs = crashedStore();
         Store reopened = Store.open(fs, DIR, heldFlushThread());
