@@ -9,7 +9,6 @@ import io.bloomstore.core.table.TableMetadata;
 import io.bloomstore.core.table.TableOptions;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -108,10 +107,9 @@ public final class TableWriter implements AutoCloseable {
             throw new IllegalArgumentException("key of " + key.length + " bytes is over the maximum of "
                     + options.maxKeyBytes() + " bytes (StoreOptions.maxKeyBytes)");
         }
-        byte[] lastKey = builder.lastUserKey();
-        if (lastKey != null && Arrays.compareUnsigned(key, lastKey) <= 0) {
+        if (builder.compareToLastUserKey(key) <= 0) {
             throw new IllegalArgumentException("keys must be added in strictly ascending order: "
-                    + show(key) + " after " + show(lastKey));
+                    + show(key) + " after " + show(builder.lastUserKey()));
         }
         builder.add(key, 0, type, value);
     }

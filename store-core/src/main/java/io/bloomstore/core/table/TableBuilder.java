@@ -58,7 +58,6 @@ public final class TableBuilder {
     private long[] values = new long[64];
     private int valueCount;
     private byte[] lastInternalKey;
-    private byte[] lastUserKey;
     private byte[] firstUserKey;
     private long entries;
     private long dataBlocks;
@@ -215,10 +214,12 @@ public final class TableBuilder {
     private void accept(byte[] userKey, byte[] internalKey, long sequence) {
         if (lastInternalKey != null && InternalKeys.compare(lastInternalKey, internalKey) >= 0) {
             throw new IllegalArgumentException("entries out of internal order: (" + Arrays.toString(userKey) + ", "
-                    + sequence + ") after (" + Arrays.toString(lastUserKey) + ", "
+                    + sequence + ") after (" + Arrays.toString(lastUserKey()) + ", "
                     + (InternalKeys.trailer(lastInternalKey) >>> 8) + ")");
         }
-        if (lastUserKey == null || !Arrays.equals(lastUserKey, userKey)) {
+        // The last internal key (the builder's own array) holds the last user key: no copy of it per key.
+        byte[] last = lastInternalKey;
+        if (last == null || !Arrays.equals(last, 0, last.length - InternalKeys.TRAILER_BYTES, userKey, 0, userKey.length)) {
             if (opts.hasFilter()) {
                 addHash(Filters.hash(userKey));
                 if (opts.prefixExtractor() != null) {
@@ -228,10 +229,9 @@ public final class TableBuilder {
                     addValue(RangeFilter.keyValue(userKey));
                 }
             }
-            lastUserKey = userKey.clone();
-        }
-        if (firstUserKey == null) {
-            firstUserKey = lastUserKey;
+            if (firstUserKey == null) {
+                firstUserKey = userKey.clone();
+            }
         }
         lastInternalKey = internalKey;
         entries++;
@@ -307,12 +307,20 @@ public final class TableBuilder {
         return finished;
     }
 
-    /**
-     * The user key of the last entry added, or null before the first: the builder's own copy,
-     * which the caller must not modify.
-     */
+    /** The user key of the last entry added (a copy the caller owns), or null before the first. */
     public byte[] lastUserKey() {
-        return lastUserKey;
+        byte[] last = lastInternalKey;
+        return last == null ? null : Arrays.copyOf(last, last.length - InternalKeys.TRAILER_BYTES);
+    }
+
+    /**
+     * How {@code userKey} compares (unsigned bytes) with the last entry's user key: positive when
+     * it sorts after it, and before the first entry; no copy made.
+     */
+    public int compareToLastUserKey(byte[] userKey) {
+        byte[] last = lastInternalKey;
+        return last == null ? 1
+                : Arrays.compareUnsigned(userKey, 0, userKey.length, last, 0, last.length - InternalKeys.TRAILER_BYTES);
     }
 
     /** Entries added so far. */
@@ -350,6 +358,7 @@ public final class TableBuilder {
             pipeline.writeAll(out, indexBlock);
         }
         long dataSize = out.position();
+        byte[] lastUserKey = lastUserKey();
         long filterFileSize = opts.hasFilter() ? writeSidecar() : 0;
         TableProperties props = new TableProperties(entries, dataBlocks, dataSize, smallestSeq, largestSeq,
                 opts.hasFilter() ? hashes.count() : 0, filterFileSize, opts.hasFilter() ? opts.bitsPerKey() : 0,
@@ -365,7 +374,7 @@ public final class TableBuilder {
         fs.syncDirectory(dir);
         awaitSidecarSync();
         finished = true;
-        return new TableMetadata(fileNumber, fileSize, filterFileSize, firstUserKey.clone(), lastUserKey.clone(),
+        return new TableMetadata(fileNumber, fileSize, filterFileSize, firstUserKey.clone(), lastUserKey,
                 entries, smallestSeq, largestSeq);
     }
 
