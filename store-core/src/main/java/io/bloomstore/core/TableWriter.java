@@ -161,24 +161,9 @@ public final class TableWriter implements AutoCloseable {
      * {@link #finish()} would have thrown (an {@link IOException}, a runtime exception or an error).
      */
     public static TableWriterResult await(CompletableFuture<TableWriterResult> finishing) throws IOException {
-        try {
-            return finishing.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while a table was being finished");
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new IOException(cause);
-        }
+        io.bloomstore.core.internal.Futures.rethrow(io.bloomstore.core.internal.Futures.await(finishing),
+                "finishing a table failed");
+        return finishing.join();
     }
 
     /** Checks that the table may be finished and takes no more keys. */

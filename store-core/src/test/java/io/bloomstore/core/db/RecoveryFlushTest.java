@@ -68,6 +68,22 @@ class RecoveryFlushTest {
         return StoreOptions.builder().resources(r).build();
     }
 
+    /** A store call that may throw, for {@link #inBackground}. */
+    private interface StoreCall {
+        void run() throws IOException;
+    }
+
+    /** Runs {@code call} on another thread; the future fails with what it threw. */
+    private static CompletableFuture<Void> inBackground(StoreCall call) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                call.run();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
     private static void assertAllThere(Store store) throws IOException {
         Keyspace k = store.keyspace("k");
         for (int i = 0; i < KEYS; i++) {
@@ -101,13 +117,7 @@ class RecoveryFlushTest {
     void aSyncedWriteWaitsForTheReplayedWritesTable() throws Exception {
         MemoryFileSystem fs = crashedStore();
         Store reopened = Store.open(fs, DIR, heldFlushThread());
-        CompletableFuture<Void> synced = CompletableFuture.runAsync(() -> {
-            try {
-                reopened.put(b("new"), b("synced"), WriteOptions.SYNC);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        CompletableFuture<Void> synced = inBackground(() -> reopened.put(b("new"), b("synced"), WriteOptions.SYNC));
         Thread.sleep(200);
         assertFalse(synced.isDone(), "a synced write returned while the replayed writes were in no table");
         release.countDown();
@@ -125,13 +135,7 @@ class RecoveryFlushTest {
     void aKeyspaceDroppedBeforeItsReplayedWritesAreFlushedGoesWhole() throws Exception {
         MemoryFileSystem fs = crashedStore();
         Store reopened = Store.open(fs, DIR, heldFlushThread());
-        CompletableFuture<Void> dropped = CompletableFuture.runAsync(() -> {
-            try {
-                reopened.dropKeyspace("k");
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        CompletableFuture<Void> dropped = inBackground(() -> reopened.dropKeyspace("k"));
         Thread.sleep(100);
         release.countDown();
         dropped.get(30, TimeUnit.SECONDS);
@@ -151,13 +155,7 @@ class RecoveryFlushTest {
     void closeWaitsForTheReplayedWritesTable() throws Exception {
         MemoryFileSystem fs = crashedStore();
         Store reopened = Store.open(fs, DIR, heldFlushThread());
-        CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> {
-            try {
-                reopened.close();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        CompletableFuture<Void> closed = inBackground(() -> reopened.close());
         Thread.sleep(200);
         assertFalse(closed.isDone(), "close returned while the replayed writes were in no table");
         release.countDown();
