@@ -47,8 +47,10 @@ class SecondaryKillTest {
             } catch (LockedException expected) {
                 // The child is the primary.
             }
+            // What was acknowledged before the open: the view is as of the open, and the child writes on.
+            long beforeOpen = synced.get();
             try (SecondaryStore sec = Store.openSecondary(dir, tmp.resolve("scratch"))) {
-                newest = SecondaryChecks.checkPrefix(sec, KEYS, synced.get());
+                newest = SecondaryChecks.checkPrefix(sec, KEYS, beforeOpen);
                 for (int round = 0; round < 10; round++) {
                     Thread.sleep(50);
                     long before = synced.get();
