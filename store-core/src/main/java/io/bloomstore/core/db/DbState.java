@@ -221,8 +221,10 @@ final class DbState {
             long mem = v.mem().approximateBytes();
             active += mem;
             total += mem;
-            for (MemTable m : v.immutables()) {
-                total += m.approximateBytes();
+            List<MemTable> immutables = v.immutables();
+            // Indexed: an iterator here was one object per write.
+            for (int i = 0, n = immutables.size(); i < n; i++) {
+                total += immutables.get(i).approximateBytes();
             }
         }
         a.update(total, active);

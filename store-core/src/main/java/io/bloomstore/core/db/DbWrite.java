@@ -61,6 +61,12 @@ final class DbWrite {
         }
     };
 
+    /**
+     * Each writer's first sequence number in the group being committed: reused, as leaders commit
+     * one group at a time (a new array per put was a sixth of a writing process's garbage).
+     */
+    private long[] groupStarts = new long[16];
+
     DbWrite(DbState db, DbBackground background, LogWriter wal) {
         this.db = db;
         this.background = background;
@@ -219,7 +225,10 @@ final class DbWrite {
         long stamp = db.rules.timed() ? now : -1;
         boolean sync = false;
         boolean rangeDeletions = false;
-        long[] starts = new long[n];
+        if (groupStarts.length < n) {
+            groupStarts = new long[Math.max(n, 2 * groupStarts.length)];
+        }
+        long[] starts = groupStarts;
         for (int i = 0; i < n; i++) {
             starts[i] = seq;
             seq += group.get(i).count();

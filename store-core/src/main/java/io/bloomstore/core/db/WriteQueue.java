@@ -2,6 +2,7 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.WriteBatch;
 import java.io.IOException;
+import java.util.AbstractList;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -28,9 +29,48 @@ final class WriteQueue {
     /**
      * One queued write or barrier: a batch, or a single put ({@code key} and {@code value}) or
      * delete ({@code key}, value null) or merge ({@code merge}, the operand as {@code value})
-     * without a batch around it, or a barrier (batch and key null).
+     * without a batch around it, or a barrier (batch and key null); and its outcome, set by the
+     * leader that commits it. One object per write (its outcome is not a second one): a put's
+     * queue entry was a third of a writing process's garbage, which sizes the JVM's heap.
      */
-    record Writer(WriteBatch batch, byte[] key, byte[] value, boolean merge, boolean sync, Result result) {
+    static final class Writer {
+        private final WriteBatch batch;
+        private final byte[] key;
+        private final byte[] value;
+        private final boolean merge;
+        private final boolean sync;
+        /** Set by the leader, under the mutex, when the writer's group is committed. */
+        private boolean done;
+        private Throwable failure;
+
+        Writer(WriteBatch batch, byte[] key, byte[] value, boolean merge, boolean sync) {
+            this.batch = batch;
+            this.key = key;
+            this.value = value;
+            this.merge = merge;
+            this.sync = sync;
+        }
+
+        WriteBatch batch() {
+            return batch;
+        }
+
+        byte[] key() {
+            return key;
+        }
+
+        byte[] value() {
+            return value;
+        }
+
+        boolean merge() {
+            return merge;
+        }
+
+        boolean sync() {
+            return sync;
+        }
+
         boolean barrier() {
             return batch == null && key == null;
         }
@@ -46,10 +86,25 @@ final class WriteQueue {
         }
     }
 
-    /** Set by the leader when a writer's group is committed. */
-    static final class Result {
-        private boolean done;
-        private Throwable failure;
+    /**
+     * A group of one, reused by every leader that commits alone (leaders run one at a time, and a
+     * committer does not keep its group): a single-threaded writer's put allocates no list.
+     */
+    private static final class GroupOfOne extends AbstractList<Writer> {
+        private Writer writer;
+
+        @Override
+        public Writer get(int index) {
+            if (index != 0) {
+                throw new IndexOutOfBoundsException(index);
+            }
+            return writer;
+        }
+
+        @Override
+        public int size() {
+            return 1;
+        }
     }
 
     /** Commits a group; called by the leader with the mutex held. */
@@ -67,6 +122,7 @@ final class WriteQueue {
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition changed = mutex.newCondition();
     private final Deque<Writer> writers = new ArrayDeque<>();
+    private final GroupOfOne groupOfOne = new GroupOfOne();
 
     /** {@code closedMessage}: what a writer is told once the store is closed (as {@link DbState#checkOpen()} says). */
     WriteQueue(String closedMessage) {
@@ -80,22 +136,22 @@ final class WriteQueue {
     }
 
     void submit(WriteBatch batch, boolean sync, Committer committer) throws IOException {
-        run(new Writer(batch, null, null, false, sync, new Result()), committer);
+        run(new Writer(batch, null, null, false, sync), committer);
     }
 
     /** Queues a single put ({@code value} non-null) or delete ({@code value} null) of {@code key}. */
     void submit(byte[] key, byte[] value, boolean sync, Committer committer) throws IOException {
-        run(new Writer(null, key, value, false, sync, new Result()), committer);
+        run(new Writer(null, key, value, false, sync), committer);
     }
 
     /** Queues a single merge of {@code operand} into {@code key}. */
     void submitMerge(byte[] key, byte[] operand, boolean sync, Committer committer) throws IOException {
-        run(new Writer(null, key, operand, true, sync, new Result()), committer);
+        run(new Writer(null, key, operand, true, sync), committer);
     }
 
     /** Runs {@code committer} alone, after every write queued before it. */
     void submitBarrier(Committer committer) throws IOException {
-        run(new Writer(null, null, null, false, false, new Result()), committer);
+        run(new Writer(null, null, null, false, false), committer);
     }
 
     private void run(Writer w, Committer committer) throws IOException {
@@ -105,26 +161,34 @@ final class WriteQueue {
                 throw new IllegalStateException(closedMessage);
             }
             writers.addLast(w);
-            while (!w.result().done && writers.peekFirst() != w) {
+            while (!w.done && writers.peekFirst() != w) {
                 changed.awaitUninterruptibly();
             }
-            if (w.result().done) {
-                rethrow(w.result().failure);
+            if (w.done) {
+                rethrow(w.failure);
                 return;
             }
             // A writer alone in the queue (the single-threaded case) commits alone, with no list to build.
-            List<Writer> group = w.barrier() || writers.size() == 1 ? List.of(w) : group(w);
+            List<Writer> group;
+            if (w.barrier() || writers.size() == 1) {
+                groupOfOne.writer = w;
+                group = groupOfOne;
+            } else {
+                group = group(w);
+            }
             Throwable failure = null;
             try {
                 committer.commit(group);
             } catch (IOException | RuntimeException | Error e) {
                 failure = e;
             }
-            for (Writer g : group) {
+            for (int i = 0, n = group.size(); i < n; i++) {
+                Writer g = group.get(i);
                 writers.pollFirst();
-                g.result().failure = failure;
-                g.result().done = true;
+                g.failure = failure;
+                g.done = true;
             }
+            groupOfOne.writer = null;
             changed.signalAll();
             rethrow(failure);
         } finally {
