@@ -3,6 +3,7 @@ package io.bloomstore.core.cache;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,7 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * about two thirds of a 1 KiB-value lookup's garbage), while blocks read again soon — hot keys —
  * are cached on their second read; and a scan of blocks read once does not flush the LRU order.
  *
- * <p>Cached blocks are shared between readers and must be immutable.
+ * <p>Cached blocks are shared between readers and must be immutable. Their bytes are kept in large
+ * slabs ({@link BlockSlabs}, {@link #allocate}), not an array each, so that the collector never
+ * copies them.
  *
  * <p>Thread safety: safe for concurrent use.
  */
@@ -52,6 +55,8 @@ public final class BlockCache {
     private static final long VIEW_STRIDE = 1L << 40;
 
     private final long capacityBytes;
+    /** Where blocks' bytes are kept; null when the cache is disabled. Shared by the cache and its views. */
+    private final BlockSlabs slabs;
     private final Shard[] shards;
     private final int shardMask;
     /** The offsets cached per file: what {@link #invalidateFile} removes. */
@@ -74,12 +79,21 @@ public final class BlockCache {
     private final int[] doorkeeperSightings;
 
     /**
-     * A block's identity. A plain class: a record's equals and hashCode are bootstrapped method
-     * handles. Keys in a shard's map are never changed; only a shard's {@code probe} is reused.
+     * A block's identity, and (for a cached block) the block and the slab holding its bytes. A
+     * shard maps each key to the node it holds for it, the same class: a key's {@code equals}
+     * and {@code hashCode} see its file number and offset only. A plain class: a record's equals
+     * and hashCode are bootstrapped method handles. Only a shard's {@code probe} is ever changed
+     * after it is made; a node's other fields change under its shard's lock.
      */
-    private static final class Key {
+    static final class Key {
         long fileNumber;
         long offset;
+        /** The cached block (for a node). */
+        Entry entry;
+        /** The slab holding its bytes, or null when it has an array of its own. */
+        BlockSlabs.Slab slab;
+        /** Whether a shard holds this node now. */
+        boolean held;
 
         Key(long fileNumber, long offset) {
             this.fileNumber = fileNumber;
@@ -99,7 +113,7 @@ public final class BlockCache {
 
     /** One shard: its blocks in access order (least recently used first) and their bytes; guarded by itself. */
     private static final class Shard {
-        final LinkedHashMap<Key, Entry> blocks = new LinkedHashMap<>(64, 0.75f, true);
+        final LinkedHashMap<Key, Key> blocks = new LinkedHashMap<>(64, 0.75f, true);
         /** The key {@link #get} looks up with, set under the lock: a hit allocates nothing. Never stored. */
         final Key probe = new Key(0, 0);
         final long capacityBytes;
@@ -114,6 +128,15 @@ public final class BlockCache {
     public interface Entry {
         /** Bytes this block occupies in memory (its weight in the cache). */
         int sizeBytes();
+
+        /**
+         * The same block with its {@link #sizeBytes()} bytes copied to {@code array[offset...]}:
+         * how the cache moves a block out of a slab it retires ({@link BlockSlabs}). Needed of
+         * every entry put with a slab's space.
+         */
+        default Entry movedTo(byte[] array, int offset) {
+            throw new UnsupportedOperationException(getClass().getName() + " cannot be held in a slab");
+        }
     }
 
     /** A cache holding at most {@code capacityBytes} bytes of blocks; 0 disables caching. */
@@ -122,6 +145,7 @@ public final class BlockCache {
             throw new IllegalArgumentException("block cache capacity must not be negative: " + capacityBytes);
         }
         this.capacityBytes = capacityBytes;
+        this.slabs = capacityBytes == 0 ? null : new BlockSlabs(capacityBytes);
         // The window: twice the blocks the cache holds, so a block is admitted when it is read
         // again within about two cache turnovers.
         long window = Math.max(256, Math.min(1L << 24, 2 * capacityBytes / TYPICAL_BLOCK_BYTES));
@@ -147,6 +171,7 @@ public final class BlockCache {
 
     private BlockCache(BlockCache shared, long keyBase) {
         this.capacityBytes = shared.capacityBytes;
+        this.slabs = shared.slabs;
         this.shards = shared.shards;
         this.shardMask = shared.shardMask;
         this.offsetsByFile = shared.offsetsByFile;
@@ -207,7 +232,8 @@ public final class BlockCache {
         synchronized (s) {
             s.probe.fileNumber = fileNumber;
             s.probe.offset = offset;
-            return s.blocks.get(s.probe);
+            Key n = s.blocks.get(s.probe);
+            return n == null ? null : n.entry;
         }
     }
 
@@ -240,25 +266,103 @@ public final class BlockCache {
         return false;
     }
 
-    /** Caches {@code block} as the most recently used, evicting the shard's least recently used blocks beyond its share. */
+    /**
+     * Room in a slab for a block of {@code size} bytes about to be cached, its bytes to be copied
+     * there and the block {@link #put(long, long, Entry, BlockSlabs.Space) put} with this space;
+     * null when the cache is disabled or the block is too large for a slab (then it keeps an array
+     * of its own). May retire a slab first ({@link BlockSlabs}): call it holding no lock of the
+     * cache's.
+     */
+    public BlockSlabs.Space allocate(int size) {
+        return slabs != null && slabs.fits(size) ? slabs.allocate(size, this) : null;
+    }
+
+    /** Caches {@code block}, which has an array of its own, as {@link #put(long, long, Entry, BlockSlabs.Space)}. */
     public void put(long fileNumber, long offset, Entry block) {
+        put(fileNumber, offset, block, null);
+    }
+
+    /**
+     * Caches {@code block} as the most recently used, evicting the shard's least recently used
+     * blocks beyond its share. {@code space}: where {@link #allocate} put its bytes, or null when
+     * it has an array of its own. A block whose slab was retired since its space was allocated is
+     * not cached (its reader still reads it where it is).
+     */
+    public void put(long fileNumber, long offset, Entry block, BlockSlabs.Space space) {
         if (capacityBytes == 0) {
             return;
         }
         fileNumber += keyBase;
         offsetsByFile.computeIfAbsent(fileNumber, f -> ConcurrentHashMap.newKeySet()).add(offset);
+        Key n = new Key(fileNumber, offset);
+        n.entry = block;
         Shard s = shard(fileNumber, offset);
         synchronized (s) {
-            Entry old = s.blocks.put(new Key(fileNumber, offset), block);
-            s.bytes += block.sizeBytes() - (old == null ? 0 : old.sizeBytes());
-            count(fileNumber, block.sizeBytes() - (old == null ? 0 : old.sizeBytes()));
-            Iterator<Map.Entry<Key, Entry>> eldest = s.blocks.entrySet().iterator();
+            if (space != null) {
+                if (!space.slab.register(n, block.sizeBytes())) {
+                    if (!s.blocks.containsKey(n)) {
+                        forget(n);
+                    }
+                    return;
+                }
+                n.slab = space.slab;
+            }
+            n.held = true;
+            Key old = s.blocks.put(n, n);
+            int delta = block.sizeBytes();
+            if (old != null) {
+                delta -= old.entry.sizeBytes();
+                release(old);
+            }
+            s.bytes += delta;
+            count(fileNumber, delta);
+            Iterator<Map.Entry<Key, Key>> eldest = s.blocks.entrySet().iterator();
             while (s.bytes > s.capacityBytes && eldest.hasNext()) {
-                Map.Entry<Key, Entry> e = eldest.next();
-                s.bytes -= e.getValue().sizeBytes();
-                count(e.getKey().fileNumber, -e.getValue().sizeBytes());
+                Key e = eldest.next().getValue();
+                int size = e.entry.sizeBytes();
+                s.bytes -= size;
+                count(e.fileNumber, -size);
                 eldest.remove();
-                forget(e.getKey());
+                forget(e);
+                release(e);
+            }
+        }
+    }
+
+    /** A node left its shard: its slab has its bytes back as dead space. Under the shard's lock. */
+    private static void release(Key n) {
+        n.held = false;
+        if (n.slab != null) {
+            n.slab.release(n.entry.sizeBytes());
+        }
+    }
+
+    /**
+     * Moves the blocks still cached among {@code residents} (a retired slab's) to the slab being
+     * filled, as the most recently used; called holding no lock of the cache's.
+     */
+    void moveAll(List<Key> residents) {
+        for (Key n : residents) {
+            Shard s = shard(n.fileNumber, n.offset);
+            synchronized (s) {
+                if (!n.held) {
+                    continue;
+                }
+                n.held = false;
+                int size = n.entry.sizeBytes();
+                BlockSlabs.Space space = slabs.allocateForMove(size);
+                Key m = new Key(n.fileNumber, n.offset);
+                m.entry = n.entry.movedTo(space.array(), space.offset());
+                if (!space.slab.register(m, size)) {
+                    s.blocks.remove(n);
+                    s.bytes -= size;
+                    count(n.fileNumber, -size);
+                    forget(n);
+                    continue;
+                }
+                m.slab = space.slab;
+                m.held = true;
+                s.blocks.put(m, m);
             }
         }
     }
@@ -288,10 +392,12 @@ public final class BlockCache {
         for (long offset : offsets) {
             Shard s = shard(fileNumber, offset);
             synchronized (s) {
-                Entry old = s.blocks.remove(new Key(fileNumber, offset));
+                Key old = s.blocks.remove(new Key(fileNumber, offset));
                 if (old != null) {
-                    s.bytes -= old.sizeBytes();
-                    count(fileNumber, -old.sizeBytes());
+                    int size = old.entry.sizeBytes();
+                    s.bytes -= size;
+                    count(fileNumber, -size);
+                    release(old);
                 }
             }
         }
@@ -312,6 +418,14 @@ public final class BlockCache {
         return total;
     }
 
+    /**
+     * Bytes of the slabs holding cached blocks, dead space included: at most
+     * {@link BlockSlabs#budgetBytes()} (the capacity and a slack), but for a slab or two while one is retired.
+     */
+    public long slabBytes() {
+        return slabs == null ? 0 : slabs.heldBytes();
+    }
+
     /** Offsets the per-file index holds, all files together: at most the blocks cached (for tests). */
     long indexedBlocks() {
         long total = 0;
@@ -324,9 +438,15 @@ public final class BlockCache {
     public void clear() {
         for (Shard s : shards) {
             synchronized (s) {
+                for (Key n : s.blocks.values()) {
+                    release(n);
+                }
                 s.blocks.clear();
                 s.bytes = 0;
             }
+        }
+        if (slabs != null) {
+            slabs.clear();
         }
         offsetsByFile.clear();
         for (AtomicLong b : bytesByBase.values()) {

@@ -11,12 +11,19 @@ import io.bloomstore.core.cache.BlockCache;
  * constructor checks the restart array, so iterators can trust it; the block cache keeps
  * blocks in this checked form.
  *
+ * <p>The block's bytes are {@code data[start, start + length)}: an array of its own, a reader's
+ * scratch array, or a region of one of the block cache's slabs ({@link BlockSlabs}). Every
+ * offset it gives ({@link #restartsOffset}, {@link #restartPoint}) is an index into {@code data}.
+ *
  * <p>Thread safety: immutable; any number of {@link BlockIterator}s may read it concurrently.
  */
 final class Block implements BlockCache.Entry {
     final byte[] data;
-    /** The block's bytes are {@code data[0, length)}. */
+    /** Where the block's bytes start in {@code data}. */
+    final int start;
+    /** The block's bytes are {@code data[start, start + length)}. */
     final int length;
+    /** Index in {@code data} of the restart array. */
     final int restartsOffset;
     final int restartCount;
     final Path file;
@@ -35,37 +42,63 @@ final class Block implements BlockCache.Entry {
      * for a block decoded to be searched once and dropped (never cached).
      */
     Block(byte[] data, int length, Path file, long fileOffset) throws CorruptionException {
+        this(data, 0, length, file, fileOffset);
+    }
+
+    /** A block held in {@code data[start, start + length)}. */
+    Block(byte[] data, int start, int length, Path file, long fileOffset) throws CorruptionException {
         this.data = data;
+        this.start = start;
         this.length = length;
         this.file = file;
         this.fileOffset = fileOffset;
         if (length < Integer.BYTES) {
             throw new CorruptionException(file, fileOffset, "block of " + length + " bytes has no restart count");
         }
-        long count = readInt(data, length - Integer.BYTES) & 0xFFFFFFFFL;
+        long count = readInt(data, start + length - Integer.BYTES) & 0xFFFFFFFFL;
         long offset = length - Integer.BYTES - count * Integer.BYTES;
         if (count == 0 || offset < 0) {
             throw new CorruptionException(file, fileOffset, "impossible restart count " + count + " in a block of "
                     + length + " bytes");
         }
         this.restartCount = (int) count;
-        this.restartsOffset = (int) offset;
+        this.restartsOffset = start + (int) offset;
         int previous = -1;
         for (int i = 0; i < restartCount; i++) {
-            int r = restartPoint(i);
-            if (r <= previous || r >= restartsOffset) {
+            int r = restartPoint(i) - start;
+            if (r <= previous || r >= offset) {
                 throw new CorruptionException(file, fileOffset, "restart point " + i + " at " + r
-                        + " is out of order or past the entries (" + restartsOffset + " bytes)");
+                        + " is out of order or past the entries (" + offset + " bytes)");
             }
             previous = r;
         }
-        if (restartPoint(0) != 0) {
-            throw new CorruptionException(file, fileOffset, "first restart point is " + restartPoint(0) + ", not 0");
+        if (restartPoint(0) != start) {
+            throw new CorruptionException(file, fileOffset, "first restart point is " + (restartPoint(0) - start)
+                    + ", not 0");
         }
     }
 
+    /** The same checked block, its bytes now at {@code data[start, start + length)} (a copy of these): not checked again. */
+    private Block(Block b, byte[] data, int start) {
+        this.data = data;
+        this.start = start;
+        this.length = b.length;
+        this.file = b.file;
+        this.fileOffset = b.fileOffset;
+        this.restartCount = b.restartCount;
+        this.restartsOffset = b.restartsOffset - b.start + start;
+    }
+
+    /** This block with its bytes copied to {@code data[start, start + length)}. */
+    @Override
+    public Block movedTo(byte[] data, int start) {
+        System.arraycopy(this.data, this.start, data, start, length);
+        return new Block(this, data, start);
+    }
+
+    /** The index in {@code data} of restart point {@code index}'s entry. */
     int restartPoint(int index) {
-        return readInt(data, restartsOffset + index * Integer.BYTES);
+        return start + readInt(data, restartsOffset + index * Integer.BYTES);
     }
 
     @Override

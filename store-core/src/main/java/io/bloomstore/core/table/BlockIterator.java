@@ -58,7 +58,7 @@ final class BlockIterator {
 
     /** Whether positioned at the block's first entry. */
     boolean atFirstEntry() {
-        return current == 0 && valid();
+        return current == block.start && valid();
     }
 
     /** The current internal key (a fresh array per entry; do not modify). */
@@ -214,7 +214,7 @@ final class BlockIterator {
     }
 
     private CorruptionException corrupt(int offsetInBlock, String what) {
-        return new CorruptionException(block.file, block.fileOffset, what + " at byte " + offsetInBlock
+        return new CorruptionException(block.file, block.fileOffset, what + " at byte " + (offsetInBlock - block.start)
                 + " of the decoded block");
     }
 }

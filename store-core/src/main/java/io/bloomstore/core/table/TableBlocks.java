@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 import io.bloomstore.core.cache.BlockCache;
+import io.bloomstore.core.cache.BlockSlabs;
 import io.bloomstore.core.io.CountingReader;
 import io.bloomstore.core.stats.StoreCounters;
 
@@ -53,8 +54,8 @@ final class TableBlocks {
 
     /**
      * Data block {@code b} for a reader: from the block cache (a counted hit), else one counted
-     * read, decoded into a new array and cached — or, with a {@code scratch} and a block the
-     * doorkeeper does not admit, decoded into {@code scratch}.
+     * read, decoded (into {@code scratch} when not null) and cached in a slab of the cache — or,
+     * with a {@code scratch} and a block the doorkeeper does not admit, left in {@code scratch}.
      */
     Block readerBlock(int b, ScratchBlock scratch) throws IOException {
         return readerBlock(index.get().handle(b), scratch);
@@ -75,13 +76,24 @@ final class TableBlocks {
         stored.flip();
         // One decode call site for both outcomes: the JIT inlines a copy of the decoder (checksum,
         // decompression) per site into every compiled lookup.
-        ScratchBlock into = scratch != null && !cache.admit(fileNumber, h.offset()) ? scratch : null;
-        byte[] data = BlockCodec.decode(stored, reader.name(), h.offset(), into);
-        if (into != null) {
-            return new Block(data, into.length(), reader.name(), h.offset());
+        // Decoded into the reader's scratch when it has one, whether the block is cached or not: a
+        // cached block's bytes are then copied to a slab of the cache. One decode call site for both
+        // outcomes: the JIT inlines a copy of the decoder (checksum, decompression) per site into
+        // every compiled lookup.
+        boolean cacheIt = scratch == null || cache.admit(fileNumber, h.offset());
+        byte[] data = BlockCodec.decode(stored, reader.name(), h.offset(), scratch);
+        block = scratch != null ? new Block(data, scratch.length(), reader.name(), h.offset())
+                : new Block(data, reader.name(), h.offset());
+        if (!cacheIt || !cache.enabled()) {
+            return block;
         }
-        block = new Block(data, reader.name(), h.offset());
-        cache.put(fileNumber, h.offset(), block);
+        BlockSlabs.Space space = cache.allocate(block.length);
+        if (space != null) {
+            block = block.movedTo(space.array(), space.offset());
+        } else if (scratch != null) {
+            block = block.movedTo(new byte[block.length], 0);
+        }
+        cache.put(fileNumber, h.offset(), block, space);
         return block;
     }
 
