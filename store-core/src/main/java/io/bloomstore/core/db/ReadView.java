@@ -18,6 +18,11 @@ import java.util.List;
  */
 record ReadView(MemTable mem, List<MemTable> immutables, VersionRef tables, RangeTombstones rangeDeletions) {
 
+    /** Every view's memtables are held by its version for as long as a reader may hold the view. */
+    ReadView {
+        tables.holdMemtables(mem, immutables);
+    }
+
     /** The view of these memtables and tables, with their range tombstones gathered. */
     static ReadView of(MemTable mem, List<MemTable> immutables, VersionRef tables) {
         return new ReadView(mem, immutables, tables, gather(mem, immutables, tables.version()));

@@ -2,6 +2,8 @@ package io.bloomstore.core.db;
 
 import io.bloomstore.core.manifest.FileMetaData;
 import io.bloomstore.core.manifest.Version;
+import io.bloomstore.core.memtable.MemTable;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +23,12 @@ final class VersionRef extends RefCounted {
     private final Map<Long, TableHandle> handles;
     /** The same handles in the order of {@link Version#files(int)}, for lookups that found a table by position. */
     private final TableHandle[][] byLevel;
+    /**
+     * The memtables of every view made with this version ({@link ReadView}): each is held for
+     * readers ({@link MemTable#holdForReaders()}) until this version's last release. Added to
+     * under the store's mutex (or by the opening thread) while this is the current version.
+     */
+    private final List<MemTable> memtables = new ArrayList<>(4);
 
     /** Takes a reference on each table of {@code version}; all must be live in {@code tables}. */
     VersionRef(Version version, TableRegistry tables) {
@@ -63,11 +71,35 @@ final class VersionRef extends RefCounted {
         return byLevel[level][index];
     }
 
-    /** The last reference releases every table. */
+    /**
+     * Holds {@code mem} and {@code immutables} for the readers of this version, those not held
+     * already: a reader that retained this version may read any of them until it releases it.
+     */
+    void holdMemtables(MemTable mem, List<MemTable> immutables) {
+        hold(mem);
+        for (int i = 0, n = immutables.size(); i < n; i++) {
+            hold(immutables.get(i));
+        }
+    }
+
+    private void hold(MemTable m) {
+        for (int i = 0, n = memtables.size(); i < n; i++) {
+            if (memtables.get(i) == m) {
+                return;
+            }
+        }
+        memtables.add(m);
+        m.holdForReaders();
+    }
+
+    /** The last reference releases every table, and every memtable of this version's views. */
     @Override
     void lastReleased() {
         for (TableHandle h : handles.values()) {
             h.release();
+        }
+        for (MemTable m : memtables) {
+            m.releaseForReaders();
         }
     }
 

@@ -547,4 +547,27 @@ final class InlineSkipList {
         valueChunks = dir;
         return valueChunkCount++;
     }
+
+    /**
+     * Drops the arenas, once no reader can reach this list ({@link MemTable#releaseForReaders()}):
+     * a read after that (a bug in the holds) fails at once, never answers wrongly.
+     */
+    void discard() {
+        int[][] nodes = chunks;
+        byte[][] values = valueChunks;
+        chunks = null;
+        valueChunks = null;
+        // Emptied too: a directory made before the last young collection is in the old
+        // generation, and would keep the chunks it lists reachable until it is marked dead.
+        if (nodes != null) {
+            Arrays.fill(nodes, null);
+        }
+        if (values != null) {
+            Arrays.fill(values, null);
+        }
+    }
+
+    boolean discarded() {
+        return chunks == null;
+    }
 }
