@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 /**
  * JSON output of the commands' {@code --json} options: one pretty-printed object per call,
- * fields in insertion order.
+ * fields in insertion order; and the one-line reports child JVMs print, read back.
  *
  * <p>Thread safety: safe (Jackson's writer is).
  */
@@ -24,6 +24,16 @@ public final class Json {
             return MAPPER.writeValueAsString(object);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write JSON", e);
+        }
+    }
+
+    /** The JSON object {@code text} (a child JVM's report line, say) as a map. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> parseObject(String text) {
+        try {
+            return MAPPER.readValue(text, Map.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not a JSON object: " + text, e);
         }
     }
 }

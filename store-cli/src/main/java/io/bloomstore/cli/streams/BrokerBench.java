@@ -1,5 +1,7 @@
 package io.bloomstore.cli.streams;
 
+import io.bloomstore.cli.Json;
+import io.bloomstore.cli.bench.ChildJvm;
 import io.bloomstore.kafka.BloomStoreDslStoreSuppliers;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -23,6 +25,7 @@ import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -215,14 +218,58 @@ final class BrokerBench implements AutoCloseable {
         return new BrokerResult(workload, engine, events, elapsed, nanos, restored, restoreNanos);
     }
 
+    /**
+     * Runs {@code workload} on {@code engine} over its {@code events} input records in a JVM of its
+     * own ({@link BrokerFootprintChild}, with this JVM's options): the instance's events/s, threads,
+     * resident set and heap, none of them the broker's.
+     */
+    Footprint footprint(BrokerWorkload workload, StreamsEngine engine, long events) throws Exception {
+        String app = "footprint-" + workload.cliName() + "-" + engine.cliName() + "-" + apps++;
+        Path dir = root.resolve(app);
+        Files.createDirectories(dir);
+        Path log = dir.resolve("child.log");
+        List<String> cmd = ChildJvm.javaCommand(BrokerFootprintChild.class);
+        cmd.addAll(List.of(cluster.bootstrapServers(), app, dir.resolve("a").toString(), engine.cliName(),
+                workload.cliName(), String.valueOf(events), String.valueOf(exactlyOnce)));
+        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            if (!child.waitFor(Math.max(300, events / 300), TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the " + workload.cliName() + " instance on " + engine.cliName()
+                        + " did not finish; its log: " + log);
+            }
+            String line = Files.readAllLines(log).stream().filter(l -> l.startsWith(BrokerFootprintChild.PREFIX))
+                    .findFirst().orElseThrow(() -> new IllegalStateException("the " + workload.cliName()
+                            + " instance on " + engine.cliName() + " reported nothing (exit " + child.exitValue()
+                            + "); its log: " + log));
+            Map<String, Object> m = Json.parseObject(line.substring(BrokerFootprintChild.PREFIX.length()));
+            Footprint f = new Footprint(workload, engine, ((Number) m.get("eventsPerSecond")).doubleValue(),
+                    ((Number) m.get("threads")).intValue(), ((Number) m.get("residentMiB")).doubleValue(),
+                    ((Number) m.get("heapMiB")).doubleValue());
+            StreamsBenchCommand.deleteRecursively(dir);
+            return f;
+        } finally {
+            child.destroyForcibly().waitFor(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** What {@link #footprint} measured of one instance. */
+    record Footprint(BrokerWorkload workload, StreamsEngine engine, double eventsPerSecond, int threads,
+                     double residentMiB, double heapMiB) {
+    }
+
     private static int storesPerPartition(BrokerWorkload workload) {
         return workload == BrokerWorkload.JOIN ? 2 : 1;
     }
 
     private Properties config(String app, StreamsEngine engine, Path stateDir) {
+        return config(cluster.bootstrapServers(), app, engine, stateDir, exactlyOnce);
+    }
+
+    /** An application's configuration, in this JVM or in a {@link BrokerFootprintChild}. */
+    static Properties config(String bootstrap, String app, StreamsEngine engine, Path stateDir, boolean exactlyOnce) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         // Every record reaches the store: the store, not Kafka's cache, is measured.
@@ -243,14 +290,14 @@ final class BrokerBench implements AutoCloseable {
         return props;
     }
 
-    private static CloseOptions leaving() {
+    static CloseOptions leaving() {
         // Leave the group on close, so the next instance of the application is assigned at once.
         return CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                 .withTimeout(CLOSE_TIMEOUT);
     }
 
     /** Input records the instance's stream threads processed (no topology here repartitions). */
-    private static long processed(KafkaStreams streams) {
+    static long processed(KafkaStreams streams) {
         double sum = 0;
         for (Map.Entry<MetricName, ? extends Metric> e : streams.metrics().entrySet()) {
             MetricName n = e.getKey();
@@ -296,7 +343,7 @@ final class BrokerBench implements AutoCloseable {
         return out;
     }
 
-    private static void await(String what, long seconds, KafkaStreams streams, BooleanSupplier done)
+    static void await(String what, long seconds, KafkaStreams streams, BooleanSupplier done)
             throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!done.getAsBoolean()) {

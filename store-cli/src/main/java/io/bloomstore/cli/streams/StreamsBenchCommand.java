@@ -100,6 +100,10 @@ public final class StreamsBenchCommand implements Callable<Integer> {
             + "application (default: ${DEFAULT-VALUE}).")
     int crashEvents = 1_150_000;
 
+    @Option(names = "--footprint", description = "With --broker: after each run, the same application once more in a "
+            + "JVM of its own, reporting its events/s, OS threads, resident set and heap (the broker's JVM is apart).")
+    boolean footprint;
+
     @Option(names = "--exactly-once", description = "With --broker: run under exactly_once_v2 with "
             + "enable.transactional.statestores on (both engines' stores transactional, commits every 100 ms).")
     boolean exactlyOnce;
@@ -232,6 +236,7 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         out.flush();
         Path root = data != null ? Files.createDirectories(data) : Files.createTempDirectory("bloomstore-bench-streams");
         List<BrokerResult> results = new ArrayList<>();
+        List<BrokerBench.Footprint> footprints = new ArrayList<>();
         List<EosCrashBench.Result> crashResults = List.of();
         try (BrokerBench bench = BrokerBench.start(root, partitions, !((Main) spec.root().userObject()).verbose())) {
             bench.exactlyOnce(exactlyOnce);
@@ -250,6 +255,14 @@ public final class StreamsBenchCommand implements Callable<Integer> {
                                 round + 1, w.cliName(), e.cliName(), r.eventsPerSecond(), w.lookupOperation(),
                                 r.nanos(w.lookupOperation()), r.restoreNanos() / 1e6);
                         out.flush();
+                        if (footprint) {
+                            BrokerBench.Footprint f = bench.footprint(w, e, n);
+                            footprints.add(f);
+                            out.printf(Locale.ROOT, "  round %d %-15s %-11s %,10.0f events/s  %d threads  resident %,.1f MiB"
+                                    + "  heap %,.1f MiB (own JVM)%n", round + 1, w.cliName(), e.cliName(),
+                                    f.eventsPerSecond(), f.threads(), f.residentMiB(), f.heapMiB());
+                            out.flush();
+                        }
                     }
                 }
             }
@@ -259,8 +272,14 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         if (!results.isEmpty()) {
             BrokerTable.print(out, results);
         }
+        if (!footprints.isEmpty()) {
+            FootprintTable.print(out, footprints);
+        }
         if (json != null) {
             Map<String, Object> report = brokerReport(machine, results);
+            if (!footprints.isEmpty()) {
+                report.put("footprint", FootprintTable.report(footprints));
+            }
             report.put("eosCrash", crashRows(crashResults));
             Files.writeString(json, Json.write(report));
             out.println("JSON written to " + json);

@@ -59,6 +59,32 @@ class BrokerBenchTest {
     }
 
     /**
+     * {@code --footprint}, CI-sized: each engine's instance runs once more in a JVM of its own and
+     * reports its threads, resident set and heap besides its events/s, none of them the broker's.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void theFootprintIsAnInstancesOwn() throws Exception {
+        Path json = dir.resolve("footprint.json");
+        CliRunner.Result r = CliRunner.run("bench-streams", "--broker", "--footprint", "--workloads", "windowed-count",
+                "--broker-events", "2000", "--repeat", "1", "--partitions", "2", "--no-restore",
+                "--data", dir.resolve("data").toString(), "--json", json.toString());
+        assertEquals(0, r.exitCode(), r.out() + r.err());
+        assertTrue(r.out().contains("Instance footprint"), r.out());
+        JsonNode footprint = new ObjectMapper().readTree(json.toFile()).get("footprint");
+        assertEquals(2, footprint.get("runs").size(), "one instance per engine: " + footprint);
+        for (JsonNode run : footprint.get("runs")) {
+            assertTrue(run.get("eventsPerSecond").asDouble() > 0, run.toString());
+            // A JVM with a Kafka Streams instance runs well over ten threads; the broker's would add dozens more.
+            int threads = run.get("threads").asInt();
+            assertTrue(threads > 10 && threads < 80, run.toString());
+            assertTrue(run.get("residentMiB").asDouble() > 20 && run.get("heapMiB").asDouble() > 0, run.toString());
+        }
+        JsonNode m = footprint.at("/medians/windowed-count");
+        assertTrue(m.get("residentRatio").asDouble() > 0 && m.get("endToEndRatio").asDouble() > 0, m.toString());
+    }
+
+    /**
      * {@code --workloads eos-crash}, CI-sized (20,000 records per application, one partition, one
      * round): for both applications and the three engine configurations, a child instance is killed
      * with SIGKILL at 60% of its outputs and resumed; every run's outputs must be exact. BloomStore's
