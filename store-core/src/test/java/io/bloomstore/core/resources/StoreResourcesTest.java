@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreResources;
+import io.bloomstore.core.fs.FileSystem;
+import io.bloomstore.core.fs.ForwardingFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
+import io.bloomstore.core.fs.WritableFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -26,8 +29,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Many stores on one {@link StoreResources}: their threads do not grow with their number, their
  * memtables together stay within the budget plus one memtable, one store closes while the others
- * write, the shared block cache counts each store's blocks apart, and the resources refuse to close
- * under open stores. In-memory file systems; seeds printed.
+ * write, the shared block cache counts each store's blocks apart, a store's background error stays
+ * its own, and the resources refuse to close under open stores. In-memory file systems; seeds printed.
  */
 class StoreResourcesTest {
     private static final long MEMTABLE = 256 << 10;
@@ -207,5 +210,50 @@ class StoreResourcesTest {
         assertThrows(IllegalStateException.class,
                 () -> Store.open(fs, Path.of("/refuse/b"), StoreOptions.builder().resources(r).build()));
         assertThrows(IllegalStateException.class, () -> StoreResources.shared().close());
+    }
+
+    /**
+     * One store's disk fails under its flush: that store turns read-only and says why, while a
+     * store on the same resources (same pool, budget and cache) keeps writing and flushing, and
+     * both close, and the resources with them.
+     */
+    @Test
+    void aStoresBackgroundErrorStaysItsOwn() throws Exception {
+        AtomicBoolean full = new AtomicBoolean();
+        MemoryFileSystem memory = new MemoryFileSystem();
+        FileSystem failing = new ForwardingFileSystem(memory) {
+            @Override
+            public WritableFile create(Path path) throws IOException {
+                if (full.get() && path.getFileName().toString().endsWith(".sst")) {
+                    throw new IOException("No space left on device (injected)");
+                }
+                return super.create(path);
+            }
+        };
+        try (StoreResources r = StoreResources.builder().memtableBudgetBytes(4L << 20).backgroundThreads(2).build()) {
+            StoreOptions options = StoreOptions.builder().resources(r).memtableBytes(MEMTABLE).build();
+            Store sick = Store.open(failing, Path.of("/own-error/sick"), options);
+            Store healthy = Store.open(memory, Path.of("/own-error/healthy"), options);
+            sick.put(key(1), value(1));
+            full.set(true);
+            IOException flush = assertThrows(IOException.class, sick::flush);
+            assertTrue(flush.getMessage().contains("No space left"), flush.getMessage());
+            Exception write = assertThrows(Exception.class, () -> sick.put(key(2), value(2)));
+            assertTrue(write instanceof IOException || write instanceof IllegalStateException, write.toString());
+            assertArrayEquals(value(1), sick.get(key(1)), "what it held stays readable");
+            for (int i = 0; i < 5_000; i++) {
+                healthy.put(key(i), value(i));
+            }
+            healthy.flush();
+            assertTrue(memory.list(Path.of("/own-error/healthy")).stream().anyMatch(n -> n.endsWith(".sst")),
+                    "the healthy store flushed on the shared pool");
+            for (int i = 0; i < 5_000; i += 499) {
+                assertArrayEquals(value(i), healthy.get(key(i)));
+            }
+            // Its close says the last writes may not be durable, and still lets go of the resources.
+            IOException closing = assertThrows(IOException.class, sick::close);
+            assertTrue(closing.getMessage().contains("failed before close"), closing.getMessage());
+            healthy.close();
+        }
     }
 }
