@@ -31,7 +31,9 @@ import io.bloomstore.core.db.SharedResources;
  *       until flushes bring the sum below it. Each store's own {@code memtableBytes} still applies.
  *   <li><b>Block cache.</b> One cache of {@code blockCacheBytes} for every store that does not set
  *       {@code StoreOptions.blockCacheBytes} itself; each store's hits, misses and cached bytes stay
- *       in its own {@code stats()}.
+ *       in its own {@code stats()}. Its blocks' bytes sit in slabs the collector never copies,
+ *       which hold evicted blocks' space until a slab is retired: up to an eighth more than
+ *       {@code blockCacheBytes} (two slabs more for a small cache).
  * </ul>
  *
  * <p>{@link #shared()} is the JVM-wide instance every store uses unless given another: memtable
