@@ -1,29 +1,24 @@
 package io.bloomstore.core.db;
 
-import io.bloomstore.core.MergeOperator;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.internal.EntryRules;
-import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.internal.ValueType;
-import io.bloomstore.core.manifest.FileNames;
 import io.bloomstore.core.memtable.MemTable;
 import io.bloomstore.core.wal.BatchCodec;
-import io.bloomstore.core.wal.LogFormat;
 import io.bloomstore.core.wal.LogWriter;
 import io.bloomstore.core.wal.RecordBuffer;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
-import java.util.concurrent.locks.LockSupport;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The write path of an open store: argument checks, group commit into the WAL and then the
- * memtable, memtable switching with a new WAL segment, and backpressure. Full memtables are handed
- * to {@link DbBackground} for flushing.
+ * The write path of an open store: its entry points and the group commit into the WAL and then the
+ * memtable. Split as LevelDB and RocksDB split their write paths: the argument checks are
+ * {@link WriteChecks}; making room for a group (memtable switching with a new WAL segment,
+ * backpressure, the memtable budget's switch, a flush's forced switch) is {@link MemtableSwitcher};
+ * the WAL's segments, writeback and seals are {@link DbWal}. Full memtables are handed to
+ * {@link DbBackground} for flushing.
  *
  * <p>Thread safety: safe for concurrent use. Writers line up in the {@link WriteQueue}; the
  * group's leader writes the WAL (every batch framed into the log's buffer, then one write call)
@@ -32,13 +27,6 @@ import org.slf4j.LoggerFactory;
  * when no leader is writing).
  */
 final class DbWrite {
-    /** Immutable memtables waiting for the flush thread before writers must wait. */
-    private static final int MAX_IMMUTABLES = 2;
-    /** The logger, made on first use: a store that logs nothing never starts SLF4J (some 12 ms of a one-shot command). */
-    private static final class Log {
-        static final Logger LOG = LoggerFactory.getLogger(DbWrite.class);
-    }
-
     /** A record buffer that grew past this (a huge batch) is not kept for the next group. */
     private static final int MAX_KEPT_RECORD_BYTES = 1 << 20;
     private static final byte[] EMPTY = new byte[0];
@@ -49,9 +37,10 @@ final class DbWrite {
     private final DbWal wal;
     /** The leader's encoding buffer, reused group after group (one leader at a time). */
     private RecordBuffer record = new RecordBuffer(4096);
-    /** The slowdown while level 0 is at its trigger; under the mutex. */
-    private final WriteSlowdown slowdown;
-
+    /** Making room for a group: memtable and WAL-segment switches, backpressure, the budget's switch. */
+    private final MemtableSwitcher switcher;
+    /** The checks of keys, values, operands and batches before a write queues. */
+    private final WriteChecks checks;
 
     /** {@link #commitGroup} as the queue's committer, made once rather than per write. */
     private final WriteQueue.Committer committer = new WriteQueue.Committer() {
@@ -71,7 +60,8 @@ final class DbWrite {
         this.db = db;
         this.background = background;
         this.wal = new DbWal(db, wal);
-        this.slowdown = new WriteSlowdown(db);
+        this.switcher = new MemtableSwitcher(db, this.wal);
+        this.checks = new WriteChecks(db);
     }
 
     /**
@@ -81,44 +71,32 @@ final class DbWrite {
      * this thread waits in the queue, so the caller may reuse both arrays when this returns.
      */
     void writeOne(byte[] key, byte[] value, WriteOptions writeOptions) throws IOException {
-        checkKey(key);
+        checks.checkKey(key);
         db.checkOpen();
         db.checkWritable();
         if (writeOptions == null) {
             throw new IllegalArgumentException("batch and write options must not be null");
         }
         if (value != null) {
-            checkValue(value);
+            checks.checkValue(value);
         }
-        awaitMemtableRoom();
+        switcher.awaitMemtableRoom();
         db.queue.submit(key, value, writeOptions.sync(), committer);
         db.counters.userBytesWritten().add(key.length + (value == null ? 0 : value.length));
     }
 
     /** A single merge of {@code operand} into {@code key}, committed like a one-operation batch. */
     void mergeOne(byte[] key, byte[] operand, WriteOptions writeOptions) throws IOException {
-        checkKey(key);
+        checks.checkKey(key);
         db.checkOpen();
         db.checkWritable();
         if (writeOptions == null || operand == null) {
             throw new IllegalArgumentException("operand and write options must not be null");
         }
-        checkOperand(db, key, operand);
-        awaitMemtableRoom();
+        checks.checkOperand(db, key, operand);
+        switcher.awaitMemtableRoom();
         db.queue.submitMerge(key, operand, writeOptions.sync(), committer);
         db.counters.userBytesWritten().add(key.length + operand.length);
-    }
-
-    private void checkOperand(DbState keyspace, byte[] key, byte[] operand) {
-        checkValue(operand);
-        MergeOperator op = keyspace.rules.mergeOperator();
-        if (op == null) {
-            throw new IllegalStateException(keyspace == db ? "merge needs a merge operator: open the store with "
-                    + "StoreOptions.builder().mergeOperator(...) (e.g. MergeOperators.int64Add())"
-                    : "merge in keyspace " + keyspace.keyspaceName + " needs a merge operator: give it with "
-                    + "KeyspaceOptions.builder().mergeOperator(...)");
-        }
-        op.checkOperand(key, operand);
     }
 
     void write(WriteBatch batch, WriteOptions writeOptions) throws IOException {
@@ -127,72 +105,24 @@ final class DbWrite {
         if (batch == null || writeOptions == null) {
             throw new IllegalArgumentException("batch and write options must not be null");
         }
-        long[] userBytes = {0};
-        batch.forEach(new WriteBatch.Handler() {
-            private DbState keyspace = db;
-
-            @Override
-            public void keyspace(io.bloomstore.core.Keyspace k) {
-                keyspace = k == null ? db : KeyspaceHandle.stateIn(db, k);
-            }
-
-            @Override
-            public void put(byte[] key, byte[] value) {
-                checkKey(key);
-                userBytes[0] += key.length + value.length;
-                checkValue(value);
-            }
-
-            @Override
-            public void delete(byte[] key) {
-                checkKey(key);
-                userBytes[0] += key.length;
-            }
-
-            @Override
-            public void merge(byte[] key, byte[] operand) {
-                checkKey(key);
-                userBytes[0] += key.length + operand.length;
-                checkOperand(keyspace, key, operand);
-            }
-
-            @Override
-            public void deleteRange(byte[] from, byte[] to) {
-                checkKey(from);
-                checkKey(to);
-                userBytes[0] += from.length + to.length;
-            }
-        });
+        long userBytes = checks.checkBatch(batch);
         if (batch.count() == 0) {
             return;
         }
-        awaitMemtableRoom();
+        switcher.awaitMemtableRoom();
         db.queue.submit(batch, writeOptions.sync(), committer);
-        db.counters.userBytesWritten().add(userBytes[0]);
+        db.counters.userBytesWritten().add(userBytes);
     }
 
     /** A range deletion of [{@code from}, {@code to}): a batch of one, so it is one WAL record as any batch. */
     void deleteRange(byte[] from, byte[] to, WriteOptions writeOptions) throws IOException {
-        checkKey(from);
-        checkKey(to);
+        checks.checkKey(from);
+        checks.checkKey(to);
         write(new WriteBatch().deleteRange(from, to), writeOptions);
     }
 
     void checkKey(byte[] key) {
-        if (key == null || key.length == 0) {
-            throw new IllegalArgumentException("key must not be null or empty");
-        }
-        if (key.length > db.options.maxKeyBytes()) {
-            throw new IllegalArgumentException("key of " + key.length + " bytes is over the maximum of "
-                    + db.options.maxKeyBytes() + " bytes (StoreOptions.maxKeyBytes)");
-        }
-    }
-
-    private void checkValue(byte[] value) {
-        if (value.length > db.options.maxValueBytes()) {
-            throw new IllegalArgumentException("value of " + value.length + " bytes is over the maximum of "
-                    + db.options.maxValueBytes() + " bytes (StoreOptions.maxValueBytes)");
-        }
+        checks.checkKey(key);
     }
 
     /**
@@ -214,7 +144,7 @@ final class DbWrite {
         for (int i = 0; i < n; i++) {
             bytes += group.get(i).approximateBytes();
         }
-        makeRoomForWrite(false, bytes);
+        switcher.makeRoomForWrite(false, bytes);
         MemTable mem = db.view.mem();
         LogWriter log = wal.current();
         long first = db.root.lastSequence + 1;
@@ -380,203 +310,9 @@ final class DbWrite {
         });
     }
 
-    /**
-     * With the mutex held: switches to a new memtable when the current one is full (or forced).
-     * Backpressure (with background compaction on): once level 0 holds {@code l0SlowdownTrigger}
-     * tables, writes are held to {@code delayedWriteRate} bytes per second (RocksDB's delayed
-     * write rate): each group adds its bytes' worth of time to a debt, and a group sleeps once the
-     * debt reaches a millisecond, so small writes pass without a pause each; at
-     * {@code l0StopTrigger} tables, or with {@link #MAX_IMMUTABLES} memtables waiting for the flush
-     * thread, a full memtable is not switched until compaction or flush catches up.
-     *
-     * @param groupBytes the group's approximate key and value bytes, which the delay is paid for
-     */
-    private void makeRoomForWrite(boolean force, long groupBytes) throws IOException {
-        boolean allowDelay = !force && db.options.autoCompaction();
-        long stoppedSince = 0;
-        while (true) {
-            IOException bg = db.root.backgroundError;
-            if (bg != null) {
-                throw new IOException("store refuses writes after an earlier failure: " + bg.getMessage(), bg);
-            }
-            int level0 = maxLevel0();
-            if (allowDelay && level0 >= db.options.l0SlowdownTrigger()) {
-                allowDelay = false;
-                long wait = slowdown.delayFor(level0, groupBytes);
-                if (wait > 0) {
-                    db.queue.unlocked(() -> pause(wait));
-                    continue;
-                }
-            }
-            slowdown.endIfBelow(level0);
-            if (memtablesHaveRoom(force)) {
-                logResumed(stoppedSince);
-                return;
-            }
-            int waiting = maxImmutables();
-            if (waiting >= MAX_IMMUTABLES) {
-                if (stoppedSince == 0) {
-                    stoppedSince = System.nanoTime();
-                    // A burst outrunning one flush: normal, and short, unlike a level-0 stop.
-                    Log.LOG.info("Writes stopped: {} full memtables wait for the flush thread", waiting);
-                }
-                db.queue.awaitChange();
-                continue;
-            }
-            if (db.options.autoCompaction() && level0 >= db.options.l0StopTrigger()) {
-                db.counters.writeStops().increment();
-                if (stoppedSince == 0) {
-                    stoppedSince = System.nanoTime();
-                    Log.LOG.warn("Writes stopped: level 0 holds {} tables (stop trigger {}); waiting for compaction",
-                            level0, db.options.l0StopTrigger());
-                }
-                for (DbState k : db.root.keyspaces) {
-                    k.background.maybeScheduleCompaction();
-                }
-                db.queue.awaitChange();
-                continue;
-            }
-            switchMemTables();
-            logResumed(stoppedSince);
-            stoppedSince = 0;
-            force = false;
-        }
-    }
-
-    /** With the mutex held: the most level-0 tables a keyspace has (the stores' triggers apply per keyspace). */
-    private int maxLevel0() {
-        DbState[] all = db.root.keyspaces;
-        int level0 = all[0].view.version().files(0).size();
-        for (int i = 1; i < all.length; i++) {
-            level0 = Math.max(level0, all[i].view.version().files(0).size());
-        }
-        return level0;
-    }
-
-    /**
-     * With the mutex held: whether writes may go on without a switch: every keyspace's active
-     * memtable is under its {@code memtableBytes}, or, when {@code force}, all of them are empty.
-     */
-    private boolean memtablesHaveRoom(boolean force) {
-        for (DbState k : db.root.keyspaces) {
-            MemTable m = k.view.mem();
-            if (force ? !m.isEmpty() : m.approximateBytes() >= k.options.memtableBytes()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** With the mutex held: the most memtables a keyspace has waiting for its flush. */
-    private int maxImmutables() {
-        int n = 0;
-        for (DbState k : db.root.keyspaces) {
-            n = Math.max(n, k.view.immutables().size());
-        }
-        return n;
-    }
-
-    private static void logResumed(long stoppedSince) {
-        if (stoppedSince != 0) {
-            Log.LOG.info("Writes resumed after {} ms stopped", (System.nanoTime() - stoppedSince) / 1_000_000);
-        }
-    }
-
-    /**
-     * With the mutex held: starts a new WAL segment and memtable, and queues the full one for
-     * flushing. The finished segment is sealed on a sync thread ({@link #seal}), not here: its
-     * sync waited for the running writeback and then synced up to a megabyte, 12–27 ms of a
-     * writer's time at every switch (JFR, 1 KiB updates), as RocksDB leaves closed logs to be
-     * synced later. What the sync before the switch guaranteed still holds, because nothing syncs
-     * the new segment before the seal is done and recorded in it ({@link #recordSeal}).
-     */
-    private void switchMemTables() throws IOException {
-        long walNumber = db.versions.newFileNumber();
-        LogWriter next;
-        try {
-            next = new LogWriter(db.fs.create(FileNames.wal(db.dir, walNumber)), LogFormat.WAL_MAGIC);
-        } catch (IOException e) {
-            // Like every write-path I/O failure this makes the store read-only.
-            db.root.fail("WAL segment switch", e);
-            throw e;
-        }
-        wal.switchTo(next);
-        // Every keyspace moves to the new segment together (RocksDB's atomic flush): so the oldest
-        // segment a keyspace still needs is always that of its oldest unflushed memtable, and a
-        // keyspace written rarely never holds the WAL back. An empty memtable is just replaced.
-        for (DbState k : db.root.keyspaces) {
-            ReadView v = k.view;
-            MemTable fresh = new MemTable(walNumber, k.expectedMemtableBytes(), k.options.memtableFilterRatio());
-            if (v.mem().isEmpty()) {
-                k.view = new ReadView(fresh, v.immutables(), v.tables(), v.rangeDeletions());
-                continue;
-            }
-            List<MemTable> imm = new ArrayList<>(v.immutables());
-            imm.add(v.mem());
-            k.view = new ReadView(fresh, List.copyOf(imm), v.tables(), v.rangeDeletions());
-            k.background.scheduleFlush();
-        }
-        db.chargeMemtables();
-    }
-
-    /**
-     * On the memtable budget's thread: switches the active memtable (queueing its flush) when it
-     * holds anything and no wait is needed, between write groups; answers whether it did.
-     */
+    /** See {@link MemtableSwitcher#switchForBudget}. */
     boolean switchForBudget() {
-        if (db.root.closed || db.readOnly || db.root.backgroundError != null) {
-            return false;
-        }
-        boolean[] switched = {false};
-        try {
-            db.queue.submitBarrier(group -> {
-                if (!memtablesHaveRoom(true) && maxImmutables() < MAX_IMMUTABLES && db.root.backgroundError == null) {
-                    switchMemTables();
-                    switched[0] = true;
-                }
-            });
-        } catch (IOException | RuntimeException e) {
-            // Closed or failed meanwhile: nothing to switch.
-            return false;
-        }
-        return switched[0];
-    }
-
-    /** Before a write enters the queue: waits while the stores' memtables hold the whole budget. */
-    private void awaitMemtableRoom() throws IOException {
-        if (db.root.memtableAccount == null) {
-            return;
-        }
-        try {
-            db.resources.memtableBudget().awaitRoom();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while waiting for the memtable budget");
-        }
-    }
-
-    /**
-     * Sleeps {@code nanos}, to the timer's precision, unless the thread is interrupted (its flag
-     * is left set). Not {@code Thread.sleep(millis, nanos)}: up to Java 20 that rounds any
-     * nanoseconds up to a whole millisecond, so the slowdown's delays of just over a millisecond
-     * slept two, held writes to about half of {@code delayedWriteRate}, and set the p99.9 of
-     * updates (2.2–4.1 ms against RocksDB's 1.2 ms with 1 KiB values).
-     */
-    static void pause(long nanos) {
-        long deadline = System.nanoTime() + nanos;
-        for (long left = nanos; left > 0 && !Thread.currentThread().isInterrupted(); left = deadline - System.nanoTime()) {
-            LockSupport.parkNanos(left);
-        }
-    }
-
-    /** With the mutex held: whether a keyspace has a memtable waiting for its flush, or a flush finishing. */
-    private boolean flushesPending() {
-        for (DbState k : db.root.keyspaces) {
-            if (!k.view.immutables().isEmpty() || k.background.flushFinishing()) {
-                return true;
-            }
-        }
-        return false;
+        return switcher.switchForBudget();
     }
 
     /** See {@link DbWal#syncAfter}. */
@@ -606,19 +342,8 @@ final class DbWrite {
         db.cumulative.saveWithoutSyncOrWarn();
     }
 
-    /**
-     * Run by a barrier ({@link WriteQueue#submitBarrier}), mutex held: switches the memtable (if it
-     * holds anything) and waits until every immutable memtable is flushed. Afterwards the memtables
-     * are empty and the current WAL segment holds no write.
-     */
+    /** See {@link MemtableSwitcher#flushAtBarrier}. */
     void flushAtBarrier() throws IOException {
-        makeRoomForWrite(true, 0);
-        while (flushesPending() && db.root.backgroundError == null) {
-            db.queue.awaitChange();
-        }
-        IOException bg = db.root.backgroundError;
-        if (bg != null) {
-            throw new IOException("flush failed: " + bg.getMessage(), bg);
-        }
+        switcher.flushAtBarrier();
     }
 }

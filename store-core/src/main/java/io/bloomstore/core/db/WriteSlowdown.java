@@ -1,5 +1,6 @@
 package io.bloomstore.core.db;
 
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -7,10 +8,11 @@ import org.slf4j.LoggerFactory;
  * The write slowdown of a store whose level 0 reached its slowdown trigger, as RocksDB's write
  * controller: each write group is charged its bytes at {@code delayedWriteRate}, and the writer
  * sleeps once the debt reaches a millisecond; counted ({@code writeSlowdowns}) and logged once when
- * it starts and once when level 0 falls back below the trigger. The stop at {@code l0StopTrigger}
- * and the waits for a free memtable stay with {@link DbWrite}.
+ * it starts and once when level 0 falls back below the trigger; and the sleep itself
+ * ({@link #pause}). The stop at {@code l0StopTrigger} and the waits for a free memtable stay with
+ * {@link MemtableSwitcher}.
  *
- * <p>Thread safety: under the store's write mutex.
+ * <p>Thread safety: under the store's write mutex ({@link #pause}: any thread, no lock).
  */
 final class WriteSlowdown {
     /** A slowed group sleeps once the write debt reaches this (RocksDB's write controller refills per millisecond). */
@@ -65,6 +67,20 @@ final class WriteSlowdown {
             slowedSince = 0;
             slowedGroups = 0;
             delayedNanos = 0;
+        }
+    }
+
+    /**
+     * Sleeps {@code nanos}, to the timer's precision, unless the thread is interrupted (its flag
+     * is left set). Not {@code Thread.sleep(millis, nanos)}: up to Java 20 that rounds any
+     * nanoseconds up to a whole millisecond, so the slowdown's delays of just over a millisecond
+     * slept two, held writes to about half of {@code delayedWriteRate}, and set the p99.9 of
+     * updates (2.2–4.1 ms against RocksDB's 1.2 ms with 1 KiB values).
+     */
+    static void pause(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0 && !Thread.currentThread().isInterrupted(); left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(left);
         }
     }
 }

@@ -6,7 +6,7 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * The write slowdown's sleep ({@link DbWrite#pause}) lasts what it is asked for, not the next
+ * The write slowdown's sleep ({@link WriteSlowdown#pause}) lasts what it is asked for, not the next
  * whole millisecond: {@code Thread.sleep(millis, nanos)} rounds up on Java 17, so a delay of just
  * over a millisecond slept two and held writes to about half the configured rate.
  *
@@ -20,7 +20,7 @@ class WriteDelayTest {
         long[] micros = new long[21];
         for (int i = 0; i < micros.length; i++) {
             long t0 = System.nanoTime();
-            DbWrite.pause(200_000);
+            WriteSlowdown.pause(200_000);
             micros[i] = (System.nanoTime() - t0) / 1_000;
             assertTrue(micros[i] >= 200, "a pause never ends early: " + micros[i] + " µs");
         }
@@ -33,7 +33,7 @@ class WriteDelayTest {
     void anInterruptEndsAPauseAndStaysSet() {
         Thread.currentThread().interrupt();
         long t0 = System.nanoTime();
-        DbWrite.pause(5_000_000_000L);
+        WriteSlowdown.pause(5_000_000_000L);
         long elapsed = System.nanoTime() - t0;
         assertTrue(Thread.interrupted(), "the interrupt is left set");
         assertTrue(elapsed < 4_000_000_000L, "an interrupted pause returns: " + elapsed / 1_000_000 + " ms");
