@@ -130,108 +130,42 @@ public final class StoreOptions {
     public static final String BACKGROUND_NICENESS_PROPERTY = "bloomstore.backgroundNiceness";
     /** The largest {@code maxBackgroundJobs}: one thread each. */
     public static final int MAX_BACKGROUND_JOBS = 64;
-    /** {@code parallelCompactionTrigger}'s default: derived from the processors and level-0 triggers at build. */
-    static final int DERIVED = -1;
 
-    private final boolean createIfMissing;
-    private final long memtableBytes;
-    private final double memtableFilterRatio;
-    private final long blockCacheBytes;
-    /** Whether {@code blockCacheBytes} was set: else the store uses its resources' shared cache. */
-    private final boolean ownBlockCache;
-    /** Null: {@link StoreResources#shared()}. */
-    private final StoreResources resources;
-    private final int maxKeyBytes;
-    private final int maxValueBytes;
+    /** The settings as built ({@link StoreOptionsRules#resolve}): a copy of their own, never written again. */
+    private final StoreSettings settings;
     private final TableOptions tableOptions;
     private final FilterPolicy filterPolicy;
-    private final boolean customFilterPolicy;
-    private final int l0CompactionTrigger;
-    private final int l0SlowdownTrigger;
-    private final long delayedWriteRate;
-    private final long bytesPerSync;
-    private final int l0StopTrigger;
-    private final int levelSizeRatio;
-    private final long baseLevelBytes;
-    private final long targetFileBytes;
-    private final boolean autoCompaction;
-    private final int maxBackgroundJobs;
-    private final int backgroundNiceness;
-    private final int parallelCompactionTrigger;
-    private final WalRecovery walRecovery;
-    private final long maxManifestBytes;
-    private final int maxOpenFiles;
-    private final boolean directReads;
-    private final String jmxName;
-    private final MergeOperator mergeOperator;
-    private final CompactionFilter compactionFilter;
-    private final Duration ttl;
-    private final Clock clock;
-    private final java.util.Map<String, KeyspaceOptions> keyspaceOptions;
 
     private StoreOptions(Builder b) {
-        StoreOptionsRules.check(b);
-        this.mergeOperator = b.mergeOperator;
-        this.compactionFilter = b.compactionFilter;
-        this.ttl = b.ttl;
-        this.clock = b.clock;
-        this.keyspaceOptions = java.util.Map.copyOf(b.keyspaceOptions);
-        this.l0CompactionTrigger = b.l0CompactionTrigger;
-        this.l0SlowdownTrigger = b.l0SlowdownTrigger;
-        this.delayedWriteRate = b.delayedWriteRate;
-        this.bytesPerSync = b.bytesPerSync;
-        this.l0StopTrigger = b.l0StopTrigger;
-        this.levelSizeRatio = b.levelSizeRatio;
-        this.baseLevelBytes = b.baseLevelBytes;
-        this.targetFileBytes = b.targetFileBytes;
-        this.autoCompaction = b.autoCompaction;
-        this.maxBackgroundJobs = b.maxBackgroundJobs;
-        this.backgroundNiceness = b.backgroundNiceness;
-        this.parallelCompactionTrigger = b.parallelCompactionTrigger != DERIVED ? b.parallelCompactionTrigger
-                : Runtime.getRuntime().availableProcessors() <= 2 ? (b.l0SlowdownTrigger + b.l0StopTrigger) / 2 : 0;
-        this.walRecovery = b.walRecovery;
-        this.maxManifestBytes = b.maxManifestBytes;
-        this.maxOpenFiles = b.maxOpenFiles;
-        this.directReads = b.directReads;
-        this.jmxName = b.jmxName;
-        this.createIfMissing = b.createIfMissing;
-        this.memtableBytes = b.memtableBytes;
-        this.memtableFilterRatio = b.memtableFilterRatio;
-        this.blockCacheBytes = b.blockCacheBytes;
-        this.ownBlockCache = b.ownBlockCache;
-        this.resources = b.resources;
-        this.maxKeyBytes = b.maxKeyBytes;
-        this.maxValueBytes = b.maxValueBytes;
-        TableOptions t = TableOptions.defaults().withBlockSize(b.blockSize).withCompression(b.compression);
-        this.tableOptions = (b.filterKind == null ? t.withoutFilter() : t.withFilter(b.filterKind, b.bitsPerKey))
-                .withPrefixExtractor(b.prefixExtractor).withRangeFilter(b.rangeFilter);
-        this.customFilterPolicy = b.filterPolicy != null;
-        this.filterPolicy = customFilterPolicy ? b.filterPolicy : FilterPolicy.uniform(b.filterKind, b.bitsPerKey);
+        StoreOptionsRules.check(b.settings);
+        this.settings = StoreOptionsRules.resolve(b.settings);
+        this.tableOptions = StoreOptionsRules.tableOptions(settings);
+        this.filterPolicy = StoreOptionsRules.filterPolicy(settings);
     }
 
     /** The operator {@link Store#merge} operands are combined with, or null (merges refused). */
     public MergeOperator mergeOperator() {
-        return mergeOperator;
+        return settings.mergeOperator;
     }
 
     /** The rule compaction applies to values, or null. */
     public CompactionFilter compactionFilter() {
-        return compactionFilter;
+        return settings.compactionFilter;
     }
 
     /** How long a value lives after its write, or null for ever. */
     public Duration ttl() {
-        return ttl;
+        return settings.ttl;
     }
 
     /** The options of keyspaces by name, for those that exist when the store opens ({@link Builder#keyspaceOptions}). */
     public java.util.Map<String, KeyspaceOptions> keyspaceOptions() {
-        return keyspaceOptions;
+        return settings.keyspaceOptions;
     }
 
     /** The clock write times and expiry are read from (the system clock unless set). */
     public Clock clock() {
-        return clock;
+        return settings.clock;
     }
 
     public static StoreOptions defaults() {
@@ -248,57 +182,23 @@ public final class StoreOptions {
     /** A builder starting from these settings. */
     public Builder toBuilder() {
         Builder b = new Builder();
-        b.createIfMissing = createIfMissing;
-        b.memtableBytes = memtableBytes;
-        b.memtableFilterRatio = memtableFilterRatio;
-        b.blockSize = tableOptions.blockSize();
-        b.blockCacheBytes = blockCacheBytes;
-        b.ownBlockCache = ownBlockCache;
-        b.resources = resources;
-        b.compression = tableOptions.compression();
-        b.filterKind = tableOptions.filterKind();
-        b.bitsPerKey = tableOptions.bitsPerKey();
-        b.maxKeyBytes = maxKeyBytes;
-        b.mergeOperator = mergeOperator;
-        b.compactionFilter = compactionFilter;
-        b.ttl = ttl;
-        b.clock = clock;
-        b.keyspaceOptions.putAll(keyspaceOptions);
-        b.maxValueBytes = maxValueBytes;
-        b.filterPolicy = customFilterPolicy ? filterPolicy : null;
-        b.l0CompactionTrigger = l0CompactionTrigger;
-        b.l0SlowdownTrigger = l0SlowdownTrigger;
-        b.delayedWriteRate = delayedWriteRate;
-        b.bytesPerSync = bytesPerSync;
-        b.l0StopTrigger = l0StopTrigger;
-        b.levelSizeRatio = levelSizeRatio;
-        b.baseLevelBytes = baseLevelBytes;
-        b.targetFileBytes = targetFileBytes;
-        b.autoCompaction = autoCompaction;
-        b.maxBackgroundJobs = maxBackgroundJobs;
-        b.backgroundNiceness = backgroundNiceness;
-        b.parallelCompactionTrigger = parallelCompactionTrigger;
-        b.walRecovery = walRecovery;
-        b.maxManifestBytes = maxManifestBytes;
-        b.maxOpenFiles = maxOpenFiles;
-        b.directReads = directReads;
-        b.prefixExtractor = tableOptions.prefixExtractor();
-        b.rangeFilter = tableOptions.rangeFilter();
-        b.jmxName = jmxName;
+        b.settings.setAll(settings);
+        // The bits per key the tables have: without a filter, TableOptions' default.
+        b.settings.bitsPerKey = tableOptions.bitsPerKey();
         return b;
     }
 
     public boolean createIfMissing() {
-        return createIfMissing;
+        return settings.createIfMissing;
     }
 
     public long memtableBytes() {
-        return memtableBytes;
+        return settings.memtableBytes;
     }
 
     /** Share of {@link #memtableBytes()} each memtable's whole-key filter takes; 0 for none. */
     public double memtableFilterRatio() {
-        return memtableFilterRatio;
+        return settings.memtableFilterRatio;
     }
 
     public int blockSize() {
@@ -310,17 +210,17 @@ public final class StoreOptions {
      * store uses its {@link #resources()}' shared cache and this is the default it would have had.
      */
     public long blockCacheBytes() {
-        return blockCacheBytes;
+        return settings.blockCacheBytes;
     }
 
     /** Whether {@code blockCacheBytes} was set, giving the store a cache of its own instead of its resources' shared one. */
     public boolean ownBlockCache() {
-        return ownBlockCache;
+        return settings.ownBlockCache;
     }
 
     /** What the store shares with others: threads, memtable budget, block cache ({@link StoreResources}). */
     public StoreResources resources() {
-        return resources == null ? StoreResources.shared() : resources;
+        return settings.resources == null ? StoreResources.shared() : settings.resources;
     }
 
     public Compression compression() {
@@ -337,11 +237,11 @@ public final class StoreOptions {
     }
 
     public int maxKeyBytes() {
-        return maxKeyBytes;
+        return settings.maxKeyBytes;
     }
 
     public int maxValueBytes() {
-        return maxValueBytes;
+        return settings.maxValueBytes;
     }
 
     /** Chooses each level's filter; by default uniform at {@link #filterKind()} and {@link #bitsPerKey()}. */
@@ -350,16 +250,16 @@ public final class StoreOptions {
     }
 
     public int l0CompactionTrigger() {
-        return l0CompactionTrigger;
+        return settings.l0CompactionTrigger;
     }
 
     public int l0SlowdownTrigger() {
-        return l0SlowdownTrigger;
+        return settings.l0SlowdownTrigger;
     }
 
     /** Bytes per second writes are held to while level 0 is at its slowdown trigger. */
     public long delayedWriteRate() {
-        return delayedWriteRate;
+        return settings.delayedWriteRate;
     }
 
     /**
@@ -367,37 +267,37 @@ public final class StoreOptions {
      * background; 0 when off.
      */
     public long bytesPerSync() {
-        return bytesPerSync;
+        return settings.bytesPerSync;
     }
 
     public int l0StopTrigger() {
-        return l0StopTrigger;
+        return settings.l0StopTrigger;
     }
 
     public int levelSizeRatio() {
-        return levelSizeRatio;
+        return settings.levelSizeRatio;
     }
 
     public long baseLevelBytes() {
-        return baseLevelBytes;
+        return settings.baseLevelBytes;
     }
 
     public long targetFileBytes() {
-        return targetFileBytes;
+        return settings.targetFileBytes;
     }
 
     public boolean autoCompaction() {
-        return autoCompaction;
+        return settings.autoCompaction;
     }
 
     /** Compactions that may run at once (flushes have a thread of their own besides). */
     public int maxBackgroundJobs() {
-        return maxBackgroundJobs;
+        return settings.maxBackgroundJobs;
     }
 
     /** Nice levels the flush and compaction threads run below their starting priority (Linux); 0: unchanged. */
     public int backgroundNiceness() {
-        return backgroundNiceness;
+        return settings.backgroundNiceness;
     }
 
     /**
@@ -405,17 +305,17 @@ public final class StoreOptions {
      * {@link #maxBackgroundJobs()}); below it one runs at a time. 0: no wait.
      */
     public int parallelCompactionTrigger() {
-        return parallelCompactionTrigger;
+        return settings.parallelCompactionTrigger;
     }
 
     /** What opening the store does with damaged WAL segments. */
     public WalRecovery walRecovery() {
-        return walRecovery;
+        return settings.walRecovery;
     }
 
     /** The MANIFEST size past which it is rolled while the store runs. */
     public long maxManifestBytes() {
-        return maxManifestBytes;
+        return settings.maxManifestBytes;
     }
 
     /** The settings of the tables' range filters, or null for none. */
@@ -430,7 +330,7 @@ public final class StoreOptions {
 
     /** The name the statistics are registered under in JMX while the store is open; null for none. */
     public String jmxName() {
-        return jmxName;
+        return settings.jmxName;
     }
 
     /** Target size of level {@code level} ≥ 1: baseLevelBytes · levelSizeRatio^(level − 1). */
@@ -438,7 +338,7 @@ public final class StoreOptions {
         if (level < 1) {
             throw new IllegalArgumentException("level 0 is sized by table count, not bytes");
         }
-        return baseLevelBytes * Math.pow(levelSizeRatio, level - 1);
+        return settings.baseLevelBytes * Math.pow(settings.levelSizeRatio, level - 1);
     }
 
     /**
@@ -454,24 +354,12 @@ public final class StoreOptions {
 
     @Override
     public String toString() {
-        return "StoreOptions[createIfMissing=" + createIfMissing + ", memtableBytes=" + memtableBytes
-                + ", memtableFilterRatio=" + memtableFilterRatio
-                + ", blockCacheBytes=" + blockCacheBytes + ", maxKeyBytes=" + maxKeyBytes + ", maxValueBytes="
-                + maxValueBytes + ", " + tableOptions + ", filterPolicy=" + filterPolicy + ", l0Triggers="
-                + l0CompactionTrigger + "/" + l0SlowdownTrigger + "/" + l0StopTrigger + ", delayedWriteRate=" + delayedWriteRate
-                + ", bytesPerSync=" + bytesPerSync
-                + ", levelSizeRatio="
-                + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
-                + ", autoCompaction=" + autoCompaction + ", maxBackgroundJobs=" + maxBackgroundJobs
-                + ", backgroundNiceness=" + backgroundNiceness
-                + ", parallelCompactionTrigger=" + parallelCompactionTrigger + ", walRecovery=" + walRecovery
-                + ", maxManifestBytes=" + maxManifestBytes + ", maxOpenFiles=" + maxOpenFiles
-                + ", directReads=" + directReads + ", jmxName=" + jmxName + "]";
+        return settings.describe(tableOptions, filterPolicy);
     }
 
     /** Descriptors the store may hold open, or {@link #UNBOUNDED_OPEN_FILES}. */
     public int maxOpenFiles() {
-        return maxOpenFiles;
+        return settings.maxOpenFiles;
     }
 
     /**
@@ -479,53 +367,18 @@ public final class StoreOptions {
      * {@value #NON_TABLE_FILES} kept for other files, or -1 when unbounded.
      */
     public int tableFileCacheCapacity() {
-        return maxOpenFiles == UNBOUNDED_OPEN_FILES ? UNBOUNDED_OPEN_FILES : maxOpenFiles - NON_TABLE_FILES;
+        return settings.maxOpenFiles == UNBOUNDED_OPEN_FILES ? UNBOUNDED_OPEN_FILES : settings.maxOpenFiles - NON_TABLE_FILES;
     }
 
     /** Whether data blocks are read with O_DIRECT, bypassing the page cache. */
     public boolean directReads() {
-        return directReads;
+        return settings.directReads;
     }
 
     /** Collects settings; {@link #build()} checks them. Thread safety: not thread-safe. */
     public static final class Builder {
-        boolean createIfMissing = true;
-        long memtableBytes = 4L << 20;
-        double memtableFilterRatio = StoreOptionsRules.defaultMemtableFilterRatio();
-        int blockSize = TableOptions.DEFAULT_BLOCK_SIZE;
-        long blockCacheBytes = 32L << 20;
-        boolean ownBlockCache;
-        StoreResources resources;
-        Compression compression = Compression.LZ4;
-        FilterKind filterKind = FilterKind.RIBBON;
-        double bitsPerKey = TableOptions.DEFAULT_BITS_PER_KEY;
-        int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
-        int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
-        FilterPolicy filterPolicy;
-        int l0CompactionTrigger = 4;
-        int l0SlowdownTrigger = 20;
-        int l0StopTrigger = 36;
-        long delayedWriteRate = 16L << 20;
-        long bytesPerSync = 1L << 20;
-        int levelSizeRatio = 10;
-        long baseLevelBytes = 256L << 20;
-        long targetFileBytes = 8L << 20;
-        boolean autoCompaction = true;
-        int maxBackgroundJobs = 2;
-        int backgroundNiceness = StoreOptionsRules.defaultBackgroundNiceness();
-        int parallelCompactionTrigger = DERIVED;
-        WalRecovery walRecovery = WalRecovery.TOLERATE_TORN_TAIL;
-        long maxManifestBytes = 64L << 20;
-        int maxOpenFiles = DEFAULT_MAX_OPEN_FILES;
-        boolean directReads;
-        PrefixExtractor prefixExtractor;
-        RangeFilterOptions rangeFilter;
-        String jmxName;
-        MergeOperator mergeOperator;
-        CompactionFilter compactionFilter;
-        Duration ttl;
-        Clock clock = Clock.systemUTC();
-        final java.util.Map<String, KeyspaceOptions> keyspaceOptions = new java.util.HashMap<>();
+        /** The settings so far, each at its default until set. */
+        final StoreSettings settings = StoreSettings.defaults();
 
         private Builder() {
         }
@@ -538,19 +391,19 @@ public final class StoreOptions {
             if (r == null) {
                 throw new IllegalArgumentException("resources must not be null (leave them unset for StoreResources.shared())");
             }
-            resources = r;
+            settings.resources = r;
             return this;
         }
 
         /** The MANIFEST size past which it is rolled while the store runs (at least 1024). */
         public Builder maxManifestBytes(long v) {
-            maxManifestBytes = v;
+            settings.maxManifestBytes = v;
             return this;
         }
 
         /** What opening does with damaged WAL segments; see {@link WalRecovery}. */
         public Builder walRecovery(WalRecovery v) {
-            walRecovery = v;
+            settings.walRecovery = v;
             return this;
         }
 
@@ -559,25 +412,25 @@ public final class StoreOptions {
          * {@value #UNBOUNDED_OPEN_FILES} to keep every table file open.
          */
         public Builder maxOpenFiles(int v) {
-            maxOpenFiles = v;
+            settings.maxOpenFiles = v;
             return this;
         }
 
         /** Whether data blocks are read with O_DIRECT, bypassing the operating system's page cache. */
         public Builder directReads(boolean v) {
-            directReads = v;
+            settings.directReads = v;
             return this;
         }
 
         /** Gives every table with a filter a range filter of these settings; null (the default) for none. */
         public Builder rangeFilter(RangeFilterOptions v) {
-            rangeFilter = v;
+            settings.rangeFilter = v;
             return this;
         }
 
         /** Gives every table with a filter a prefix filter cut by this extractor; null (the default) for none. */
         public Builder prefixExtractor(PrefixExtractor v) {
-            prefixExtractor = v;
+            settings.prefixExtractor = v;
             return this;
         }
 
@@ -588,21 +441,21 @@ public final class StoreOptions {
          * the name.
          */
         public Builder jmxName(String name) {
-            jmxName = name;
+            settings.jmxName = name;
             return this;
         }
 
         /** Chooses each level's filter; null (the default) is uniform at filterKind and bitsPerKey. */
         public Builder filterPolicy(FilterPolicy v) {
-            filterPolicy = v;
+            settings.filterPolicy = v;
             return this;
         }
 
         /** Level-0 table counts that start a compaction, delay writers, and stop them. */
         public Builder l0Triggers(int compaction, int slowdown, int stop) {
-            l0CompactionTrigger = compaction;
-            l0SlowdownTrigger = slowdown;
-            l0StopTrigger = stop;
+            settings.l0CompactionTrigger = compaction;
+            settings.l0SlowdownTrigger = slowdown;
+            settings.l0StopTrigger = stop;
             return this;
         }
 
@@ -611,7 +464,7 @@ public final class StoreOptions {
          * (RocksDB's {@code delayed_write_rate}, also 16 MiB/s by default); at least 1024.
          */
         public Builder delayedWriteRate(long bytesPerSecond) {
-            delayedWriteRate = bytesPerSecond;
+            settings.delayedWriteRate = bytesPerSecond;
             return this;
         }
 
@@ -625,33 +478,33 @@ public final class StoreOptions {
          * what is durable when.
          */
         public Builder bytesPerSync(long bytes) {
-            bytesPerSync = bytes;
+            settings.bytesPerSync = bytes;
             return this;
         }
 
         public Builder levelSizeRatio(int v) {
-            levelSizeRatio = v;
+            settings.levelSizeRatio = v;
             return this;
         }
 
         public Builder baseLevelBytes(long v) {
-            baseLevelBytes = v;
+            settings.baseLevelBytes = v;
             return this;
         }
 
         public Builder targetFileBytes(long v) {
-            targetFileBytes = v;
+            settings.targetFileBytes = v;
             return this;
         }
 
         public Builder autoCompaction(boolean v) {
-            autoCompaction = v;
+            settings.autoCompaction = v;
             return this;
         }
 
         /** Compactions that may run at once, 1 to {@value StoreOptions#MAX_BACKGROUND_JOBS} (default 2). */
         public Builder maxBackgroundJobs(int v) {
-            maxBackgroundJobs = v;
+            settings.maxBackgroundJobs = v;
             return this;
         }
 
@@ -661,7 +514,7 @@ public final class StoreOptions {
          * property {@value StoreOptions#BACKGROUND_NICENESS_PROPERTY}; 0: unchanged).
          */
         public Builder backgroundNiceness(int v) {
-            backgroundNiceness = v;
+            settings.backgroundNiceness = v;
             return this;
         }
 
@@ -671,17 +524,17 @@ public final class StoreOptions {
          * {@code l0StopTrigger} where the JVM sees at most 2 processors, 0 elsewhere.
          */
         public Builder parallelCompactionTrigger(int level0Tables) {
-            parallelCompactionTrigger = level0Tables;
+            settings.parallelCompactionTrigger = level0Tables;
             return this;
         }
 
         public Builder createIfMissing(boolean v) {
-            createIfMissing = v;
+            settings.createIfMissing = v;
             return this;
         }
 
         public Builder memtableBytes(long v) {
-            memtableBytes = v;
+            settings.memtableBytes = v;
             return this;
         }
 
@@ -690,44 +543,44 @@ public final class StoreOptions {
          * {@value #MAX_MEMTABLE_FILTER_RATIO}; 0 for none; default 1/64).
          */
         public Builder memtableFilterRatio(double v) {
-            memtableFilterRatio = v;
+            settings.memtableFilterRatio = v;
             return this;
         }
 
         public Builder blockSize(int v) {
-            blockSize = v;
+            settings.blockSize = v;
             return this;
         }
 
         public Builder blockCacheBytes(long v) {
-            blockCacheBytes = v;
-            ownBlockCache = true;
+            settings.blockCacheBytes = v;
+            settings.ownBlockCache = true;
             return this;
         }
 
         public Builder compression(Compression v) {
-            compression = v;
+            settings.compression = v;
             return this;
         }
 
         /** The filter kind of new tables (RIBBON, BINARY_FUSE, BLOOM or BLOCKED_BLOOM), or null for no filters. */
         public Builder filterKind(FilterKind v) {
-            filterKind = v;
+            settings.filterKind = v;
             return this;
         }
 
         public Builder bitsPerKey(double v) {
-            bitsPerKey = v;
+            settings.bitsPerKey = v;
             return this;
         }
 
         public Builder maxKeyBytes(int v) {
-            maxKeyBytes = v;
+            settings.maxKeyBytes = v;
             return this;
         }
 
         public Builder maxValueBytes(int v) {
-            maxValueBytes = v;
+            settings.maxValueBytes = v;
             return this;
         }
 
@@ -737,13 +590,13 @@ public final class StoreOptions {
          * opened with the same operator again: a read of such a key without one fails.
          */
         public Builder mergeOperator(MergeOperator v) {
-            mergeOperator = v;
+            settings.mergeOperator = v;
             return this;
         }
 
         /** A rule compaction applies to the values it rewrites ({@link CompactionFilter}); null for none. */
         public Builder compactionFilter(CompactionFilter v) {
-            compactionFilter = v;
+            settings.compactionFilter = v;
             return this;
         }
 
@@ -755,11 +608,10 @@ public final class StoreOptions {
          * operator.
          */
         public Builder ttl(Duration v) {
-            ttl = v;
+            settings.ttl = v;
             return this;
         }
 
-        /** The clock for write times and expiry (default {@link Clock#systemUTC()}); tests give a controllable one. */
         /**
          * The options of keyspace {@code name} whenever this store opens with it (created earlier,
          * or later with {@link Store#keyspace(String)}): a keyspace's options are fixed while the
@@ -770,12 +622,13 @@ public final class StoreOptions {
             if (name == null || options == null) {
                 throw new IllegalArgumentException("keyspace name and options must not be null");
             }
-            keyspaceOptions.put(name, options);
+            settings.keyspaceOptions.put(name, options);
             return this;
         }
 
+        /** The clock for write times and expiry (default {@link Clock#systemUTC()}); tests give a controllable one. */
         public Builder clock(Clock v) {
-            clock = v;
+            settings.clock = v;
             return this;
         }
 

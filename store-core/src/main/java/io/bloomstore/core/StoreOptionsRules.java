@@ -3,7 +3,6 @@ package io.bloomstore.core;
 import static io.bloomstore.core.StoreOptions.BACKGROUND_NICENESS_PROPERTY;
 import static io.bloomstore.core.StoreOptions.DEFAULT_MAX_KEY_BYTES;
 import static io.bloomstore.core.StoreOptions.DEFAULT_MEMTABLE_FILTER_RATIO;
-import static io.bloomstore.core.StoreOptions.DERIVED;
 import static io.bloomstore.core.StoreOptions.MAX_BACKGROUND_JOBS;
 import static io.bloomstore.core.StoreOptions.MAX_BACKGROUND_NICENESS;
 import static io.bloomstore.core.StoreOptions.MAX_MEMTABLE_BYTES;
@@ -11,14 +10,18 @@ import static io.bloomstore.core.StoreOptions.MAX_MEMTABLE_FILTER_RATIO;
 import static io.bloomstore.core.StoreOptions.MEMTABLE_FILTER_RATIO_PROPERTY;
 import static io.bloomstore.core.StoreOptions.MIN_MAX_OPEN_FILES;
 import static io.bloomstore.core.StoreOptions.UNBOUNDED_OPEN_FILES;
+import static io.bloomstore.core.StoreSettings.DERIVED;
 
 import io.bloomstore.bloom.FilterKind;
+import io.bloomstore.core.table.TableOptions;
 
 /**
  * The rules {@link StoreOptions} holds its settings to: each setting's range and the combinations
- * it refuses (checked when options are built, before a store sees them), and the defaults that a
- * system property may set. Kept apart from the options' values and builder, as RocksDB keeps its
- * options' validation apart from their declaration.
+ * it refuses (checked when options are built, before a store sees them), the defaults that a
+ * system property may set, and what building derives from the settings (the parallel compaction
+ * trigger left to it, the tables' settings, the filter policy left unset). Kept apart from the
+ * options' values ({@link StoreSettings}) and builder, as RocksDB keeps its options' validation
+ * and sanitising apart from their declaration.
  *
  * <p>Thread safety: stateless.
  */
@@ -27,11 +30,11 @@ final class StoreOptionsRules {
     }
 
     /**
-     * Refuses a builder whose settings are out of range or do not go together.
+     * Refuses a builder's settings when they are out of range or do not go together.
      *
      * @throws IllegalArgumentException naming the setting and what it must be
      */
-    static void check(StoreOptions.Builder b) {
+    static void check(StoreSettings b) {
         if (b.ttl != null && (b.ttl.isNegative() || b.ttl.isZero())) {
             throw new IllegalArgumentException("ttl must be positive (null for none): " + b.ttl);
         }
@@ -111,6 +114,37 @@ final class StoreOptionsRules {
         if (b.jmxName != null && b.jmxName.isBlank()) {
             throw new IllegalArgumentException("jmxName must not be blank (null turns JMX off)");
         }
+    }
+
+    /**
+     * The settings built options keep: a copy of the builder's ({@link StoreSettings#snapshot()})
+     * whose {@code parallelCompactionTrigger}, where left {@link StoreSettings#DERIVED}, is half
+     * way from {@code l0SlowdownTrigger} to {@code l0StopTrigger} when the JVM sees at most 2
+     * processors, else 0. Call after {@link #check}.
+     */
+    static StoreSettings resolve(StoreSettings b) {
+        StoreSettings s = b.snapshot();
+        s.parallelCompactionTrigger = b.parallelCompactionTrigger != DERIVED ? b.parallelCompactionTrigger
+                : Runtime.getRuntime().availableProcessors() <= 2 ? (b.l0SlowdownTrigger + b.l0StopTrigger) / 2 : 0;
+        return s;
+    }
+
+    /**
+     * The settings new tables are written with: block size, compression, filter kind and bits per
+     * key, prefix extractor and range filter. Without a filter, their bits per key stay
+     * {@link TableOptions#DEFAULT_BITS_PER_KEY}.
+     *
+     * @throws IllegalArgumentException when {@link TableOptions} refuses a setting
+     */
+    static TableOptions tableOptions(StoreSettings s) {
+        TableOptions t = TableOptions.defaults().withBlockSize(s.blockSize).withCompression(s.compression);
+        return (s.filterKind == null ? t.withoutFilter() : t.withFilter(s.filterKind, s.bitsPerKey))
+                .withPrefixExtractor(s.prefixExtractor).withRangeFilter(s.rangeFilter);
+    }
+
+    /** The filter policy set, or, when none is, {@link FilterPolicy#uniform} at the filter kind and bits per key. */
+    static FilterPolicy filterPolicy(StoreSettings s) {
+        return s.filterPolicy != null ? s.filterPolicy : FilterPolicy.uniform(s.filterKind, s.bitsPerKey);
     }
 
     /**
