@@ -126,7 +126,7 @@ public final class StoreOptions {
     public static final int MIN_MAX_OPEN_FILES = NON_TABLE_FILES + 10;
     /** The largest {@code backgroundNiceness}: Linux's lowest priority. */
     public static final int MAX_BACKGROUND_NICENESS = 19;
-    /** System property: {@code backgroundNiceness}'s default for every store the JVM opens (10 without it). */
+    /** System property: {@code backgroundNiceness}'s default for every store the JVM opens (0 without it). */
     public static final String BACKGROUND_NICENESS_PROPERTY = "bloomstore.backgroundNiceness";
     /** The largest {@code maxBackgroundJobs}: one thread each. */
     public static final int MAX_BACKGROUND_JOBS = 64;
@@ -510,7 +510,7 @@ public final class StoreOptions {
 
         /**
          * Nice levels, 0 to {@value StoreOptions#MAX_BACKGROUND_NICENESS}, the flush and compaction
-         * threads run below the process's main thread, on Linux (default 10, or the system
+         * threads run below the process's main thread, on Linux (default 0, or the system
          * property {@value StoreOptions#BACKGROUND_NICENESS_PROPERTY}; 0: unchanged).
          */
         public Builder backgroundNiceness(int v) {
