@@ -132,6 +132,10 @@ final class KeyspaceCatalog {
             } finally {
                 db.mutex().unlock();
             }
+            // A write group committed before the drop may still be inserting into its memtable
+            // (the leader inserts with the mutex released): it finishes before this barrier runs, so
+            // nothing touches the memtable once its view is let go below (which drops its arenas).
+            db.queue.submitBarrier(group -> { });
             // Its flushes and compactions stop (their outputs abandoned) before its files go.
             k.background.requestShutdown();
             k.background.shutdown();
