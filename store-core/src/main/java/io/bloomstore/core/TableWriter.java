@@ -111,7 +111,7 @@ public final class TableWriter implements AutoCloseable {
             throw new IllegalArgumentException("keys must be added in strictly ascending order: "
                     + show(key) + " after " + show(builder.lastUserKey()));
         }
-        builder.add(key, 0, type, value);
+        builder.addNewUserKey(key, type, value);
     }
 
     /**

@@ -151,6 +151,26 @@ public final class TableBuilder {
     }
 
     /**
+     * As {@link #add(byte[], long, ValueType, byte[])} at sequence 0, for a caller that has checked
+     * already that {@code userKey} sorts after the last user key added ({@link #compareToLastUserKey}
+     * above 0): a table built outside a store ({@code TableWriter}) takes each user key once, and
+     * {@code add}'s order check and same-key check were two of the four comparisons with the last
+     * key each of its keys cost. The table is the same, byte for byte.
+     */
+    public void addNewUserKey(byte[] userKey, ValueType type, byte[] value) throws IOException {
+        checkOpen();
+        if (type != ValueType.VALUE && (type != ValueType.DELETION || value.length != 0)) {
+            throw new IllegalArgumentException("a new user key takes a value or an empty deletion, not " + type);
+        }
+        byte[] internalKey = InternalKeys.encode(userKey, 0, type);
+        record(userKey, internalKey, 0, true);
+        dataBlock.add(internalKey, value, 0, value.length);
+        if (dataBlock.estimatedSize() >= opts.blockSize()) {
+            flushDataBlock();
+        }
+    }
+
+    /**
      * Whether {@link #addWholeBlock} can copy blocks of the table {@code b} comes from: stored
      * with this table's compression, block size and restart interval, so the copy is the block this
      * builder would have written.
@@ -219,7 +239,13 @@ public final class TableBuilder {
         }
         // The last internal key (the builder's own array) holds the last user key: no copy of it per key.
         byte[] last = lastInternalKey;
-        if (last == null || !Arrays.equals(last, 0, last.length - InternalKeys.TRAILER_BYTES, userKey, 0, userKey.length)) {
+        record(userKey, internalKey, sequence,
+                last == null || !Arrays.equals(last, 0, last.length - InternalKeys.TRAILER_BYTES, userKey, 0, userKey.length));
+    }
+
+    /** Records an entry whose order was checked: its user key (when {@code newUserKey}) in the filter and key range, and the counts. */
+    private void record(byte[] userKey, byte[] internalKey, long sequence, boolean newUserKey) {
+        if (newUserKey) {
             if (opts.hasFilter()) {
                 addHash(Filters.hash(userKey));
                 if (opts.prefixExtractor() != null) {
