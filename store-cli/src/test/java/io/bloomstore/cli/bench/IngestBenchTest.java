@@ -30,6 +30,21 @@ class IngestBenchTest {
         assertEquals("key0000000001234", new String(IngestBench.key(1234)));
     }
 
+    /** The counted keys are {@code key(i)}'s bytes, each in an array of its own, across every carry. */
+    @Test
+    void countedKeysAreTheDividedOnes() {
+        IngestBench.Keys keys = new IngestBench.Keys();
+        byte[] previous = null;
+        for (long i = 0; i < 1_100_000; i++) {
+            byte[] k = keys.next();
+            if (!Arrays.equals(IngestBench.key(i), k)) {
+                assertEquals(new String(IngestBench.key(i)), new String(k), "key " + i);
+            }
+            assertTrue(k != previous);
+            previous = k;
+        }
+    }
+
     /** The word-at-a-time value maker writes exactly the bytes of the SplitMix64 stream, byte by byte. */
     @Test
     void valuesAreTheSplitMixStreamsBytes() {
