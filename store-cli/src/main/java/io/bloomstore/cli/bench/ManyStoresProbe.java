@@ -188,14 +188,15 @@ public final class ManyStoresProbe {
         }
     }
 
-    /** The process's OS threads: Java's and native ones alike. */
-    private static int processThreads() throws IOException {
+    /** The process's OS threads: Java's and native ones alike (also read by {@code BrokerFootprintChild}). */
+    public static int processThreads() throws IOException {
         try (var tasks = Files.list(Path.of("/proc/self/task"))) {
             return (int) tasks.count();
         }
     }
 
-    private static long residentKiB() throws IOException {
+    /** The process's resident set in KiB ({@code VmRSS}), -1 when the kernel does not say. */
+    public static long residentKiB() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
             if (line.startsWith("VmRSS:")) {
                 return Long.parseLong(line.replaceAll("[^0-9]", ""));

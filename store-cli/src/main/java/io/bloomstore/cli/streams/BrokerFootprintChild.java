@@ -1,8 +1,7 @@
 package io.bloomstore.cli.streams;
 
-import java.io.IOException;
+import io.bloomstore.cli.bench.ManyStoresProbe;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,8 +43,8 @@ public final class BrokerFootprintChild {
             long elapsed = System.nanoTime() - runningAt.get();
             long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
             System.out.println(PREFIX + String.format(Locale.ROOT, "{\"eventsPerSecond\":%.1f,\"threads\":%d,"
-                    + "\"residentMiB\":%.1f,\"heapMiB\":%.1f}", events / (elapsed / 1e9), processThreads(),
-                    residentKiB() / 1024.0, heap / 1048576.0));
+                    + "\"residentMiB\":%.1f,\"heapMiB\":%.1f}", events / (elapsed / 1e9), ManyStoresProbe.processThreads(),
+                    ManyStoresProbe.residentKiB() / 1024.0, heap / 1048576.0));
         } catch (Exception | Error e) {
             e.printStackTrace();
             status = 1;
@@ -53,21 +52,5 @@ public final class BrokerFootprintChild {
             streams.close(BrokerBench.leaving());
         }
         System.exit(status);
-    }
-
-    /** The process's OS threads: Java's and native ones alike. */
-    static int processThreads() throws IOException {
-        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
-            return (int) tasks.count();
-        }
-    }
-
-    static long residentKiB() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", ""));
-            }
-        }
-        return -1;
     }
 }

@@ -1,5 +1,6 @@
 package io.bloomstore.cli.streams;
 
+import io.bloomstore.cli.bench.Summary;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -82,11 +83,7 @@ final class FootprintTable {
 
     static double median(List<BrokerBench.Footprint> results, BrokerWorkload w, StreamsEngine e,
                          ToDoubleFunction<BrokerBench.Footprint> figure) {
-        double[] v = of(results, w, e).stream().mapToDouble(figure).sorted().toArray();
-        if (v.length == 0) {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        return Summary.median(of(results, w, e).stream().mapToDouble(figure).toArray());
     }
 
     /** BloomStore's median over RocksDB's. */
