@@ -7,6 +7,7 @@ import static io.bloomstore.core.StoreOptions.MAX_BACKGROUND_JOBS;
 import static io.bloomstore.core.StoreOptions.MAX_BACKGROUND_NICENESS;
 import static io.bloomstore.core.StoreOptions.MAX_MEMTABLE_BYTES;
 import static io.bloomstore.core.StoreOptions.MAX_MEMTABLE_FILTER_RATIO;
+import static io.bloomstore.core.StoreOptions.MAX_WAL_BUFFER_BYTES;
 import static io.bloomstore.core.StoreOptions.MEMTABLE_FILTER_RATIO_PROPERTY;
 import static io.bloomstore.core.StoreOptions.MIN_MAX_OPEN_FILES;
 import static io.bloomstore.core.StoreOptions.UNBOUNDED_OPEN_FILES;
@@ -107,6 +108,10 @@ final class StoreOptionsRules {
         if (b.bytesPerSync < 0) {
             throw new IllegalArgumentException("bytesPerSync must not be negative (0 turns writeback off): "
                     + b.bytesPerSync);
+        }
+        if (b.walBufferBytes < 0 || b.walBufferBytes > MAX_WAL_BUFFER_BYTES) {
+            throw new IllegalArgumentException("walBufferBytes must be in [0, " + MAX_WAL_BUFFER_BYTES
+                    + "] (0: every write reaches the operating system before it returns): " + b.walBufferBytes);
         }
         if (b.parallelCompactionTrigger < DERIVED) {
             throw new IllegalArgumentException("parallelCompactionTrigger must not be negative: " + b.parallelCompactionTrigger);

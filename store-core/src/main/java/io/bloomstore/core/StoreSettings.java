@@ -49,6 +49,7 @@ final class StoreSettings {
     int l0StopTrigger = 36;
     long delayedWriteRate = 16L << 20;
     long bytesPerSync = 1L << 20;
+    int walBufferBytes;
     int levelSizeRatio = 10;
     long baseLevelBytes = 256L << 20;
     long targetFileBytes = 8L << 20;
@@ -127,6 +128,7 @@ final class StoreSettings {
         l0StopTrigger = from.l0StopTrigger;
         delayedWriteRate = from.delayedWriteRate;
         bytesPerSync = from.bytesPerSync;
+        walBufferBytes = from.walBufferBytes;
         levelSizeRatio = from.levelSizeRatio;
         baseLevelBytes = from.baseLevelBytes;
         targetFileBytes = from.targetFileBytes;
@@ -157,7 +159,7 @@ final class StoreSettings {
                 + ", blockCacheBytes=" + blockCacheBytes + ", maxKeyBytes=" + maxKeyBytes + ", maxValueBytes="
                 + maxValueBytes + ", " + tableOptions + ", filterPolicy=" + resolvedFilterPolicy + ", l0Triggers="
                 + l0CompactionTrigger + "/" + l0SlowdownTrigger + "/" + l0StopTrigger + ", delayedWriteRate=" + delayedWriteRate
-                + ", bytesPerSync=" + bytesPerSync
+                + ", bytesPerSync=" + bytesPerSync + ", walBufferBytes=" + walBufferBytes
                 + ", levelSizeRatio="
                 + levelSizeRatio + ", baseLevelBytes=" + baseLevelBytes + ", targetFileBytes=" + targetFileBytes
                 + ", autoCompaction=" + autoCompaction + ", maxBackgroundJobs=" + maxBackgroundJobs

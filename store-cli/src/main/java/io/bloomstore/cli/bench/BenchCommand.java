@@ -149,6 +149,12 @@ public final class BenchCommand implements Callable<Integer> {
             + " lmdb, mvstore, je and xodus have no such setting: they read through the page cache all the same.")
     boolean directReads;
 
+    @Option(names = "--wal-buffer", paramLabel = "BYTES", description = "BloomStore's walBufferBytes: writes that"
+            + " do not sync wait in the process until this many bytes of WAL records gather, so a process crash may"
+            + " lose them, as mvstore (which has no log) loses its last auto-commit (0, the default: every write"
+            + " reaches the operating system before it returns, as with rocksdb, lmdb, je and xodus; at most 1 MiB).")
+    int walBuffer;
+
     @Option(names = "--no-progress", description = "Do not draw progress bars on stderr (they are drawn only when"
             + " the output goes to a terminal).")
     boolean noProgress;
@@ -390,7 +396,7 @@ public final class BenchCommand implements Callable<Integer> {
             BenchConfig.Distribution d = choice(BenchConfig.Distribution.class, "--distribution", distribution);
             return new BenchConfig(keys, keySize, valueSize, threads, reads, duration, bitsPerKey,
                     FilterKind.byCliName(filterKind), blockCacheMb << 20, memtableMb << 20, c, missingFraction,
-                    BenchConfig.defaults().scanLength(), seed, d, directReads);
+                    BenchConfig.defaults().scanLength(), seed, d, directReads, walBuffer);
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }

@@ -30,11 +30,15 @@ import io.bloomstore.bloom.Filters;
  * @param directReads     data blocks read with O_DIRECT, past the page cache (BloomStore's
  *                        {@code directReads}, RocksDB's {@code use_direct_reads}), so that block-cache
  *                        misses are device reads
+ * @param walBufferBytes  BloomStore's {@code walBufferBytes}: 0 (its default) hands every write's WAL
+ *                        record to the operating system before the write returns; above 0 writes
+ *                        wait in the process until that many bytes gather, the durability of
+ *                        MVStore, which has no log ({@code --wal-buffer})
  */
 public record BenchConfig(int keys, int keySize, int valueSize, int threads, long reads, long durationSeconds,
         double bitsPerKey, FilterKind filterKind, long blockCacheBytes, long memtableBytes,
         Compression compression, double missingFraction, int scanLength, long seed, Distribution distribution,
-        boolean directReads) {
+        boolean directReads, int walBufferBytes) {
 
     /** Block compression applied by every engine. */
     public enum Compression { NONE, LZ4 }
@@ -66,6 +70,9 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
             throw new IllegalArgumentException("missing fraction must be in [0, 1]: " + missingFraction);
         }
         requirePositive("scan length", scanLength);
+        if (walBufferBytes < 0) {
+            throw new IllegalArgumentException("WAL buffer bytes must not be negative: " + walBufferBytes);
+        }
         if (filterKind == null || compression == null || distribution == null) {
             throw new IllegalArgumentException("filter kind, compression and distribution are required");
         }
@@ -74,6 +81,15 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
             throw new IllegalArgumentException("a table filter is bloom, blocked, fuse or ribbon, not "
                     + filterKind.cliName());
         }
+    }
+
+    /** Settings with BloomStore's WAL handed over at every write ({@code walBufferBytes} 0). */
+    public BenchConfig(int keys, int keySize, int valueSize, int threads, long reads, long durationSeconds,
+                       double bitsPerKey, FilterKind filterKind, long blockCacheBytes, long memtableBytes,
+                       Compression compression, double missingFraction, int scanLength, long seed,
+                       Distribution distribution, boolean directReads) {
+        this(keys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind, blockCacheBytes,
+                memtableBytes, compression, missingFraction, scanLength, seed, distribution, directReads, 0);
     }
 
     /** Settings reading through the page cache (no direct reads). */
@@ -94,25 +110,31 @@ public record BenchConfig(int keys, int keySize, int valueSize, int threads, lon
     public BenchConfig withReads(long newReads) {
         return new BenchConfig(keys, keySize, valueSize, threads, newReads, durationSeconds, bitsPerKey, filterKind,
                 blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution,
-                directReads);
+                directReads, walBufferBytes);
     }
 
     public BenchConfig withMemtableBytes(long newMemtableBytes) {
         return new BenchConfig(keys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
                 blockCacheBytes, newMemtableBytes, compression, missingFraction, scanLength, seed, distribution,
-                directReads);
+                directReads, walBufferBytes);
     }
 
     public BenchConfig withKeys(int newKeys) {
         return new BenchConfig(newKeys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
                 blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution,
-                directReads);
+                directReads, walBufferBytes);
+    }
+
+    public BenchConfig withWalBufferBytes(int newWalBufferBytes) {
+        return new BenchConfig(keys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
+                blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution,
+                directReads, newWalBufferBytes);
     }
 
     public BenchConfig withDirectReads(boolean newDirectReads) {
         return new BenchConfig(keys, keySize, valueSize, threads, reads, durationSeconds, bitsPerKey, filterKind,
                 blockCacheBytes, memtableBytes, compression, missingFraction, scanLength, seed, distribution,
-                newDirectReads);
+                newDirectReads, walBufferBytes);
     }
 
     /** Theoretical false-positive rate of a standard Bloom filter with this many bits per key, at the optimal k. */

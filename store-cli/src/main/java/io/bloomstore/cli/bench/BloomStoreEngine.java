@@ -64,6 +64,7 @@ public final class BloomStoreEngine implements BenchEngine {
                 .filterKind(filters ? config.filterKind() : null)
                 .bitsPerKey(config.bitsPerKey())
                 .directReads(config.directReads())
+                .walBufferBytes(config.walBufferBytes())
                 .prefixExtractor(scans.prefixExtractor() ? PrefixExtractor.fixed(scans.prefixBytes()) : null)
                 .rangeFilter(scans.rangeFilterBits() > 0 ? RangeFilterOptions.of(scans.rangeFilterBits()) : null)
                 .build();

@@ -128,6 +128,12 @@ final class DbState {
      * those segments obsolete. Set under the mutex.
      */
     volatile Future<?> walSeal = Futures.DONE;
+    /**
+     * The root's WAL as the write path uses it (null for a store opened read-only): a write
+     * barrier that copies the WAL's files hands its buffered records over first
+     * ({@link DbWal#flushBuffered}). Set once before the store is handed out.
+     */
+    DbWal wal;
     /** What point-in-time WAL recovery dropped at open, or null; set once before the store is handed out. */
     volatile String walRecoveryDropped;
 

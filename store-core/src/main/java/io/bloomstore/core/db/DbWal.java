@@ -52,6 +52,25 @@ final class DbWal {
     DbWal(DbState db, LogWriter wal) {
         this.db = db;
         this.wal = wal;
+        db.root.wal = this;
+    }
+
+    /**
+     * At a write barrier (mutex held, no leader writing): hands the records that writes left
+     * buffered in the process ({@code walBufferBytes}) to the segment file, so that a copy of the
+     * files made now holds every acknowledged write. A failure makes the store read-only, as a
+     * leader's failed WAL write does.
+     */
+    void flushBuffered() throws IOException {
+        if (wal == null) {
+            return;
+        }
+        try {
+            wal.flush();
+        } catch (IOException | RuntimeException e) {
+            db.root.fail("WAL write", e);
+            throw e;
+        }
     }
 
     /** The current segment (null for a store opened read-only). */

@@ -55,6 +55,8 @@ final class DbWrite {
      * one group at a time (a new array per put was a sixth of a writing process's garbage).
      */
     private long[] groupStarts = new long[16];
+    /** {@link io.bloomstore.core.StoreOptions#walBufferBytes()}. */
+    private final int walBufferBytes;
 
     DbWrite(DbState db, DbBackground background, LogWriter wal) {
         this.db = db;
@@ -62,6 +64,7 @@ final class DbWrite {
         this.wal = new DbWal(db, wal);
         this.switcher = new MemtableSwitcher(db, this.wal);
         this.checks = new WriteChecks(db);
+        this.walBufferBytes = db.options.walBufferBytes();
     }
 
     /**
@@ -185,7 +188,8 @@ final class DbWrite {
                 if (rec.capacity() > MAX_KEPT_RECORD_BYTES) {
                     record = new RecordBuffer(4096);
                 }
-                log.flush();
+                // walBufferBytes 0 (the default): every group reaches the file before it returns.
+                log.flushIfAtLeast(walBufferBytes);
                 if (sync) {
                     log.sync();
                 } else {

@@ -81,6 +81,10 @@ public final class LiveFiles implements Closeable {
             // Mutex held, no group writing: every acknowledged write is in the WAL files, and
             // their sizes are those of this moment. The listing and sizes take a few system
             // calls; writers wait for them, as for a memtable switch.
+            // Records writes left in the process (walBufferBytes) go to the file before its size is taken.
+            if (db.root.wal != null) {
+                db.root.wal.flushBuffered();
+            }
             // The oldest segment any keyspace's unflushed memtables need.
             long floor = Long.MAX_VALUE;
             for (DbState k : db.root.keyspaces) {

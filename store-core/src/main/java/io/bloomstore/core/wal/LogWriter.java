@@ -102,6 +102,16 @@ public final class LogWriter implements Closeable {
         } while (left > 0);
     }
 
+    /**
+     * Writes what is buffered once it is at least {@code bytes} ({@link #flush()} when 0): the
+     * store's {@code walBufferBytes}, which lets small writes share one call.
+     */
+    public void flushIfAtLeast(int bytes) throws IOException {
+        if (buffered >= bytes) {
+            flush();
+        }
+    }
+
     /** Writes every buffered byte to the file with one call. */
     public void flush() throws IOException {
         int n = buffered;

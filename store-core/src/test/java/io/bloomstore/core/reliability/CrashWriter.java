@@ -16,7 +16,7 @@ import java.nio.file.Path;
  * then it prints {@code compactions N}, the background compactions it has completed so far.
  * {@code write-held} does the same with every table creation delayed by 300 ms (through the
  * fault-injecting file system), so flushes fall behind and the store is killed with several
- * unflushed WAL segments.
+ * unflushed WAL segments. A seventh argument sets {@code walBufferBytes}.
  * {@code race DIR ID ACKS COUNT} opens the store (retrying while another process holds it), writes
  * {@code COUNT} synced puts of key {@code ID-I}, appending {@code ack I} after each, closes it and
  * exits: several of them started at once race to create the same new store.
@@ -35,7 +35,12 @@ public final class CrashWriter {
 
     /** {@link #OPTIONS} with {@code jobs} compactions allowed at once. */
     static StoreOptions options(int jobs) {
-        return StoreOptions.builder().memtableBytes(32 * 1024).blockSize(1024).l0Triggers(2, 8, 12)
+        return options(jobs, 0);
+    }
+
+    /** {@link #options(int)} with writes that do not sync left in the process up to {@code walBuffer} bytes. */
+    static StoreOptions options(int jobs, int walBuffer) {
+        return StoreOptions.builder().walBufferBytes(walBuffer).memtableBytes(32 * 1024).blockSize(1024).l0Triggers(2, 8, 12)
                 .baseLevelBytes(64 * 1024).levelSizeRatio(4).targetFileBytes(16 * 1024).maxBackgroundJobs(jobs)
                 .parallelCompactionTrigger(0).build();
     }
@@ -71,8 +76,9 @@ public final class CrashWriter {
             race(Path.of(args[1]), args[2], Path.of(args[3]), Integer.parseInt(args[4]));
             return;
         }
-        // write and write-held: DIR SEED FIRST-OPERATION ACKS [JOBS]
-        StoreOptions options = args.length > 5 ? options(Integer.parseInt(args[5])) : OPTIONS;
+        // write and write-held: DIR SEED FIRST-OPERATION ACKS [JOBS [WAL-BUFFER-BYTES]]
+        StoreOptions options = args.length > 5
+                ? options(Integer.parseInt(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 0) : OPTIONS;
         Store store;
         if (args[0].equals("write-held")) {
             FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, 1).beforeCreate(p -> {
