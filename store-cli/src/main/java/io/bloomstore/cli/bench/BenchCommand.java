@@ -322,6 +322,11 @@ public final class BenchCommand implements Callable<Integer> {
         HeapSizing.keepCommitted();
         MachineInfo machine = MachineInfo.current();
         out.println("bloomstore bench: " + String.join(", ", engineNames) + " on " + machine.describe());
+        if (walBuffer > 0) {
+            out.println("--wal-buffer " + walBuffer + ": BloomStore's writes that do not sync wait in the process until "
+                    + walBuffer + " bytes of WAL records gather (a process crash may lose them, as mvstore loses its"
+                    + " last auto-commit)");
+        }
         if (directReads) {
             List<String> cached = engineNames.stream().filter(PEERS::contains).toList();
             if (!cached.isEmpty()) {
@@ -394,6 +399,10 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             BenchConfig.Compression c = choice(BenchConfig.Compression.class, "--compression", compression);
             BenchConfig.Distribution d = choice(BenchConfig.Distribution.class, "--distribution", distribution);
+            if (walBuffer < 0 || walBuffer > io.bloomstore.core.StoreOptions.MAX_WAL_BUFFER_BYTES) {
+                throw new IllegalArgumentException("--wal-buffer must be in [0, "
+                        + io.bloomstore.core.StoreOptions.MAX_WAL_BUFFER_BYTES + "]: " + walBuffer);
+            }
             return new BenchConfig(keys, keySize, valueSize, threads, reads, duration, bitsPerKey,
                     FilterKind.byCliName(filterKind), blockCacheMb << 20, memtableMb << 20, c, missingFraction,
                     BenchConfig.defaults().scanLength(), seed, d, directReads, walBuffer);

@@ -159,7 +159,8 @@ class BenchCommandTest {
                 new String[] {"--compression", "zip"}, new String[] {"--keys", "0"},
                 new String[] {"--distribution", "pareto"}, new String[] {"--repeat", "0"},
                 new String[] {"--cold-ops", "-1"}, new String[] {"--writer-rate", "-5"},
-                new String[] {"--writer-rate", "NaN"})) {
+                new String[] {"--writer-rate", "NaN"}, new String[] {"--wal-buffer", "-1"},
+                new String[] {"--wal-buffer", "1048577"})) {
             StringWriter err = new StringWriter();
             CommandLine cmd = new CommandLine(new BenchCommand(factory()));
             cmd.setErr(new PrintWriter(err));

@@ -90,4 +90,15 @@ class BloomStoreEngineTest {
 
         assertEquals(reads, h.find(BloomStoreEngine.NAME_NO_FILTER, Workload.SEEKRANDOM).found());
     }
+
+    @Test
+    void theWalBufferReachesTheStoreAndTheJson() throws Exception {
+        BenchConfig config = config();
+        assertEquals(0, new BloomStoreEngine(true).options(config).walBufferBytes(), "off unless asked");
+        BenchConfig buffered = config.withWalBufferBytes(65536);
+        assertEquals(65536, new BloomStoreEngine(true).options(buffered).walBufferBytes());
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        assertEquals(buffered, json.readValue(json.writeValueAsString(buffered), BenchConfig.class),
+                "a child JVM gets the same settings");
+    }
 }
