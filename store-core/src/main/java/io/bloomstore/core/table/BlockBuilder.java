@@ -117,6 +117,17 @@ final class BlockBuilder {
         return size;
     }
 
+    /**
+     * After {@link #finishInPlace()}: gives up the array holding the finished block (the caller's
+     * now) and builds on in {@code next}, or in a new array of the same size when {@code next} is
+     * null or smaller; call {@link #reset()} before the next block as usual.
+     */
+    byte[] handOverBuffer(byte[] next) {
+        byte[] full = buf;
+        buf = next != null && next.length >= full.length ? next : new byte[full.length];
+        return full;
+    }
+
     /** The array the block is built in (see {@link #finishInPlace()}). */
     byte[] buffer() {
         return buf;

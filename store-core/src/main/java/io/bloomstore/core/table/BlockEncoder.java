@@ -90,11 +90,21 @@ final class BlockEncoder {
      * allocates its buffers; the LZ4 compressor is thread-safe).
      */
     static Encoded encode(byte[] contents, int length, Compression compression) {
+        return encode(contents, length, compression, null);
+    }
+
+    /**
+     * As {@link #encode(byte[], int, Compression)}, compressing into {@code scratch} when it is
+     * large enough (a spare array of the caller's; else a new one): the result's payload is then
+     * {@code contents} or {@code scratch} or a new array.
+     */
+    static Encoded encode(byte[] contents, int length, Compression compression, byte[] scratch) {
         byte[] payload = contents;
         int stored = length;
         Compression type = Compression.NONE;
         if (compression == Compression.LZ4) {
-            byte[] c = new byte[maxStored(length)];
+            int max = maxStored(length);
+            byte[] c = scratch != null && scratch.length >= max ? scratch : new byte[max];
             int n = compressWorthIt(contents, length, c);
             if (n > 0) {
                 payload = c;

@@ -17,7 +17,9 @@ import java.util.concurrent.FutureTask;
  * {@value #MAX_PENDING} batches wait, past that the oldest is written, and a batch no pool thread
  * has started yet is encoded on the builder's thread instead of waited for, so a busy pool never
  * makes the table much slower to build than encoding in line. The bytes written are exactly those
- * of an in-line build ({@code BlockPipelineTest}).
+ * of an in-line build ({@code BlockPipelineTest}). A block's array and its compressed copy's go
+ * back to the builder once written ({@link #spare}): copying each block out of the builder and
+ * allocating its compressed copy were an eighth of a bulk load's writing thread.
  *
  * <p>Thread safety: the builder's thread only; the encoding tasks touch nothing but their own block.
  */
@@ -33,18 +35,39 @@ final class BlockPipeline {
     private Batch filling;
     /** The raw bytes of the blocks waiting: {@link TableBuilder#fileSize()} counts them. */
     private long pendingBytes;
+    /** Arrays of blocks written, for the builder to build in and the encodings to compress into. */
+    private final ArrayDeque<byte[]> spares = new ArrayDeque<>();
+    /** At most this many spare arrays are kept: as many as the batches waiting can hold, twice (block and copy). */
+    private static final int MAX_SPARES = 2 * BLOCKS_PER_BATCH * (MAX_PENDING + 2);
 
     BlockPipeline(Executor executor) {
         this.executor = executor;
     }
 
-    /** A finished block: its contents (the pipeline's own copy) and the index key it is filed under. */
-    void add(byte[] contents, byte[] indexKey, Compression compression) {
+    /**
+     * An array a written block left (null when there is none): the builder builds its next block in
+     * it, or gives it back for a block's compressed copy.
+     */
+    byte[] spare() {
+        return spares.pollFirst();
+    }
+
+    private void keepSpare(byte[] a) {
+        if (spares.size() < MAX_SPARES) {
+            spares.addLast(a);
+        }
+    }
+
+    /**
+     * A finished block, {@code contents[0..length)} (the array is the pipeline's from now on), and
+     * the index key it is filed under.
+     */
+    void add(byte[] contents, int length, byte[] indexKey, Compression compression) {
         if (filling == null) {
             filling = new Batch(new Encode(compression));
         }
-        filling.encode.add(contents, indexKey);
-        pendingBytes += contents.length;
+        filling.encode.add(contents, length, indexKey, compression == Compression.NONE ? null : spare());
+        pendingBytes += length;
         if (filling.encode.count == BLOCKS_PER_BATCH) {
             handOver();
         }
@@ -81,9 +104,15 @@ final class BlockPipeline {
             }
             Encode e = head.encode;
             for (int i = 0; i < e.count; i++) {
-                BlockHandle h = BlockEncoder.writeEncoded(out, e.results[i]);
+                BlockEncoder.Encoded r = e.results[i];
+                BlockHandle h = BlockEncoder.writeEncoded(out, r);
                 index.add(e.indexKeys[i], h.encode());
-                pendingBytes -= e.contents[i].length;
+                pendingBytes -= e.lengths[i];
+                // Written: the block's array and the compressed copy's (used or not) are spare now.
+                keepSpare(e.contents[i]);
+                if (e.scratch[i] != null) {
+                    keepSpare(e.scratch[i]);
+                }
             }
             pending.removeFirst();
         }
@@ -115,7 +144,10 @@ final class BlockPipeline {
     private static final class Encode implements Callable<Void> {
         private final Compression compression;
         final byte[][] contents = new byte[BLOCKS_PER_BATCH][];
+        final int[] lengths = new int[BLOCKS_PER_BATCH];
         final byte[][] indexKeys = new byte[BLOCKS_PER_BATCH][];
+        /** An array to compress each block into, or null (a new one is made if it is too small). */
+        final byte[][] scratch = new byte[BLOCKS_PER_BATCH][];
         final BlockEncoder.Encoded[] results = new BlockEncoder.Encoded[BLOCKS_PER_BATCH];
         int count;
 
@@ -123,16 +155,18 @@ final class BlockPipeline {
             this.compression = compression;
         }
 
-        void add(byte[] block, byte[] indexKey) {
+        void add(byte[] block, int length, byte[] indexKey, byte[] spare) {
             contents[count] = block;
+            lengths[count] = length;
             indexKeys[count] = indexKey;
+            scratch[count] = spare;
             count++;
         }
 
         @Override
         public Void call() {
             for (int i = 0; i < count; i++) {
-                results[i] = BlockEncoder.encode(contents[i], contents[i].length, compression);
+                results[i] = BlockEncoder.encode(contents[i], lengths[i], compression, scratch[i]);
             }
             return null;
         }

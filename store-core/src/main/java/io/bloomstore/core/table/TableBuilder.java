@@ -316,8 +316,10 @@ public final class TableBuilder {
             BlockHandle h = encoder.write(out, dataBlock.buffer(), length, opts.compression());
             indexBlock.add(dataBlock.lastKey(), h.encode());
         } else {
-            // The builder reuses its array; the last key is an entry's own array, never changed.
-            pipeline.add(Arrays.copyOf(dataBlock.buffer(), length), dataBlock.lastKey(), opts.compression());
+            // The block's array goes to the pipeline and the builder takes a spare one (no copy); the
+            // last key is an entry's own array, never changed.
+            byte[] full = dataBlock.handOverBuffer(pipeline.spare());
+            pipeline.add(full, length, dataBlock.lastKey(), opts.compression());
             pipeline.write(out, indexBlock, BlockPipeline.MAX_PENDING);
         }
         dataBlock.reset();
