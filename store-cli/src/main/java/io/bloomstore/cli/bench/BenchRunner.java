@@ -17,7 +17,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -55,8 +54,6 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * <p>Thread safety: one {@link #run} at a time; it starts and joins its own worker threads.
  */
 public final class BenchRunner {
-    private static final int PROGRESS_STEP = 1024;
-    private static final int CLOCK_CHECK_MASK = 255;
     /** The longest an engine's warm-up runs one workload. */
     static final long WARM_UP_NANOS_PER_WORKLOAD = 1_500_000_000L;
     /** Suffix of the scratch directory of an engine's warm-up, next to its own directory. */
@@ -67,22 +64,13 @@ public final class BenchRunner {
     private final BenchConfig config;
     private final EngineFactory factory;
     private final PrintStream progressOut;
-    private final KeySpace keySpace;
-    private final ValueSource values;
+    /** The keys, values and choices every worker shares. */
+    private final BenchOperations ops;
     private final int warmUpKeys;
-    private final KeyChooser chooser;
-    /** readlatest's choice, whatever {@code --distribution} says: YCSB's workload D is defined by it. */
-    private final KeyChooser latestChooser;
     private int coldOps;
     /** readwhilewriting's writer's puts per second, 0 for as fast as it can ({@link WritePacer}). */
     private double writerRate;
     private final ScanConfig scans;
-    private int[] randomOrder;
-    /** Whether the loaded store was filled in random order ({@code randomOrder}) rather than by index. */
-    private boolean filledRandomly;
-    /** readlatest's inserts: reserved, and completed (the newest keys lookups may ask for). */
-    private final AtomicLong latestReserved = new AtomicLong();
-    private final AtomicLong latestInserted = new AtomicLong();
 
     /** A runner without warm-up; {@code progressOut} receives progress bars, null for none. */
     public BenchRunner(BenchConfig config, EngineFactory factory, PrintStream progressOut) {
@@ -108,10 +96,7 @@ public final class BenchRunner {
         this.factory = factory;
         this.progressOut = progressOut;
         this.scans = scans;
-        this.keySpace = new KeySpace(config.keys(), config.keySize(), scans);
-        this.values = new ValueSource(config.valueSize(), config.seed());
-        this.chooser = KeyChooser.of(config.distribution(), config.keys());
-        this.latestChooser = KeyChooser.of(BenchConfig.Distribution.LATEST, config.keys());
+        this.ops = new BenchOperations(config, scans);
     }
 
     /** Also measures a cold start of {@code ops} operations per engine and round; 0 for none (the default). */
@@ -309,14 +294,14 @@ public final class BenchRunner {
         try (ProgressBar quiet = progressBar(null, name + " warm-up", warmUpKeys)) {
             engine.configureScans(scans);
             engine.open(dir, config);
-            new Worker(engine, Workload.FILLRANDOM, 0, 0, warmUpKeys, Long.MAX_VALUE, quiet).run();
+            new BenchWorker(ops, engine, Workload.FILLRANDOM, 0, 0, warmUpKeys, Long.MAX_VALUE, quiet).run();
             engine.prepareForReads();
             for (Workload w : workloads) {
                 long deadline = System.nanoTime() + WARM_UP_NANOS_PER_WORKLOAD;
                 if (w == Workload.READWHILEWRITING) {
                     warmUpBesideWriter(engine, deadline, quiet);
                 } else {
-                    new Worker(engine, w, 0, 0, warmUpKeys, deadline, quiet).run();
+                    new BenchWorker(ops, engine, w, 0, 0, warmUpKeys, deadline, quiet).run();
                 }
             }
         } finally {
@@ -337,7 +322,7 @@ public final class BenchRunner {
         ExecutorService writerThread = Executors.newSingleThreadExecutor();
         try {
             Future<Long> writer = writerThread.submit(() -> overwriteUntil(engine, stop));
-            new Worker(engine, Workload.READWHILEWRITING, 0, 0, warmUpKeys, deadline, quiet).run();
+            new BenchWorker(ops, engine, Workload.READWHILEWRITING, 0, 0, warmUpKeys, deadline, quiet).run();
             stop.set(true);
             join(writer);
         } finally {
@@ -366,12 +351,12 @@ public final class BenchRunner {
             throws IOException {
         long totalOps = w.isFill() ? config.keys() : config.reads();
         if (w == Workload.FILLRANDOM) {
-            randomOrder();
+            ops.randomOrder();
         }
         if (w.isFill()) {
-            filledRandomly = w == Workload.FILLRANDOM;
-            latestReserved.set(0);
-            latestInserted.set(0);
+            ops.filledRandomly = w == Workload.FILLRANDOM;
+            ops.latestReserved.set(0);
+            ops.latestInserted.set(0);
         }
         int threads = config.threads();
         EngineCounters before = engine.counters();
@@ -384,11 +369,11 @@ public final class BenchRunner {
             long start = System.nanoTime();
             long deadline = !w.isFill() && config.durationSeconds() > 0
                     ? start + config.durationSeconds() * 1_000_000_000L : Long.MAX_VALUE;
-            List<Future<WorkerOutcome>> futures = new ArrayList<>();
+            List<Future<BenchWorker.Outcome>> futures = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 long share = totalOps / threads + (t < totalOps % threads ? 1 : 0);
                 long first = t * (totalOps / threads) + Math.min(t, totalOps % threads);
-                Worker worker = new Worker(engine, w, t, first, share, deadline, bar);
+                BenchWorker worker = new BenchWorker(ops, engine, w, t, first, share, deadline, bar);
                 futures.add(pool.submit(worker::run));
             }
             Future<Long> writer = w == Workload.READWHILEWRITING
@@ -396,11 +381,11 @@ public final class BenchRunner {
             LatencyHistogram latency = new LatencyHistogram();
             long ops = 0;
             long found = 0;
-            for (Future<WorkerOutcome> f : futures) {
-                WorkerOutcome outcome = join(f);
-                latency.merge(outcome.latency);
-                ops += outcome.ops;
-                found += outcome.found;
+            for (Future<BenchWorker.Outcome> f : futures) {
+                BenchWorker.Outcome outcome = join(f);
+                latency.merge(outcome.latency());
+                ops += outcome.ops();
+                found += outcome.found();
             }
             stopWriter.set(true);
             long writerOps = writer == null ? 0 : join(writer);
@@ -422,27 +407,19 @@ public final class BenchRunner {
      */
     private long overwriteUntil(BenchEngine engine, AtomicBoolean stop) throws IOException {
         SplittableRandom random = new SplittableRandom(config.seed() ^ 0x5EEDL);
-        byte[] key = keySpace.newKeyBuffer();
-        byte[] value = values.newValueBuffer();
+        byte[] key = ops.keySpace.newKeyBuffer();
+        byte[] value = ops.values.newValueBuffer();
         WritePacer pacer = new WritePacer(writerRate, WritePacer.SYSTEM);
         long puts = 0;
         // At least one put, however soon the readers finish: a warm-up always compiles the writer's path.
         do {
             pacer.awaitTurn();
-            keySpace.present(chooser.next(random), key);
-            values.fill(random, value);
+            ops.keySpace.present(ops.chooser.next(random), key);
+            ops.values.fill(random, value);
             engine.put(key, value);
             puts++;
         } while (!stop.get());
         return puts;
-    }
-
-    /** fillrandom's order, made before its workers start (by the measuring thread only). */
-    private int[] randomOrder() {
-        if (randomOrder == null) {
-            randomOrder = keySpace.shuffledIndices(config.seed());
-        }
-        return randomOrder;
     }
 
     private ProgressBar progressBar(String task, long total) {
@@ -502,179 +479,6 @@ public final class BenchRunner {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
-        }
-    }
-
-    /** Operations, found keys and latencies of one worker thread. */
-    private record WorkerOutcome(long ops, long found, LatencyHistogram latency) {
-    }
-
-    /** One thread's share of a workload: operations {@code first .. first + count - 1}. */
-    private final class Worker {
-        private final BenchEngine engine;
-        private final Workload workload;
-        private final long first;
-        private final long count;
-        private final long deadline;
-        private final ProgressBar bar;
-        private final SplittableRandom random;
-        private final byte[] key = keySpace.newKeyBuffer();
-        private final byte[] scanKey = keySpace.newKeyBuffer();
-        private final byte[] value = values.newValueBuffer();
-        private final byte[] prefix = scans.hasPrefixes() ? keySpace.newPrefixBuffer() : null;
-        private final byte[] from = scans.hasPrefixes() ? keySpace.newBoundBuffer() : null;
-        private final byte[] to = scans.hasPrefixes() ? keySpace.newBoundBuffer() : null;
-        /** fillbatch's batch, made on its first key; {@code batched} of its entries are filled. */
-        private byte[][] batchKeys;
-        private byte[][] batchValues;
-        private int batched;
-
-        Worker(BenchEngine engine, Workload workload, int thread, long first, long count, long deadline, ProgressBar bar) {
-            this.engine = engine;
-            this.workload = workload;
-            this.first = first;
-            this.count = count;
-            this.deadline = deadline;
-            this.bar = bar;
-            this.random = new SplittableRandom(config.seed() * 1_000_003L + workload.ordinal() * 1009L + thread);
-        }
-
-        WorkerOutcome run() throws IOException {
-            LatencyHistogram latency = new LatencyHistogram();
-            long found = 0;
-            long done = 0;
-            int[] order = workload == Workload.FILLRANDOM ? randomOrder() : null;
-            while (done < count) {
-                long op = first + done;
-                boolean hit;
-                long t0 = System.nanoTime();
-                switch (workload) {
-                    case FILLSEQ -> hit = write((int) op);
-                    case FILLRANDOM -> hit = write(order[(int) op]);
-                    case FILLBATCH -> hit = writeBatched((int) op, done + 1 == count);
-                    case READRANDOM, READWHILEWRITING -> hit = lookup(false);
-                    case READMISSING -> hit = lookup(true);
-                    case READMIXED -> hit = lookup(random.nextDouble() < config.missingFraction());
-                    case SEEKRANDOM -> hit = seek();
-                    case UPDATERANDOM -> hit = update();
-                    case READLATEST -> hit = random.nextInt(100) < 5 ? insertLatest() : lookupLatest();
-                    case PREFIXSCAN, PREFIXMISSING -> hit = prefixScan(workload == Workload.PREFIXMISSING);
-                    case RANGESCAN, RANGEMISSING -> hit = rangeScan(workload == Workload.RANGEMISSING);
-                    default -> throw new IllegalStateException("no operation for " + workload);
-                }
-                latency.record(System.nanoTime() - t0);
-                if (hit) {
-                    found++;
-                }
-                done++;
-                if ((done & (PROGRESS_STEP - 1)) == 0) {
-                    bar.stepBy(PROGRESS_STEP);
-                }
-                if ((done & CLOCK_CHECK_MASK) == 0 && System.nanoTime() > deadline) {
-                    break;
-                }
-            }
-            bar.stepBy(done & (PROGRESS_STEP - 1));
-            return new WorkerOutcome(done, found, latency);
-        }
-
-        /** Adds key {@code index} to the batch; writes the batch when it is full or {@code last}. */
-        private boolean writeBatched(int index, boolean last) throws IOException {
-            if (batchKeys == null) {
-                batchKeys = new byte[Workload.BATCH_ENTRIES][];
-                batchValues = new byte[Workload.BATCH_ENTRIES][];
-                for (int i = 0; i < batchKeys.length; i++) {
-                    batchKeys[i] = keySpace.newKeyBuffer();
-                    batchValues[i] = values.newValueBuffer();
-                }
-            }
-            keySpace.present(index, batchKeys[batched]);
-            values.fill(random, batchValues[batched]);
-            batched++;
-            if (batched == batchKeys.length || last) {
-                engine.putBatch(batchKeys, batchValues, batched);
-                batched = 0;
-            }
-            return true;
-        }
-
-        private boolean write(int index) throws IOException {
-            keySpace.present(index, key);
-            values.fill(random, value);
-            engine.put(key, value);
-            return true;
-        }
-
-        private boolean lookup(boolean missing) throws IOException {
-            int index = nextIndex();
-            if (missing) {
-                keySpace.missing(index, key);
-            } else {
-                keySpace.present(index, key);
-            }
-            return engine.get(key, value) != BenchEngine.NOT_FOUND;
-        }
-
-        /**
-         * The loaded key a lookup or update asks for: by {@code --distribution}; for {@code latest},
-         * the key loaded that many places before the last (in the fill's order).
-         */
-        private int nextIndex() {
-            if (config.distribution() != BenchConfig.Distribution.LATEST) {
-                return chooser.next(random);
-            }
-            return byRecency(chooser.recency(random));
-        }
-
-        /** The loaded key {@code back} places before the last loaded one (clamped to the first). */
-        private int byRecency(long back) {
-            int position = (int) Math.max(0, keySpace.keys() - 1 - back);
-            return filledRandomly ? randomOrder()[position] : position;
-        }
-
-        /** readlatest's insert: a new key, which becomes the newest once written. */
-        private boolean insertLatest() throws IOException {
-            keySpace.inserted(latestReserved.getAndIncrement(), key);
-            values.fill(random, value);
-            engine.put(key, value);
-            latestInserted.incrementAndGet();
-            return true;
-        }
-
-        /** readlatest's lookup: zipfian over recency, counting this run's inserts as the newest keys. */
-        private boolean lookupLatest() throws IOException {
-            long back = latestChooser.recency(random);
-            long inserted = latestInserted.get();
-            if (back < inserted) {
-                keySpace.inserted(inserted - 1 - back, key);
-            } else {
-                keySpace.present(byRecency(back - inserted), key);
-            }
-            return engine.get(key, value) != BenchEngine.NOT_FOUND;
-        }
-
-        private boolean prefixScan(boolean missing) throws IOException {
-            keySpace.prefix(random.nextInt(keySpace.prefixes()), missing, prefix);
-            return engine.prefixScan(prefix, scanKey, value) > 0;
-        }
-
-        private boolean rangeScan(boolean justPast) throws IOException {
-            keySpace.range(random.nextInt(keySpace.keys()), justPast, from, to);
-            return engine.rangeScan(from, to, scanKey, value) > 0;
-        }
-
-        private boolean seek() throws IOException {
-            keySpace.present(nextIndex(), key);
-            return engine.seekScan(key, config.scanLength(), scanKey, value) > 0;
-        }
-
-        /** Read-modify-write: the value read (or, for a key not found, the last one) with one byte changed, written back. */
-        private boolean update() throws IOException {
-            keySpace.present(nextIndex(), key);
-            boolean found = engine.get(key, value) != BenchEngine.NOT_FOUND;
-            value[random.nextInt(value.length)] ^= 1;
-            engine.put(key, value);
-            return found;
         }
     }
 }
