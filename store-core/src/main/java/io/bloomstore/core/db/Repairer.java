@@ -29,15 +29,11 @@ import io.bloomstore.core.wal.LogReader;
 import io.bloomstore.core.wal.LogWriter;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,10 +82,6 @@ public final class Repairer {
      * its tables' levels but not the deletions it recorded (the tables are merged under them).
      */
     private final Map<Long, RangeTombstone> manifestTombstones = new TreeMap<>();
-
-    /** A MANIFEST that read whole: its version and recorded numbers. */
-    private record Manifest(Path path, Version version, long logNumber, long lastSequence) {
-    }
 
     private Repairer(FileSystem fs, Path dir, StoreOptions options) {
         this.fs = fs;
@@ -151,7 +143,7 @@ public final class Repairer {
                 wals.add(p.number());
             }
         }
-        Manifest manifest = readManifest(names);
+        RepairManifest manifest = RepairManifest.read(fs, dir, names, manifestTombstones, f -> lose(f, 0));
         // Every table is checked, whatever the MANIFEST says: one it does not name may hold data
         // it lacks (a flush or compaction after the MANIFEST was copied, a stale MANIFEST).
         Map<Long, FileMetaData> good = new TreeMap<>();
@@ -165,7 +157,7 @@ public final class Repairer {
         // then no table outside its version can hold anything it lacks. Otherwise every table
         // that verifies and every WAL record are merged, the newest version of each key (by
         // sequence number) winning, as RepairDB rebuilds whatever the MANIFEST says.
-        boolean keepLevels = manifest != null && describesExactly(manifest, good.keySet());
+        boolean keepLevels = manifest != null && manifest.describesExactly(good.keySet());
         for (Map.Entry<Long, Long> d : damaged.entrySet()) {
             Path table = FileNames.table(dir, d.getKey());
             if (keepLevels) {
@@ -250,23 +242,12 @@ public final class Repairer {
         return report;
     }
 
-    /** Whether the MANIFEST's version holds exactly the tables in {@code verified}. */
-    private static boolean describesExactly(Manifest manifest, Set<Long> verified) {
-        Set<Long> named = new HashSet<>();
-        for (int level = 0; level < Version.NUM_LEVELS; level++) {
-            for (FileMetaData f : manifest.version().files(level)) {
-                named.add(f.fileNumber());
-            }
-        }
-        return named.equals(verified);
-    }
-
     /**
      * Reports the tables the MANIFEST names that are not in the directory. Their keys may live on
      * in tables it does not name (a compaction's outputs, when the MANIFEST is older than the
      * tables): the merge keeps whatever verifies, so no key count can be given.
      */
-    private void noteMissing(Manifest manifest) {
+    private void noteMissing(RepairManifest manifest) {
         for (int level = 0; level < Version.NUM_LEVELS; level++) {
             for (FileMetaData f : manifest.version().files(level)) {
                 String name = FileNames.table(dir, f.fileNumber()).getFileName().toString();
@@ -281,92 +262,6 @@ public final class Repairer {
     private void writeEmptyWal(long n) throws IOException {
         try (LogWriter w = new LogWriter(fs.create(FileNames.wal(dir, n)), LogFormat.WAL_MAGIC)) {
             w.sync();
-        }
-    }
-
-    /** The MANIFEST name CURRENT holds, or null when CURRENT is missing or unreadable. */
-    private String readCurrentName() {
-        Path current = dir.resolve(FileNames.CURRENT);
-        if (!fs.exists(current)) {
-            return null;
-        }
-        try (RandomReadFile f = fs.openRead(current)) {
-            long size = f.size();
-            if (size < 2 || size > 256) {
-                return null;
-            }
-            ByteBuffer b = ByteBuffer.allocate((int) size);
-            f.readFully(0, b);
-            String text = new String(b.array(), StandardCharsets.UTF_8);
-            if (!text.endsWith("\n")) {
-                return null;
-            }
-            String name = text.substring(0, text.length() - 1);
-            FileNames.Parsed p = FileNames.parse(name);
-            return p != null && p.kind() == FileNames.Kind.MANIFEST ? name : null;
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    /**
-     * The MANIFEST CURRENT names (or, when CURRENT is missing or damaged, the newest one), if it
-     * reads whole: every record's CRC, every edit, no torn tail. A damaged one is moved into
-     * {@code lost/}, and so is a damaged CURRENT.
-     */
-    private Manifest readManifest(List<String> names) throws IOException {
-        String name = readCurrentName();
-        if (name == null && fs.exists(dir.resolve(FileNames.CURRENT))) {
-            lose(dir.resolve(FileNames.CURRENT), 0);
-        }
-        if (name == null || !fs.exists(dir.resolve(name))) {
-            name = null;
-            long newest = -1;
-            for (String n : names) {
-                FileNames.Parsed p = FileNames.parse(n);
-                if (p != null && p.kind() == FileNames.Kind.MANIFEST && p.number() > newest) {
-                    newest = p.number();
-                    name = n;
-                }
-            }
-        }
-        if (name == null) {
-            return null;
-        }
-        Path path = dir.resolve(name);
-        try (RandomReadFile f = fs.openRead(path)) {
-            LogReader reader = new LogReader(f, path, LogFormat.MANIFEST_MAGIC);
-            Version.Builder v = new Version.Builder();
-            long logNumber = 0;
-            long sequence = 0;
-            int edits = 0;
-            for (byte[] record = reader.next(); record != null; record = reader.next()) {
-                VersionEdit edit = VersionEdit.decode(record, path, reader.lastRecordOffset());
-                for (long gone : edit.deletedRangeTombstones()) {
-                    manifestTombstones.remove(gone);
-                }
-                for (RangeTombstone t : edit.addedRangeTombstones()) {
-                    manifestTombstones.put(t.sequence(), t);
-                }
-                String wrong = v.apply(edit);
-                if (wrong != null) {
-                    throw new CorruptionException(path, reader.lastRecordOffset(), "edit " + (edits + 1) + " " + wrong);
-                }
-                logNumber = edit.logNumber().orElse(logNumber);
-                sequence = edit.lastSequence().orElse(sequence);
-                edits++;
-            }
-            if (edits == 0 || reader.droppedTailBytes() > 0) {
-                throw new CorruptionException(path, f.size() - reader.droppedTailBytes(),
-                        edits == 0 ? "no complete edit" : "damaged or torn last edit");
-            }
-            return new Manifest(path, v.build(), logNumber, sequence);
-        } catch (IOException | RuntimeException e) {
-            Log.LOG.warn("repair: {} does not read whole ({}); every kept table is merged instead, under the {} range"
-                    + " tombstones of its edits before the damage (range deletions recorded only past it are lost)",
-                    path, e.toString(), manifestTombstones.size());
-            lose(path, 0);
-            return null;
         }
     }
 
