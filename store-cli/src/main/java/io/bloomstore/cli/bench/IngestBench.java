@@ -66,7 +66,7 @@ final class IngestBench {
         out.printf(Locale.ROOT, "%ningest: %,d sorted keys of 16 + %d bytes, medians of %d rounds%n", keys, valueSize,
                 rounds);
         for (String way : WAYS) {
-            double m = median(seconds.get(way));
+            double m = Summary.median(seconds.get(way));
             out.printf(Locale.ROOT, "%-18s %8.2f s %,14.0f keys/s%n", way, m, keys / m);
         }
         out.printf(Locale.ROOT, "bloomstore-ingest / bloomstore-load keys/s: %.2fx (median of per-round ratios)%n",
@@ -77,19 +77,13 @@ final class IngestBench {
         return seconds;
     }
 
-    private static double median(List<Double> v) {
-        List<Double> s = new ArrayList<>(v);
-        Collections.sort(s);
-        return s.get(s.size() / 2);
-    }
-
     /** Median over rounds of {@code slower}'s seconds / {@code faster}'s: the keys/s ratio faster / slower. */
     private static double medianRatio(Map<String, List<Double>> seconds, String slower, String faster) {
         List<Double> r = new ArrayList<>();
         for (int i = 0; i < seconds.get(slower).size(); i++) {
             r.add(seconds.get(slower).get(i) / seconds.get(faster).get(i));
         }
-        return median(r);
+        return Summary.median(r);
     }
 
     /** Key {@code i}: "key" and 13 decimal digits, so ascending {@code i} sorts ascending. */

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -100,13 +99,13 @@ public final class SecondaryBench {
                     idleCatchUps.add((System.nanoTime() - s) / 1e6);
                 }
             }
-            System.out.printf("openSecondary: median %.1f ms (of %d: %s)%n", median(opens), opens.size(), fmt(opens));
-            System.out.printf("catchUp after %,d writes: median %.1f ms (%s)%n", batch, median(catchUps), fmt(catchUps));
+            System.out.printf("openSecondary: median %.1f ms (of %d: %s)%n", Summary.median(opens), opens.size(), fmt(opens));
+            System.out.printf("catchUp after %,d writes: median %.1f ms (%s)%n", batch, Summary.median(catchUps), fmt(catchUps));
             System.out.printf("  of which the MANIFEST unchanged (reads on in the WAL): median %.1f ms (of %d: %s)%n",
-                    median(walOnly), walOnly.size(), fmt(walOnly));
+                    Summary.median(walOnly), walOnly.size(), fmt(walOnly));
             System.out.printf("  of which the MANIFEST changed (a flush or compaction: a new view): median %.1f ms"
-                    + " (of %d: %s)%n", median(newManifest), newManifest.size(), fmt(newManifest));
-            System.out.printf("catchUp, nothing new: median %.2f ms (%s)%n", median(idleCatchUps), fmt(idleCatchUps));
+                    + " (of %d: %s)%n", Summary.median(newManifest), newManifest.size(), fmt(newManifest));
+            System.out.printf("catchUp, nothing new: median %.2f ms (%s)%n", Summary.median(idleCatchUps), fmt(idleCatchUps));
 
             List<Double> alone = new ArrayList<>();
             List<Double> beside = new ArrayList<>();
@@ -132,11 +131,11 @@ public final class SecondaryBench {
                 ratios.add(with / without);
                 perCatchUp.add(nanos.get() / 1e6 / Math.max(1, count.get()));
             }
-            System.out.printf("primary writes/s alone: median %,.0f (%s)%n", median(alone), fmt(alone));
+            System.out.printf("primary writes/s alone: median %,.0f (%s)%n", Summary.median(alone), fmt(alone));
             System.out.printf("primary writes/s, a secondary catching up every %d ms: median %,.0f (%s)%n", intervalMs,
-                    median(beside), fmt(beside));
+                    Summary.median(beside), fmt(beside));
             System.out.printf("with/without, per round: median %.2f (%s); catchUp in those rounds: median of means"
-                    + " %.1f ms (%s)%n", median(ratios), fmtRatio(ratios), median(perCatchUp), fmt(perCatchUp));
+                    + " %.1f ms (%s)%n", Summary.median(ratios), fmtRatio(ratios), Summary.median(perCatchUp), fmt(perCatchUp));
         } finally {
             deleteTree(scratchRoot);
         }
@@ -201,15 +200,6 @@ public final class SecondaryBench {
     private static String manifestState(Path dir) throws IOException {
         String manifest = Files.readString(dir.resolve("CURRENT")).trim();
         return manifest + ":" + Files.size(dir.resolve(manifest));
-    }
-
-    private static double median(List<Double> xs) {
-        if (xs.isEmpty()) {
-            return Double.NaN;
-        }
-        List<Double> s = new ArrayList<>(xs);
-        Collections.sort(s);
-        return s.get(s.size() / 2);
     }
 
     private static String fmt(List<Double> xs) {

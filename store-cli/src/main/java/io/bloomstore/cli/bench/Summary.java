@@ -96,6 +96,11 @@ public final class Summary {
     }
 
     /** The median (mean of the middle two for an even count); NaN for none. */
+    /** {@link #median(double[])} of a list. */
+    public static double median(java.util.List<Double> values) {
+        return median(values.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
     public static double median(double[] values) {
         if (values.length == 0) {
             return Double.NaN;

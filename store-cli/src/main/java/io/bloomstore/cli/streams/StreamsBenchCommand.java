@@ -321,20 +321,14 @@ public final class StreamsBenchCommand implements Callable<Integer> {
                 List<EosCrashBench.Result> mine = results.stream()
                         .filter(r -> r.application().equals(application) && r.config().equals(c)).toList();
                 out.printf(Locale.ROOT, "%-15s %-14s %,12.0f %12.1f %10.1f %12s%n", application, c.name(),
-                        median(mine.stream().mapToDouble(EosCrashBench.Result::restoredRecords).toArray()),
-                        median(mine.stream().mapToDouble(EosCrashBench.Result::restoreSeconds).toArray()),
-                        median(mine.stream().mapToDouble(EosCrashBench.Result::resumeSeconds).toArray()),
+                        io.bloomstore.cli.bench.Summary.median(mine.stream().mapToDouble(EosCrashBench.Result::restoredRecords).toArray()),
+                        io.bloomstore.cli.bench.Summary.median(mine.stream().mapToDouble(EosCrashBench.Result::restoreSeconds).toArray()),
+                        io.bloomstore.cli.bench.Summary.median(mine.stream().mapToDouble(EosCrashBench.Result::resumeSeconds).toArray()),
                         mine.stream().allMatch(EosCrashBench.Result::outputsExact));
             }
             out.flush();
         }
         return results;
-    }
-
-    private static double median(double[] values) {
-        double[] v = values.clone();
-        java.util.Arrays.sort(v);
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     private static List<Map<String, Object>> crashRows(List<EosCrashBench.Result> results) {
