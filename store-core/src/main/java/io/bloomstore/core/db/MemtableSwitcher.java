@@ -160,6 +160,10 @@ final class MemtableSwitcher {
      * the new segment before the seal is done and recorded in it ({@link DbWal#recordSeal}).
      */
     private void switchMemTables() throws IOException {
+        // Records writes left in the process (walBufferBytes) reach the finished segment's file
+        // before any of the next segment's can: its seal, which would write them, runs later, and a
+        // kill in between would leave a hole between the two segments.
+        wal.flushBuffered();
         long walNumber = db.versions.newFileNumber();
         LogWriter next;
         try {

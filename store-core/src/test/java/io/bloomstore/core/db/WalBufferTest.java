@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.WriteOptions;
+import io.bloomstore.core.fs.FaultInjectionFileSystem;
+import io.bloomstore.core.fs.LocalFileSystem;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -151,6 +153,71 @@ class WalBufferTest {
             for (int i = 0; i <= 5; i++) {
                 assertArrayEquals(value(i), reopened.get(key(i)), "close handed write " + i + " over");
             }
+        }
+    }
+
+    /**
+     * A memtable switch hands the finished segment's buffer over before the next segment is
+     * written: its seal (which syncs it) runs later on a sync thread, after the seal before it, so
+     * a kill with seals held back must still find every segment whole up to the newest writes, not
+     * a later segment's records after an earlier one's missing tail (a hole recovery refuses).
+     */
+    @Test
+    void aSwitchHandsTheFinishedSegmentsBufferOver() throws Exception {
+        Path dir = tmp.resolve("store");
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean(true);
+        FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, 1).beforeSync(p -> {
+            if (p.getFileName().toString().endsWith(".log") && hold.get()) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        StoreOptions options = StoreOptions.builder().walBufferBytes(BUFFER).memtableBytes(64 * 1024).bytesPerSync(0)
+                .build();
+        int acknowledged = 0;
+        int pastSecondSwitch = -1;
+        Path killed;
+        try (Store store = Store.open(fs, dir, options)) {
+            try {
+                // The first segment's seal holds in its sync, so the second's waits without a
+                // flush; two switches, then enough writes into the third segment to hand its
+                // buffer over.
+                while (pastSecondSwitch < 0 || acknowledged < pastSecondSwitch + 300) {
+                    store.put(key(acknowledged), value(acknowledged));
+                    acknowledged++;
+                    if (pastSecondSwitch < 0 && logs(dir) >= 3) {
+                        pastSecondSwitch = acknowledged;
+                    }
+                    assertTrue(acknowledged < 100_000, "two memtable switches");
+                }
+                killed = copyAsKilled(dir, tmp.resolve("killed"));
+            } finally {
+                // Before close, which waits for the seals (and before any other store needs the
+                // shared flush thread, which the held seal keeps waiting).
+                hold.set(false);
+                release.countDown();
+            }
+        }
+        try (Store reopened = Store.open(killed, options(0))) {
+            int k = 0;
+            while (k < acknowledged && reopened.get(key(k)) != null) {
+                k++;
+            }
+            for (int i = k; i < acknowledged; i++) {
+                assertNull(reopened.get(key(i)), "a prefix: write " + i + " after missing write " + k);
+            }
+            assertTrue(k > pastSecondSwitch, "the writes of the held segments survive: " + k + " of "
+                    + acknowledged + ", the third segment began at " + pastSecondSwitch);
+        }
+    }
+
+    private static long logs(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".log")).count();
         }
     }
 
