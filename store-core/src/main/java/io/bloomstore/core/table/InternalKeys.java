@@ -36,6 +36,18 @@ public final class InternalKeys {
     }
 
     /**
+     * {@code userKey} with {@code trailer} into {@code into}, when it is exactly that long; else into
+     * a new array. Returns the array written.
+     */
+    static byte[] encodeInto(byte[] userKey, long trailer, byte[] into) {
+        int n = userKey.length + TRAILER_BYTES;
+        byte[] k = into != null && into.length == n ? into : new byte[n];
+        System.arraycopy(userKey, 0, k, 0, userKey.length);
+        putTrailer(k, userKey.length, trailer);
+        return k;
+    }
+
+    /**
      * The smallest internal key for {@code userKey} visible at {@code sequence}: it sorts
      * before every entry of that user key with a sequence number ≤ {@code sequence}.
      */

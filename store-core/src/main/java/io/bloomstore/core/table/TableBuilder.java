@@ -58,6 +58,14 @@ public final class TableBuilder {
     private long[] values = new long[64];
     private int valueCount;
     private byte[] lastInternalKey;
+    /**
+     * {@link #addNewUserKey}'s internal keys, written in turn into the one of the two that does not
+     * hold the last key (which the data block compares the next key with): an array per key was a
+     * bulk load's largest allocation. Whatever keeps a key past the next add (a block's index
+     * entry) takes a copy ({@link #ownKey}).
+     */
+    private byte[] keyBufferA;
+    private byte[] keyBufferB;
     private byte[] firstUserKey;
     private long entries;
     private long dataBlocks;
@@ -162,12 +170,23 @@ public final class TableBuilder {
         if (type != ValueType.VALUE && (type != ValueType.DELETION || value.length != 0)) {
             throw new IllegalArgumentException("a new user key takes a value or an empty deletion, not " + type);
         }
-        byte[] internalKey = InternalKeys.encode(userKey, 0, type);
+        long trailer = InternalKeys.packTrailer(0, type);
+        byte[] internalKey;
+        if (keyBufferA == lastInternalKey) {
+            internalKey = keyBufferB = InternalKeys.encodeInto(userKey, trailer, keyBufferB);
+        } else {
+            internalKey = keyBufferA = InternalKeys.encodeInto(userKey, trailer, keyBufferA);
+        }
         record(userKey, internalKey, 0, true);
         dataBlock.add(internalKey, value, 0, value.length);
         if (dataBlock.estimatedSize() >= opts.blockSize()) {
             flushDataBlock();
         }
+    }
+
+    /** {@code key} itself, or a copy when it is one of {@link #addNewUserKey}'s reused arrays. */
+    private byte[] ownKey(byte[] key) {
+        return key == keyBufferA || key == keyBufferB ? key.clone() : key;
     }
 
     /**
@@ -220,7 +239,7 @@ public final class TableBuilder {
         }
         long offset = out.position();
         out.write(b.storedBytes(), 0, b.storedLength());
-        indexBlock.add(lastInternalKey, new BlockHandle(offset, b.storedLength() - BlockCodec.TRAILER_BYTES).encode());
+        indexBlock.add(ownKey(lastInternalKey), new BlockHandle(offset, b.storedLength() - BlockCodec.TRAILER_BYTES).encode());
         dataBlocks++;
         blocksCopied++;
     }
@@ -314,12 +333,12 @@ public final class TableBuilder {
         int length = dataBlock.finishInPlace();
         if (pipeline == null) {
             BlockHandle h = encoder.write(out, dataBlock.buffer(), length, opts.compression());
-            indexBlock.add(dataBlock.lastKey(), h.encode());
+            indexBlock.add(ownKey(dataBlock.lastKey()), h.encode());
         } else {
             // The block's array goes to the pipeline and the builder takes a spare one (no copy); the
-            // last key is an entry's own array, never changed.
+            // index key is an entry's own array, never changed (ownKey copies a reused one).
             byte[] full = dataBlock.handOverBuffer(pipeline.spare());
-            pipeline.add(full, length, dataBlock.lastKey(), opts.compression());
+            pipeline.add(full, length, ownKey(dataBlock.lastKey()), opts.compression());
             pipeline.write(out, indexBlock, BlockPipeline.MAX_PENDING);
         }
         dataBlock.reset();
