@@ -399,10 +399,8 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             BenchConfig.Compression c = choice(BenchConfig.Compression.class, "--compression", compression);
             BenchConfig.Distribution d = choice(BenchConfig.Distribution.class, "--distribution", distribution);
-            if (walBuffer < 0 || walBuffer > io.bloomstore.core.StoreOptions.MAX_WAL_BUFFER_BYTES) {
-                throw new IllegalArgumentException("--wal-buffer must be in [0, "
-                        + io.bloomstore.core.StoreOptions.MAX_WAL_BUFFER_BYTES + "]: " + walBuffer);
-            }
+            // --wal-buffer is BloomStore's walBufferBytes: its own rule says what it takes.
+            io.bloomstore.core.StoreOptions.builder().walBufferBytes(walBuffer).build();
             return new BenchConfig(keys, keySize, valueSize, threads, reads, duration, bitsPerKey,
                     FilterKind.byCliName(filterKind), blockCacheMb << 20, memtableMb << 20, c, missingFraction,
                     BenchConfig.defaults().scanLength(), seed, d, directReads, walBuffer);

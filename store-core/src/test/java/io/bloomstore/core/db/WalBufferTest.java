@@ -44,12 +44,17 @@ class WalBufferTest {
         return ("value-" + i).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** The store's WAL segments, oldest first. */
+    private static List<Path> walSegments(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".log")).sorted().toList();
+        }
+    }
+
     /** Bytes of the store's newest WAL segment on disk. */
     private static long walOnDisk(Path dir) throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            List<Path> logs = files.filter(p -> p.getFileName().toString().endsWith(".log")).sorted().toList();
-            return Files.size(logs.get(logs.size() - 1));
-        }
+        List<Path> logs = walSegments(dir);
+        return Files.size(logs.get(logs.size() - 1));
     }
 
     /** What a process killed now leaves: every file as the operating system holds it. */
@@ -189,7 +194,7 @@ class WalBufferTest {
                 while (pastSecondSwitch < 0 || acknowledged < pastSecondSwitch + 300) {
                     store.put(key(acknowledged), value(acknowledged));
                     acknowledged++;
-                    if (pastSecondSwitch < 0 && logs(dir) >= 3) {
+                    if (pastSecondSwitch < 0 && walSegments(dir).size() >= 3) {
                         pastSecondSwitch = acknowledged;
                     }
                     assertTrue(acknowledged < 100_000, "two memtable switches");
@@ -212,12 +217,6 @@ class WalBufferTest {
             }
             assertTrue(k > pastSecondSwitch, "the writes of the held segments survive: " + k + " of "
                     + acknowledged + ", the third segment began at " + pastSecondSwitch);
-        }
-    }
-
-    private static long logs(Path dir) throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".log")).count();
         }
     }
 
