@@ -114,8 +114,37 @@ public final class StreamsBenchCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "Seed of the generated events (default: ${DEFAULT-VALUE}).")
     long seed = 42;
 
-    @Option(names = "--data", paramLabel = "DIR", description = "Directory for state stores (default: a fresh temporary directory).")
+    @Option(names = "--data", paramLabel = "DIR", description = "Directory in which the run makes a working directory "
+            + "of its own for state stores and logs, removed at the end; nothing else in DIR is touched "
+            + "(default: the system's temporary directory).")
     Path data;
+
+    /** The run's own fresh directory: under {@code --data} when given, else under the temporary directory. */
+    private Path workDirectory() throws IOException {
+        if (data == null) {
+            return Files.createTempDirectory("bloomstore-bench-streams");
+        }
+        if (Files.exists(data) && !Files.isDirectory(data)) {
+            throw usage("--data " + data + " is not a directory");
+        }
+        createdData = !Files.exists(data);
+        return Files.createTempDirectory(Files.createDirectories(data), "bench-streams-");
+    }
+
+    /** Removes the run's working directory, and {@code --data} too when the run created it and it is empty. */
+    private void removeWorkDirectory(Path root) throws IOException {
+        deleteRecursively(root);
+        if (createdData) {
+            try (Stream<Path> left = Files.list(data)) {
+                if (left.findAny().isEmpty()) {
+                    Files.delete(data);
+                }
+            }
+        }
+    }
+
+    /** Whether this run created the {@code --data} directory. */
+    private boolean createdData;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
     Path json;
@@ -156,7 +185,7 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         MachineInfo machine = MachineInfo.current();
         out.println("bloomstore bench-streams: bloomstore vs rocksdb (Kafka Streams state stores) on " + machine.describe());
         out.flush();
-        Path root = data != null ? Files.createDirectories(data) : Files.createTempDirectory("bloomstore-bench-streams");
+        Path root = workDirectory();
         List<StreamsResult> results = new ArrayList<>();
         Map<StreamsEngine, Double> restore = new LinkedHashMap<>();
         int runs = 0;
@@ -200,7 +229,7 @@ public final class StreamsBenchCommand implements Callable<Integer> {
                 }
             }
         } finally {
-            deleteRecursively(root);
+            removeWorkDirectory(root);
         }
         StreamsTable.print(out, results, restore, changelogSize(results));
         if (json != null) {
@@ -234,7 +263,7 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         out.println("bloomstore bench-streams --broker: bloomstore vs rocksdb (KafkaStreams on a KRaft broker on loopback"
                 + (exactlyOnce ? ", exactly_once_v2 with transactional state stores" : "") + ") on " + machine.describe());
         out.flush();
-        Path root = data != null ? Files.createDirectories(data) : Files.createTempDirectory("bloomstore-bench-streams");
+        Path root = workDirectory();
         List<BrokerResult> results = new ArrayList<>();
         List<BrokerBench.Footprint> footprints = new ArrayList<>();
         List<EosCrashBench.Result> crashResults = List.of();
@@ -267,7 +296,7 @@ public final class StreamsBenchCommand implements Callable<Integer> {
                 }
             }
         } finally {
-            deleteRecursively(root);
+            removeWorkDirectory(root);
         }
         if (!results.isEmpty()) {
             BrokerTable.print(out, results);

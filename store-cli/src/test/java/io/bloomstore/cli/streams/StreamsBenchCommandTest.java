@@ -30,7 +30,7 @@ class StreamsBenchCommandTest {
                 "--warmup-events", "500", "--data", data.toString(), "--json", json.toString());
         assertEquals(0, r.exitCode(), r.out() + r.err());
         assertTrue(r.out().contains("dedup") && r.out().contains("wordcount") && r.out().contains("records/s"), r.out());
-        assertFalse(Files.exists(data), "state stores are removed after the run");
+        assertFalse(Files.exists(data), "the run created --data, and removes it with its state stores");
 
         JsonNode root = new ObjectMapper().readTree(json.toFile());
         assertEquals(8, root.get("runs").size(), "2 workloads x 2 engines x 2 rounds");
@@ -42,6 +42,28 @@ class StreamsBenchCommandTest {
         assertTrue(dedup.get("ratio").asDouble() > 0, dedup.toString());
         assertTrue(root.at("/restore/bloomstoreRecordsPerSecond").asDouble() > 0
                 && root.at("/restore/rocksdbRecordsPerSecond").asDouble() > 0, root.get("restore").toString());
+    }
+
+    @Test
+    void anExistingDataDirectoryKeepsWhatItHeld() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("mine"));
+        Files.writeString(data.resolve("notes.txt"), "not the bench's");
+        Files.createDirectories(data.resolve("project"));
+        CliRunner.Result r = CliRunner.run("bench-streams", "--events", "500", "--words", "200", "--repeat", "1",
+                "--warmup-events", "0", "--no-restore", "--data", data.toString());
+        assertEquals(0, r.exitCode(), r.out() + r.err());
+        try (java.util.stream.Stream<Path> left = Files.list(data)) {
+            assertEquals(java.util.Set.of("notes.txt", "project"),
+                    left.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet()));
+        }
+        assertEquals("not the bench's", Files.readString(data.resolve("notes.txt")));
+
+        Path file = dir.resolve("a-file");
+        Files.writeString(file, "x");
+        CliRunner.Result notDir = CliRunner.run("bench-streams", "--events", "500", "--data", file.toString());
+        assertEquals(2, notDir.exitCode(), notDir.err());
+        assertTrue(notDir.err().contains("is not a directory"), notDir.err());
+        assertEquals("x", Files.readString(file));
     }
 
     @Test
