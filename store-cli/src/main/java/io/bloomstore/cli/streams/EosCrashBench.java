@@ -18,10 +18,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -57,20 +60,32 @@ final class EosCrashBench {
 
     /** What one crash and resume measured. */
     record Result(String application, Config config, long events, long restoredRecords, double restoreSeconds,
-                  double resumeSeconds, boolean outputsExact, String mismatch) {
+                  double resumeSeconds, Phases phases, boolean outputsExact, String mismatch) {
+    }
+
+    /**
+     * Where a resume went, by the resumed JVM's age in seconds: when Kafka Streams started to
+     * rebalance (the JVM's and Streams' start-up), and when it last went to {@code RUNNING} (the
+     * rebalance and the stores' opens and restores done); the rest of the resume, to the first output,
+     * is processing and the first commit. NaN when the child's log does not say.
+     */
+    record Phases(double rebalancingAt, double runningAt) {
     }
 
     private final String bootstrap;
     private final Path root;
     private final int partitions;
+    /** Whether the instances are static members of their group (a {@code group.instance.id}). */
+    private final boolean staticMembership;
     /** Per application, the event time of its first input record. */
     private final Map<String, Long> starts = new HashMap<>();
     private int runs;
 
-    EosCrashBench(String bootstrap, Path root, int partitions) {
+    EosCrashBench(String bootstrap, Path root, int partitions, boolean staticMembership) {
         this.bootstrap = bootstrap;
         this.root = root;
         this.partitions = partitions;
+        this.staticMembership = staticMembership;
     }
 
     /** Writes the application's input topic once: {@code events} records. */
@@ -110,9 +125,9 @@ final class EosCrashBench {
         Path state = root.resolve(app);
         Expected expected = expected(application, events, seed, starts.get(application));
         Process child = null;
-        try (Outputs out = new Outputs(bootstrap, output)) {
+        try (Outputs out = new Outputs(bootstrap, output, expected)) {
             child = start(app, state, config, application, input, output, root.resolve(app + "-1.log"));
-            long killCount = (long) (expected.outputs * killAt);
+            long killCount = (long) (expected.outputs() * killAt);
             await("the first instance's outputs", 900, () -> out.poll() >= killCount);
             child.destroyForcibly().waitFor(60, TimeUnit.SECONDS);
             // Outputs of transactions committed before the kill may still be on their way.
@@ -130,14 +145,14 @@ final class EosCrashBench {
             child = start(app, state, config, application, input, output, log2);
             await("the resumed instance's first output", 900, () -> out.poll() > before);
             double resume = (System.nanoTime() - started) / 1e9;
-            await("all outputs", 1800, () -> out.poll() >= expected.outputs);
+            await("all outputs", 1800, () -> out.poll() >= expected.outputs());
             long extra = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
             while (System.nanoTime() < extra) {
                 out.poll();
             }
-            String mismatch = out.check(application, expected);
+            String mismatch = out.check();
             return new Result(application, config, events, restored(log2), restoreSeconds(log2), resume,
-                    mismatch == null, mismatch);
+                    phases(log2), mismatch == null, mismatch);
         } finally {
             if (child != null) {
                 child.destroyForcibly().waitFor(60, TimeUnit.SECONDS);
@@ -155,7 +170,8 @@ final class EosCrashBench {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(EosCrashChild.class.getName());
         cmd.addAll(List.of(bootstrap, app, state.toString(), config.engine().cliName(),
-                String.valueOf(config.transactional()), application, input, output));
+                String.valueOf(config.transactional()), application, input, output,
+                staticMembership ? app + "-instance" : "-"));
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
@@ -168,6 +184,26 @@ final class EosCrashBench {
     private static double restoreSeconds(Path log) throws IOException {
         return Files.readAllLines(log).stream().filter(l -> l.startsWith("RESTORE-NANOS "))
                 .mapToLong(l -> Long.parseLong(l.substring("RESTORE-NANOS ".length()).trim())).max().orElse(0) / 1e9;
+    }
+
+    /** The first {@code STATE REBALANCING} and the last {@code STATE RUNNING} of a child's log. */
+    static Phases phases(Path log) throws IOException {
+        double rebalancing = Double.NaN;
+        double running = Double.NaN;
+        for (String line : Files.readAllLines(log)) {
+            if (line.startsWith("STATE REBALANCING at ") && Double.isNaN(rebalancing)) {
+                rebalancing = ageSeconds(line);
+            } else if (line.startsWith("STATE RUNNING at ")) {
+                running = ageSeconds(line);
+            }
+        }
+        return new Phases(rebalancing, running);
+    }
+
+    /** "STATE X at N ms" → N / 1000. */
+    private static double ageSeconds(String line) {
+        String ms = line.substring(line.lastIndexOf(" at ") + 4, line.length() - " ms".length()).trim();
+        return Long.parseLong(ms) / 1e3;
     }
 
     private Admin admin() {
@@ -185,34 +221,143 @@ final class EosCrashBench {
         }
     }
 
-    /** The outputs of a run without a crash: their number, and per dedup id or window key its count. */
-    private record Expected(long outputs, Map<String, Integer> counts) {
+    /**
+     * What the outputs of a run without a crash are, checked one output at a time as they arrive:
+     * their number, and each dedup id once, or each window key's counts running 1, 2, … to its
+     * number of events in that window.
+     */
+    interface Expected {
+        long outputs();
+
+        /** One output, in the order its partition holds it. */
+        void accept(String key, String value);
+
+        /** Null when the outputs accepted are exactly the expected ones (all {@code total} of them). */
+        String mismatch(long total);
     }
 
-    private static Expected expected(String application, int events, long seed, long t0) {
-        Map<String, Integer> counts = new HashMap<>();
-        if (application.equals("dedup")) {
-            for (String id : StreamsEvents.dedup(events, 0.9, seed).records()) {
-                counts.put(id, 1);
+    static Expected expected(String application, int events, long seed, long t0) {
+        return application.equals("dedup") ? new DedupExpected(StreamsEvents.dedup(events, 0.9, seed).records())
+                : new WindowExpected(events, t0);
+    }
+
+    /** Every distinct id output exactly once. */
+    static final class DedupExpected implements Expected {
+        private final Set<String> ids;
+        private final Map<String, Integer> times;
+
+        DedupExpected(String[] records) {
+            ids = new HashSet<>(Arrays.asList(records));
+            times = new HashMap<>(ids.size() * 4 / 3 + 1);
+        }
+
+        @Override
+        public long outputs() {
+            return ids.size();
+        }
+
+        @Override
+        public void accept(String key, String value) {
+            times.merge(key, 1, Integer::sum);
+        }
+
+        @Override
+        public String mismatch(long total) {
+            if (total != ids.size()) {
+                return total + " outputs, expected " + ids.size();
             }
-        } else {
-            long windowMs = BrokerWorkload.WINDOW.toMillis();
+            for (Map.Entry<String, Integer> e : times.entrySet()) {
+                if (e.getValue() != 1 || !ids.contains(e.getKey())) {
+                    return "id " + e.getKey() + " output " + e.getValue() + " times";
+                }
+            }
+            return times.size() == ids.size() ? null : times.size() + " ids output, expected " + ids.size();
+        }
+    }
+
+    /**
+     * Per window and key {@code w<k>} the counts output, held densely (window index × {@value
+     * #WINDOW_KEYS} + k: two ints an entry, so ten million events need some 160 MB where maps of
+     * strings needed gigabytes): each output must be the last one plus 1, and the last one the
+     * key's number of events in the window.
+     */
+    static final class WindowExpected implements Expected {
+        private final long events;
+        private final long windowMs = BrokerWorkload.WINDOW.toMillis();
+        private final long firstWindow;
+        private final int[] expected;
+        private final int[] last;
+        private String firstMismatch;
+
+        WindowExpected(int events, long t0) {
+            this.events = events;
+            firstWindow = t0 / windowMs * windowMs;
+            int windows = (int) (windowIndex(t0 + (events - 1) / EVENTS_PER_MS) + 1);
+            expected = new int[Math.multiplyExact(windows, WINDOW_KEYS)];
+            last = new int[expected.length];
             for (int i = 0; i < events; i++) {
-                long start = (t0 + i / EVENTS_PER_MS) / windowMs * windowMs;
-                counts.merge("w" + (i % WINDOW_KEYS) + "@" + start, 1, Integer::sum);
+                expected[(int) (windowIndex(t0 + i / EVENTS_PER_MS) * WINDOW_KEYS + i % WINDOW_KEYS)]++;
             }
         }
-        return new Expected(application.equals("dedup") ? counts.size() : events, counts);
+
+        private long windowIndex(long timestamp) {
+            return (timestamp / windowMs * windowMs - firstWindow) / windowMs;
+        }
+
+        @Override
+        public long outputs() {
+            return events;
+        }
+
+        @Override
+        public void accept(String key, String value) {
+            int at = key.indexOf('@');
+            long k = key.startsWith("w") && at > 1 ? Long.parseLong(key, 1, at, 10) : -1;
+            long window = at > 0 ? (Long.parseLong(key, at + 1, key.length(), 10) - firstWindow) / windowMs : -1;
+            if (k < 0 || k >= WINDOW_KEYS || window < 0 || window * WINDOW_KEYS >= expected.length) {
+                note("an output for no key or window of the input: " + key + " -> " + value);
+                return;
+            }
+            int slot = (int) (window * WINDOW_KEYS + k);
+            long count = Long.parseLong(value);
+            if (count != last[slot] + 1L) {
+                note(key + ": count " + count + " after " + last[slot]);
+            }
+            last[slot] = (int) count;
+        }
+
+        private void note(String mismatch) {
+            if (firstMismatch == null) {
+                firstMismatch = mismatch;
+            }
+        }
+
+        @Override
+        public String mismatch(long total) {
+            if (firstMismatch != null) {
+                return firstMismatch;
+            }
+            if (total != events) {
+                return total + " outputs, expected " + events;
+            }
+            for (int slot = 0; slot < expected.length; slot++) {
+                if (last[slot] != expected[slot]) {
+                    return "w" + slot % WINDOW_KEYS + "@" + (firstWindow + slot / WINDOW_KEYS * windowMs) + ": "
+                            + last[slot] + " outputs, expected " + expected[slot];
+                }
+            }
+            return null;
+        }
     }
 
-    /** Reads an output topic from the start, {@code read_committed}. */
+    /** Reads an output topic from the start, {@code read_committed}, into an {@link Expected}. */
     private static final class Outputs implements AutoCloseable {
         private final KafkaConsumer<String, String> consumer;
-        /** dedup: id → times output; windowed count: "key@windowStart" → the counts output, in order. */
-        private final Map<String, List<Long>> seen = new HashMap<>();
+        private final Expected expected;
         private long total;
 
-        Outputs(String bootstrap, String topic) {
+        Outputs(String bootstrap, String topic, Expected expected) {
+            this.expected = expected;
             Properties p = new Properties();
             p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -226,7 +371,7 @@ final class EosCrashBench {
 
         long poll() {
             for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(20))) {
-                seen.computeIfAbsent(r.key(), k -> new ArrayList<>(2)).add(r.value().equals("e") ? 1L : Long.parseLong(r.value()));
+                expected.accept(r.key(), r.value());
                 total++;
             }
             return total;
@@ -237,33 +382,8 @@ final class EosCrashBench {
         }
 
         /** Null when the outputs are exactly those of a run without a crash; else the first difference. */
-        String check(String application, Expected expected) {
-            if (total != expected.outputs) {
-                return total + " outputs, expected " + expected.outputs;
-            }
-            if (application.equals("dedup")) {
-                for (Map.Entry<String, List<Long>> e : seen.entrySet()) {
-                    if (e.getValue().size() != 1 || !expected.counts.containsKey(e.getKey())) {
-                        return "id " + e.getKey() + " output " + e.getValue().size() + " times";
-                    }
-                }
-                return seen.size() == expected.counts.size() ? null
-                        : seen.size() + " ids output, expected " + expected.counts.size();
-            }
-            for (Map.Entry<String, List<Long>> e : seen.entrySet()) {
-                List<Long> c = e.getValue();
-                for (int i = 0; i < c.size(); i++) {
-                    if (c.get(i) != i + 1) {
-                        return e.getKey() + ": output " + i + " is " + c.get(i) + " (" + c + ")";
-                    }
-                }
-                Integer n = expected.counts.get(e.getKey());
-                if (n == null || n != c.size()) {
-                    return e.getKey() + ": " + c.size() + " outputs, expected " + n;
-                }
-            }
-            long windows = expected.counts.size();
-            return seen.size() == windows ? null : seen.size() + " windows output, expected " + windows;
+        String check() {
+            return expected.mismatch(total);
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.bloomstore.cli.streams;
 
 import io.bloomstore.kafka.BloomStoreDslStoreSuppliers;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -24,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code RESTORE-NANOS <ns>} (from the first restore's start).
  * args: bootstrap servers, application id, state directory, engine ({@code bloomstore} or
  * {@code rocksdb}), {@code enable.transactional.statestores} ({@code true}/{@code false}),
- * application ({@code dedup} or {@code windowed-count}), input topic, output topic.
+ * application ({@code dedup} or {@code windowed-count}), input topic, output topic, and the
+ * {@code group.instance.id} of Kafka's static membership or {@code -} for none.
  */
 public final class EosCrashChild {
     private EosCrashChild() {
@@ -46,6 +48,9 @@ public final class EosCrashChild {
         p.put(StreamsConfig.consumerPrefix("session.timeout.ms"), 6000);
         p.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), 500);
         p.put(StreamsConfig.producerPrefix("transaction.timeout.ms"), 10000);
+        if (!args[8].equals("-")) {
+            p.put(StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), args[8]);
+        }
         KafkaStreams streams = new KafkaStreams(topology(engine, args[5], args[6], args[7]), p);
         // With the JVM's age, so a log shows where a resume's time went (start, rebalance, restore).
         streams.setStateListener((now, before) -> System.out.println("STATE " + now + " at "

@@ -100,6 +100,15 @@ public final class StreamsBenchCommand implements Callable<Integer> {
             + "application (default: ${DEFAULT-VALUE}).")
     int crashEvents = 1_150_000;
 
+    @Option(names = "--crash-applications", split = ",", description = "With --broker --workloads eos-crash: "
+            + "dedup, windowed-count (default: both).")
+    List<String> crashApplications = List.of("dedup", "windowed-count");
+
+    @Option(names = "--static-membership", description = "With --broker --workloads eos-crash: the instances are "
+            + "static members of their group (group.instance.id), so the restarted one takes its tasks back "
+            + "without a rebalance.")
+    boolean staticMembership;
+
     @Option(names = "--footprint", description = "With --broker: after each run, the same application once more in a "
             + "JVM of its own, reporting its events/s, OS threads, resident set and heap (the broker's JVM is apart).")
     boolean footprint;
@@ -257,6 +266,14 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         if (brokerEvents < 2 || partitions < 1 || repeat < 1) {
             throw usage("--broker-events must be at least 2, --partitions and --repeat positive");
         }
+        if (crash && crashEvents < 2) {
+            throw usage("--crash-events must be at least 2");
+        }
+        for (String a : crashApplications) {
+            if (!a.equals("dedup") && !a.equals("windowed-count")) {
+                throw usage("unknown --crash-applications '" + a + "'; known: dedup, windowed-count");
+            }
+        }
         quietKafkaUnlessVerbose();
         PrintWriter out = spec.commandLine().getOut();
         MachineInfo machine = MachineInfo.current();
@@ -323,14 +340,11 @@ public final class StreamsBenchCommand implements Callable<Integer> {
      * {@code --repeat} rounds, the configuration order rotating; medians.
      */
     private List<EosCrashBench.Result> crash(BrokerBench bench, Path root, PrintWriter out) throws Exception {
-        if (crashEvents < 2) {
-            throw usage("--crash-events must be at least 2");
-        }
-        EosCrashBench crash = new EosCrashBench(bench.bootstrapServers(), root, partitions);
+        EosCrashBench crash = new EosCrashBench(bench.bootstrapServers(), root, partitions, staticMembership);
         List<EosCrashBench.Config> configs = List.of(new EosCrashBench.Config(StreamsEngine.BLOOMSTORE, true),
                 new EosCrashBench.Config(StreamsEngine.ROCKSDB, true), new EosCrashBench.Config(StreamsEngine.ROCKSDB, false));
         List<EosCrashBench.Result> results = new ArrayList<>();
-        for (String application : List.of("dedup", "windowed-count")) {
+        for (String application : crashApplications.stream().distinct().toList()) {
             String input = crash.produce(application, crashEvents, seed);
             for (int round = 0; round < repeat; round++) {
                 for (int i = 0; i < configs.size(); i++) {
@@ -338,8 +352,9 @@ public final class StreamsBenchCommand implements Callable<Integer> {
                     EosCrashBench.Result r = crash.run(application, input, crashEvents, c, 0.6, seed);
                     results.add(r);
                     out.printf(Locale.ROOT, "  round %d eos-crash %-15s %-14s restored %,9d in %5.1f s  resume %5.1f s"
-                                    + "  outputsExact %s%s%n", round + 1, application, c.name(), r.restoredRecords(),
-                            r.restoreSeconds(), r.resumeSeconds(), r.outputsExact(),
+                                    + " (rebalancing at %.1f, running at %.1f)  outputsExact %s%s%n", round + 1,
+                            application, c.name(), r.restoredRecords(), r.restoreSeconds(), r.resumeSeconds(),
+                            r.phases().rebalancingAt(), r.phases().runningAt(), r.outputsExact(),
                             r.mismatch() == null ? "" : " (" + r.mismatch() + ")");
                     out.flush();
                 }
@@ -360,7 +375,12 @@ public final class StreamsBenchCommand implements Callable<Integer> {
         return results;
     }
 
-    private static List<Map<String, Object>> crashRows(List<EosCrashBench.Result> results) {
+    /** JSON has no NaN: a figure the child's log did not give is null. */
+    private static Double orNull(double x) {
+        return Double.isNaN(x) ? null : x;
+    }
+
+    private List<Map<String, Object>> crashRows(List<EosCrashBench.Result> results) {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (EosCrashBench.Result r : results) {
             Map<String, Object> row = new LinkedHashMap<>();
@@ -370,6 +390,9 @@ public final class StreamsBenchCommand implements Callable<Integer> {
             row.put("restoredRecords", r.restoredRecords());
             row.put("restoreSeconds", r.restoreSeconds());
             row.put("resumeSeconds", r.resumeSeconds());
+            row.put("rebalancingAtSeconds", orNull(r.phases().rebalancingAt()));
+            row.put("runningAtSeconds", orNull(r.phases().runningAt()));
+            row.put("staticMembership", staticMembership);
             row.put("outputsExact", r.outputsExact());
             rows.add(row);
         }

@@ -107,6 +107,9 @@ class BrokerBenchTest {
         for (JsonNode row : rows) {
             assertTrue(row.get("outputsExact").asBoolean(), row.toString());
             assertTrue(row.get("resumeSeconds").asDouble() > 0, row.toString());
+            double rebalancing = row.get("rebalancingAtSeconds").asDouble();
+            double running = row.get("runningAtSeconds").asDouble();
+            assertTrue(rebalancing > 0 && running >= rebalancing, "the resumed child's phases, in order: " + row);
             restored.put(row.get("application").asText() + "/" + row.get("engine").asText(),
                     row.get("restoredRecords").asLong());
         }

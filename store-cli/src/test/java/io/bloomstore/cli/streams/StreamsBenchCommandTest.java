@@ -83,5 +83,13 @@ class StreamsBenchCommandTest {
         assertEquals(2, r.exitCode(), r.err());
         assertTrue(r.err().contains("unknown workload 'joins'"), r.err());
         assertEquals(2, CliRunner.run("bench-streams", "--unique-fraction", "0").exitCode());
+        CliRunner.Result app = CliRunner.run("bench-streams", "--broker", "--workloads", "eos-crash",
+                "--crash-applications", "dedup,joins");
+        assertEquals(2, app.exitCode(), app.err());
+        assertTrue(app.err().contains("unknown --crash-applications 'joins'"), app.err());
+        CliRunner.Result events = CliRunner.run("bench-streams", "--broker", "--workloads", "eos-crash",
+                "--crash-events", "1");
+        assertEquals(2, events.exitCode(), events.err());
+        assertTrue(events.err().contains("--crash-events must be at least 2"), events.err());
     }
 }
