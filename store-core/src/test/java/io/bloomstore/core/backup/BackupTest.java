@@ -9,6 +9,7 @@ import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.core.BackupInfo;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreBackup;
+import io.bloomstore.core.StoreDirs;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.KeyValue;
@@ -18,7 +19,6 @@ import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.LocalFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -321,7 +321,7 @@ class BackupTest {
             secondMoment = new TreeMap<>(model);
             BackupEngine engine = new BackupEngine(LocalFileSystem.INSTANCE, backups, step -> {
                 Path image = tmp.resolve("backup-image-" + images.size());
-                copyTree(backups, image);
+                StoreDirs.copyTree(backups, image);
                 images.add(image);
             });
             try (LiveFiles live = ((DbImpl) store).liveFiles()) {
@@ -356,7 +356,7 @@ class BackupTest {
         BackupRestorer.restore(new BackupEngine(LocalFileSystem.INSTANCE, backups, null), LocalFileSystem.INSTANCE,
                 -1, target, step -> {
                     Path image = tmp.resolve("restore-image-" + targets.size());
-                    copyTree(target, image);
+                    StoreDirs.copyTree(target, image);
                     targets.add(image);
                 });
         assertTrue(targets.size() >= 4, "steps seen: " + targets.size());
@@ -371,20 +371,5 @@ class BackupTest {
             }
         }
         assertEquals(secondMoment, contents(target));
-    }
-
-    private static void copyTree(Path from, Path to) {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path p : files.toList()) {
-                Path t = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(t);
-                } else {
-                    Files.copy(p, t);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

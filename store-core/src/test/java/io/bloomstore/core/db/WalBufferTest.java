@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreDirs;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
@@ -59,15 +60,7 @@ class WalBufferTest {
 
     /** What a process killed now leaves: every file as the operating system holds it. */
     private static Path copyAsKilled(Path dir, Path to) throws IOException {
-        Files.createDirectories(to);
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.toList()) {
-                if (!f.getFileName().toString().equals("LOCK")) {
-                    Files.copy(f, to.resolve(f.getFileName()));
-                }
-            }
-        }
-        return to;
+        return StoreDirs.copy(dir, to, StoreDirs.AS_KILLED);
     }
 
     @Test

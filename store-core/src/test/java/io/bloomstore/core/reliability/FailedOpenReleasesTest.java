@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreDirs;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreVerifier;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
 import io.bloomstore.core.fs.LocalFileSystem;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,7 +55,7 @@ class FailedOpenReleasesTest {
         for (int n = 0; successesInARow < 3; n++) {
             // A name no other test's store has: the store's threads are named after it.
             Path dir = root.resolve("failed-open-" + n);
-            copy(pristine, dir);
+            StoreDirs.copy(pristine, dir);
             FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, n).failOperationAfter(n);
             try {
                 Store.open(fs, dir, OPTIONS).close();
@@ -129,19 +129,6 @@ class FailedOpenReleasesTest {
                 fail(where + ": threads remain: " + left);
             }
             Thread.onSpinWait();
-        }
-    }
-
-    private static void copy(Path from, Path to) throws IOException {
-        Files.createDirectories(to);
-        try (Stream<Path> files = Files.list(from)) {
-            files.forEach(f -> {
-                try {
-                    Files.copy(f, to.resolve(f.getFileName()));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
         }
     }
 

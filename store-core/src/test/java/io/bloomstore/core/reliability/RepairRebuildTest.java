@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.RepairReport;
 import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreDirs;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreRepair;
 import io.bloomstore.core.StoreVerifier;
@@ -51,13 +52,6 @@ class RepairRebuildTest {
         }
     }
 
-    private static void copyFiles(Path from, Path to, Predicate<String> which) throws IOException {
-        Files.createDirectories(to);
-        for (String n : names(from, which)) {
-            Files.copy(from.resolve(n), to.resolve(n));
-        }
-    }
-
     private static boolean isTableFile(String n) {
         return n.endsWith(".sst") || n.endsWith(".filter");
     }
@@ -98,13 +92,13 @@ class RepairRebuildTest {
         Path live = written(0);
         Path copy = root.resolve("copy");
         // The copy takes MANIFEST and CURRENT first, then the compaction runs, then the tables.
-        copyFiles(live, copy, n -> n.startsWith("MANIFEST") || n.equals("CURRENT"));
+        StoreDirs.copy(live, copy, n -> n.startsWith("MANIFEST") || n.equals("CURRENT"));
         try (Store store = Store.open(live, OPTIONS)) {
             store.compact();
         }
         // A running store deletes the compaction's inputs once no reader holds them.
         Store.open(live, OPTIONS).close();
-        copyFiles(live, copy, n -> isTableFile(n) || n.endsWith(".log"));
+        StoreDirs.copy(live, copy, n -> isTableFile(n) || n.endsWith(".log"));
         assertThrows(NoSuchFileException.class, () -> Store.open(copy, OPTIONS).close());
         List<String> before = names(copy, RepairRebuildTest::isTableFile);
         RepairReport r = StoreRepair.repair(copy);
@@ -120,7 +114,7 @@ class RepairRebuildTest {
     void tablesOfTwoGenerationsNewestSequenceWins() throws IOException {
         Path live = written(0);
         Path old = root.resolve("old");
-        copyFiles(live, old, RepairRebuildTest::isTableFile);
+        StoreDirs.copy(live, old, RepairRebuildTest::isTableFile);
         try (Store store = Store.open(live, OPTIONS)) {
             for (int i = 0; i < KEYS; i++) {
                 store.put(key(i), value(i, 1));

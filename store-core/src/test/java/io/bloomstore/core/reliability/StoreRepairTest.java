@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bloomstore.bloom.CorruptionException;
 import io.bloomstore.core.RepairReport;
 import io.bloomstore.core.Store;
+import io.bloomstore.core.StoreDirs;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreIterator;
 import io.bloomstore.core.StoreRepair;
@@ -97,18 +98,7 @@ class StoreRepairTest {
     }
 
     private Path copy() throws IOException {
-        Path dir = work.resolve("store");
-        Files.createDirectories(dir);
-        try (Stream<Path> files = Files.list(pristine)) {
-            files.forEach(f -> {
-                try {
-                    Files.copy(f, dir.resolve(f.getFileName()));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        }
-        return dir;
+        return StoreDirs.copy(pristine, work.resolve("store"));
     }
 
     private static List<Path> files(Path dir, Predicate<String> name) throws IOException {
