@@ -207,10 +207,15 @@ public enum OffHeapBackend {
      * with this check: docs/kafka-streams.md), and maps through the JDK at once.
      */
     private static final class Probe {
-        static final Throwable FAILURE = closedPackage(CHRONICLE_OPENS) != null
-                ? new IllegalAccessException("module java.base does not open " + closedPackage(CHRONICLE_OPENS)
-                        + " to Chronicle Bytes' module")
-                : failureOf(new ChronicleProbe());
+        static final Throwable FAILURE = tryOnce();
+
+        private static Throwable tryOnce() {
+            String closed = closedPackage(CHRONICLE_OPENS);
+            return closed != null
+                    ? new IllegalAccessException("module java.base does not open " + closed
+                            + " to Chronicle Bytes' module")
+                    : failureOf(new ChronicleProbe());
+        }
     }
 
     /** Why Chronicle Bytes cannot be used in this JVM, or null when it can (tried once). */
