@@ -116,37 +116,39 @@ final class KeyspaceCatalog {
                 throw new IllegalArgumentException("no keyspace " + name + " in " + db.dir + " (keyspaces: "
                         + names() + ")");
             }
-            db.mutex().lock();
+            // Out of the store's list at a barrier (mutex held): every write group queued before it
+            // has finished inserting into the keyspace's memtable, and those after it skip the
+            // keyspace, so nothing touches the memtable once its view is let go below (which drops
+            // its arenas). A closing store refuses the barrier, and the keyspace stays whole; one
+            // that has queued it waits for it before it closes anything.
+            DbState[][] before = {null};
+            db.queue.submitBarrier(group -> before[0] = remove(k));
+            Version v;
             try {
-                k.dropped = true;
-                DbState[] all = new DbState[db.keyspaces.length - 1];
-                int n = 0;
-                for (DbState s : db.keyspaces) {
-                    if (s != k) {
-                        all[n++] = s;
+                // Its flushes and compactions stop (their outputs abandoned) before its files go.
+                k.background.requestShutdown();
+                k.background.shutdown();
+                v = k.versions.current();
+                VersionEdit edit = new VersionEdit().dropKeyspace();
+                for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                    for (FileMetaData f : v.files(level)) {
+                        edit.deleteFile(level, f.fileNumber());
                     }
                 }
-                db.keyspaces = all;
-                db.chargeMemtables();
-                db.queue.signalChange();
-            } finally {
-                db.mutex().unlock();
-            }
-            // A write group committed before the drop may still be inserting into its memtable
-            // (the leader inserts with the mutex released): it finishes before this barrier runs, so
-            // nothing touches the memtable once its view is let go below (which drops its arenas).
-            db.queue.submitBarrier(group -> { });
-            // Its flushes and compactions stop (their outputs abandoned) before its files go.
-            k.background.requestShutdown();
-            k.background.shutdown();
-            Version v = k.versions.current();
-            VersionEdit edit = new VersionEdit().dropKeyspace();
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (FileMetaData f : v.files(level)) {
-                    edit.deleteFile(level, f.fileNumber());
+                try {
+                    k.versions.logAndApply(edit);
+                } catch (IOException | RuntimeException | Error e) {
+                    // The MANIFEST may hold the edit or part of it: writes stop, a reopen recovers.
+                    db.root.fail("dropping keyspace " + name, e);
+                    throw e;
                 }
+            } catch (IOException | RuntimeException | Error e) {
+                // Back in the list, so that the store's close (which waits for this lock) lets go of
+                // its view and closes its tables, as it does every keyspace's: left out, its last
+                // tables would stay mapped, and their descriptors open, for the life of the process.
+                restore(k, before[0]);
+                throw e;
             }
-            k.versions.logAndApply(edit);
             createdWith.remove(name);
             db.mutex().lock();
             try {
@@ -161,6 +163,36 @@ final class KeyspaceCatalog {
             // The tables no reader holds are deleted before this returns; those an open iterator
             // or snapshot still reads go when it lets go of them.
             k.tables.awaitReclaimed();
+        }
+    }
+
+    /** At the drop's barrier, mutex held: takes {@code k} out of the store's list; returns the list it was in. */
+    private DbState[] remove(DbState k) {
+        DbState[] before = db.keyspaces;
+        k.dropped = true;
+        DbState[] all = new DbState[before.length - 1];
+        int n = 0;
+        for (DbState s : before) {
+            if (s != k) {
+                all[n++] = s;
+            }
+        }
+        db.keyspaces = all;
+        db.chargeMemtables();
+        db.queue.signalChange();
+        return before;
+    }
+
+    /** Under {@link #changes}, after a drop of {@code k} failed: makes {@code keyspaces} the store's again. */
+    private void restore(DbState k, DbState[] keyspaces) {
+        db.mutex().lock();
+        try {
+            k.dropped = false;
+            db.keyspaces = keyspaces;
+            db.chargeMemtables();
+            db.queue.signalChange();
+        } finally {
+            db.mutex().unlock();
         }
     }
 

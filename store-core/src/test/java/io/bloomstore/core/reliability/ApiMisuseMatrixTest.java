@@ -659,12 +659,11 @@ class ApiMisuseMatrixTest {
     }
 
     /**
-     * Every filter mapped for the store is unmapped soon after its close. Not at once: a close
-     * does not wait for a compaction inside an output table's sync (docs/architecture.md,
-     * "Threads and thread safety"): such a job holds its input tables, their filters mapped if a
-     * lookup used them, until the sync returns and it sees it was cancelled (seen: five inputs'
-     * filters still mapped right after a close, in one round of a hundred on a loaded machine). A
-     * filter still mapped 10 s later is a leak, named in the message.
+     * Every filter mapped for the store is unmapped once it is closed and the readers' threads have
+     * let go: close waits for every job of the store, a keyspace's drop cut short by it included
+     * (one once left its keyspace's last tables mapped for the life of the process). The wait is
+     * for a loaded machine's reclaim thread; a filter still mapped 10 s later is a leak, named in
+     * the message.
      */
     private static void awaitMappings(long expected) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
