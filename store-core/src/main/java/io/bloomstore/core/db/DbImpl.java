@@ -14,6 +14,7 @@ import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.StoreStats;
 import io.bloomstore.core.WriteBatch;
 import io.bloomstore.core.WriteOptions;
+import io.bloomstore.core.compaction.CompactionCancelledException;
 import io.bloomstore.core.fs.FileSystem;
 import io.bloomstore.core.internal.Futures;
 import io.bloomstore.core.manifest.Version;
@@ -419,7 +420,21 @@ public final class DbImpl implements Store {
         db.checkWritable();
         writes.flush();
         for (DbState k : db.keyspaces) {
-            k.background.compact();
+            try {
+                k.background.compact();
+            } catch (CompactionCancelledException e) {
+                // Only a close or a drop of the keyspace cancels a compaction. A caller racing the
+                // close is told the store is closed, as by every other method; a keyspace dropped
+                // meanwhile has nothing left to compact.
+                if (db.root.closed) {
+                    IllegalStateException closed = new IllegalStateException(DbState.closedMessage(db.dir));
+                    closed.addSuppressed(e);
+                    throw closed;
+                }
+                if (!k.dropped) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -72,6 +72,11 @@ class CloseDuringCompactionTest {
         assertTrue(millis < 1500, "close took " + millis + " ms");
         assertTrue(compaction.isDone() || waitDone(compaction), "compact() returned once the store closed");
         compactor.shutdown();
+        // The caller is told what every method says of a closed store, not of the cancellation inside.
+        java.util.concurrent.ExecutionException cut = assertThrows(java.util.concurrent.ExecutionException.class,
+                compaction::get);
+        assertTrue(cut.getCause() instanceof IllegalStateException
+                && cut.getCause().getMessage().equals("store " + DIR + " is closed"), cut.getCause().toString());
         fs.heal();
 
         // Close deleted the cancelled compaction's outputs, finished and partial, before it returned.
