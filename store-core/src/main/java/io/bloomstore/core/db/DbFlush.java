@@ -267,12 +267,18 @@ final class DbFlush {
     static long oldestSegmentNeeded(DbState flushed) {
         long oldest = Long.MAX_VALUE;
         for (DbState k : flushed.root.keyspaces) {
-            ReadView v = k.view;
-            int skip = k == flushed ? 1 : 0;
-            long n = v.immutables().size() > skip ? v.immutables().get(skip).logNumber() : v.mem().logNumber();
-            oldest = Math.min(oldest, n);
+            oldest = Math.min(oldest, oldestSegmentNeeded(k, flushed));
         }
-        return oldest;
+        // A keyspace being dropped is the store's until its drop is logged.
+        DbState dropping = flushed.root.dropping;
+        return dropping == null ? oldest : Math.min(oldest, oldestSegmentNeeded(dropping, flushed));
+    }
+
+    /** The oldest WAL segment keyspace {@code k}'s memtables need once {@code flushed}'s oldest is retired. */
+    private static long oldestSegmentNeeded(DbState k, DbState flushed) {
+        ReadView v = k.view;
+        int skip = k == flushed ? 1 : 0;
+        return v.immutables().size() > skip ? v.immutables().get(skip).logNumber() : v.mem().logNumber();
     }
 
     /**

@@ -72,6 +72,12 @@ final class DbState {
      * when a keyspace is created or dropped. A store without keyspaces has just itself here.
      */
     volatile DbState[] keyspaces;
+    /**
+     * In the root: the keyspace a drop has taken out of {@link #keyspaces} but not yet logged as
+     * dropped, or null. The WAL segments its memtables need stay until the drop is logged: a crash
+     * before that reopens the keyspace, unflushed writes included. Guarded by the mutex.
+     */
+    DbState dropping;
     /** This keyspace's background work (flushes and compactions) and reads; set once, right after construction. */
     DbBackground background;
     DbRead reads;

@@ -152,6 +152,8 @@ final class KeyspaceCatalog {
             createdWith.remove(name);
             db.mutex().lock();
             try {
+                // Logged: its WAL records are passed over by every replay from now on.
+                db.dropping = null;
                 k.readers.scrape();
                 for (FileMetaData f : v.allFiles()) {
                     k.tables.drop(f.fileNumber(), true);
@@ -178,6 +180,7 @@ final class KeyspaceCatalog {
             }
         }
         db.keyspaces = all;
+        db.dropping = k;
         db.chargeMemtables();
         db.queue.signalChange();
         return before;
@@ -189,6 +192,7 @@ final class KeyspaceCatalog {
         try {
             k.dropped = false;
             db.keyspaces = keyspaces;
+            db.dropping = null;
             db.chargeMemtables();
             db.queue.signalChange();
         } finally {
