@@ -153,9 +153,10 @@ final class DbFlush {
             try {
                 logNumber = oldestSegmentNeeded(db);
                 edit = new VersionEdit().setLogNumber(logNumber).setLastSequence(db.root.lastSequence);
-                if (db.root.keyspaces.length > 1) {
+                if (db.root.keyspaces.length > 1 || db.root.dropping != null) {
                     // This keyspace's records in older segments are in its tables now, though
-                    // another keyspace may keep those segments: replay passes over them.
+                    // another keyspace (one being dropped too) may keep those segments: replay
+                    // passes over them.
                     ReadView v = db.view;
                     edit.setKeyspaceLogNumber(v.immutables().size() > 1 ? v.immutables().get(1).logNumber()
                             : v.mem().logNumber());

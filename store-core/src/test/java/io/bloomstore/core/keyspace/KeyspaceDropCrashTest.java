@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bloomstore.core.Keyspace;
+import io.bloomstore.core.MergeOperators;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.WriteOptions;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class KeyspaceDropCrashTest {
     private static final Path DIR = Path.of("/crash/drop");
+    private static final byte[] COUNT = "count".getBytes(StandardCharsets.UTF_8);
 
     private static byte[] key(String prefix, int i) {
         return String.format("%s%04d", prefix, i).getBytes(StandardCharsets.UTF_8);
@@ -37,7 +39,7 @@ class KeyspaceDropCrashTest {
     @Test
     void aCrashBeforeTheDropIsLoggedLeavesTheKeyspaceWhole() throws Exception {
         StoreOptions options = StoreOptions.builder().memtableBytes(64 * 1024).l0Triggers(2, 3, 4)
-                .targetFileBytes(4 * 1024).blockSize(256).build();
+                .targetFileBytes(4 * 1024).blockSize(256).mergeOperator(MergeOperators.int64Add()).build();
         FaultInjectionFileSystem fs = new FaultInjectionFileSystem(new MemoryFileSystem(), 1);
         AtomicBoolean hold = new AtomicBoolean(true);
         CountDownLatch compacting = new CountDownLatch(1);
@@ -82,9 +84,11 @@ class KeyspaceDropCrashTest {
             Thread.sleep(1);
         }
         assertTrue(!store.keyspaces().contains("t"), "the drop is under way");
-        // The default keyspace flushes meanwhile, onto a new WAL segment.
+        // The default keyspace flushes meanwhile, onto a new WAL segment; its merges are counted
+        // once after the reopen, not again by a replay of the segment its table holds.
         for (int i = 0; i < 100; i++) {
             store.put(key("d", i), value("d", i), WriteOptions.SYNC);
+            store.merge(COUNT, MergeOperators.int64(1), WriteOptions.SYNC);
         }
         store.flush();
         FaultInjectionFileSystem after = fs.crash();
@@ -103,6 +107,7 @@ class KeyspaceDropCrashTest {
             for (int i = 0; i < 100; i++) {
                 assertArrayEquals(value("d", i), reopened.get(key("d", i)), "d" + i);
             }
+            assertArrayEquals(MergeOperators.int64(100), reopened.get(COUNT), "each merge counted once");
         }
     }
 }
