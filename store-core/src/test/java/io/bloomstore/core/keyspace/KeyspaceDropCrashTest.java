@@ -1,28 +1,36 @@
 package io.bloomstore.core.keyspace;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bloomstore.bloom.storage.MappedBitStore;
 import io.bloomstore.core.Keyspace;
 import io.bloomstore.core.MergeOperators;
 import io.bloomstore.core.Store;
 import io.bloomstore.core.StoreOptions;
 import io.bloomstore.core.WriteOptions;
 import io.bloomstore.core.fs.FaultInjectionFileSystem;
+import io.bloomstore.core.fs.LocalFileSystem;
 import io.bloomstore.core.fs.MemoryFileSystem;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A crash in the middle of a keyspace's drop, before its MANIFEST edit: the keyspace is still the
- * store's after the reopen, and whole. The drop waits for the keyspace's compaction to stop, here
- * held inside its output's creation; meanwhile the default keyspace flushes, and that flush must
- * not retire the WAL segment holding the dropping keyspace's unflushed writes: until the drop is
- * logged, the keyspace is the store's, and so are those writes.
+ * Drops that do not finish. A crash in the middle of one, before its MANIFEST edit: the keyspace
+ * is still the store's after the reopen, and whole. The drop waits for the keyspace's compaction
+ * to stop, here held inside its output's creation; meanwhile the default keyspace flushes, and
+ * that flush must not retire the WAL segment holding the dropping keyspace's unflushed writes:
+ * until the drop is logged, the keyspace is the store's, and so are those writes. And a drop whose
+ * MANIFEST edit fails.
  */
 class KeyspaceDropCrashTest {
     private static final Path DIR = Path.of("/crash/drop");
@@ -108,6 +116,57 @@ class KeyspaceDropCrashTest {
                 assertArrayEquals(value("d", i), reopened.get(key("d", i)), "d" + i);
             }
             assertArrayEquals(MergeOperators.int64(100), reopened.get(COUNT), "each merge counted once");
+        }
+    }
+
+    @TempDir
+    Path tmp;
+
+    /**
+     * A drop whose MANIFEST edit fails (its sync, here): the drop throws, the store takes no more
+     * writes, and the keyspace, back in the store's list, is released by the close like any other
+     * (every filter unmapped; the close reports the failure); the reopen finds the keyspace dropped
+     * (the edit reached the file) or whole.
+     */
+    @Test
+    void aDropWhoseEditFailsLeavesTheKeyspaceToTheClose() throws Exception {
+        StoreOptions options = StoreOptions.builder().memtableBytes(64 * 1024).blockSize(256).build();
+        Path dir = tmp.resolve("store");
+        FaultInjectionFileSystem fs = new FaultInjectionFileSystem(LocalFileSystem.INSTANCE, 1);
+        long mappingsBefore = MappedBitStore.openMappings();
+        Store store = Store.open(fs, dir, options);
+        Keyspace t = store.keyspace("t");
+        for (int i = 0; i < 100; i++) {
+            store.put(t, key("a", i), value("a", i));
+        }
+        store.flush();
+        for (int i = 0; i < 100; i++) {
+            store.put(t, key("c", i), value("c", i), WriteOptions.SYNC);
+        }
+        assertTrue(store.get(t, key("a", 0)) != null && MappedBitStore.openMappings() > mappingsBefore,
+                "the keyspace's table is open, its filter mapped");
+        fs.onlyFiles(p -> p.getFileName().toString().startsWith("MANIFEST")).failSyncsAfter(0);
+        assertThrows(IOException.class, () -> store.dropKeyspace("t"));
+        assertTrue(store.keyspaces().contains("t"), "not dropped: " + store.keyspaces());
+        assertThrows(IOException.class, () -> store.put(key("d", 0), value("d", 0)),
+                "a store whose MANIFEST edit failed takes no more writes");
+        // The close says the store failed, and still lets go of everything.
+        IOException closing = assertThrows(IOException.class, store::close);
+        assertTrue(closing.getMessage().contains("failed before close"), closing.getMessage());
+        assertEquals(mappingsBefore, MappedBitStore.openMappings(), "every filter unmapped once the store is closed: "
+                + MappedBitStore.openMappingPaths());
+
+        try (Store reopened = Store.open(dir, options)) {
+            if (reopened.keyspaces().contains("t")) {
+                Keyspace kept = reopened.keyspace("t");
+                for (String batch : new String[] {"a", "c"}) {
+                    for (int i = 0; i < 100; i++) {
+                        assertArrayEquals(value(batch, i), reopened.get(kept, key(batch, i)), batch + i);
+                    }
+                }
+            } else {
+                assertEquals(List.of("default"), reopened.keyspaces());
+            }
         }
     }
 }
