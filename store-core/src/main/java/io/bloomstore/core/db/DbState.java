@@ -286,7 +286,14 @@ final class DbState {
         chargeMemtables();
     }
 
-    /** The current view with its tables retained; the caller releases {@code tables()}. */
+    /**
+     * The current view with its tables retained; the caller releases {@code tables()}. A view
+     * whose tables are let go was replaced (the loop takes the new one), or its store closed or its
+     * keyspace dropped, which is the caller's error: a read of a keyspace checked live when called
+     * and dropped since would otherwise spin here for ever.
+     *
+     * @throws IllegalStateException when the store is closed or the keyspace dropped
+     */
     ReadView retainView() {
         while (true) {
             ReadView v = view;
@@ -294,7 +301,19 @@ final class DbState {
                 return v;
             }
             checkOpen();
+            checkNotDropped();
         }
+    }
+
+    /** Throws the error a handle of a dropped keyspace gets once this keyspace is dropped. */
+    void checkNotDropped() {
+        if (dropped) {
+            throw new IllegalStateException(droppedMessage(keyspaceName, dir));
+        }
+    }
+
+    static String droppedMessage(String keyspace, Path dir) {
+        return "keyspace " + keyspace + " of the store in " + dir + " was dropped";
     }
 
     /** The entries per level of {@code v} with the measured hit ratios: what a filter policy decides on. */

@@ -136,13 +136,10 @@ final class Ingester {
      */
     private static int[] install(DbState db, DbBackground background, DbWrite writes, List<Staged> staged,
                                  boolean[] committing, boolean[] flushed) throws IOException {
-        if (db.dropped) {
-            // Dropped while the tables were staged (a drop leaves the list at a barrier too, so
-            // this sees it): nothing is logged, and the caller deletes the staged files. Logging
-            // the edit would fail the whole store for a keyspace that no longer exists.
-            throw new IllegalStateException("keyspace " + db.keyspaceName + " of the store in " + db.dir
-                    + " was dropped");
-        }
+        // Dropped while the tables were staged (a drop leaves the list at a barrier too, so this
+        // sees it): nothing is logged, and the caller deletes the staged files. Logging the edit
+        // would fail the whole store for a keyspace that no longer exists.
+        db.checkNotDropped();
         boolean snapshots = !db.snapshots.isEmpty();
         boolean anyRewrite = false;
         for (int i = 0; i < staged.size(); i++) {

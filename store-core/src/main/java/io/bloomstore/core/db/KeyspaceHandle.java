@@ -41,10 +41,7 @@ final class KeyspaceHandle implements Keyspace {
             throw new IllegalArgumentException("keyspace " + keyspace.name() + " is not a keyspace of the store in "
                     + root.dir + " as open now (handles belong to the store instance that gave them)");
         }
-        if (h.state.dropped) {
-            throw new IllegalStateException("keyspace " + keyspace.name() + " of the store in " + root.dir
-                    + " was dropped");
-        }
+        h.state.checkNotDropped();
         return h.state;
     }
 
