@@ -308,12 +308,8 @@ final class DbState {
     /** Throws the error a handle of a dropped keyspace gets once this keyspace is dropped. */
     void checkNotDropped() {
         if (dropped) {
-            throw new IllegalStateException(droppedMessage(keyspaceName, dir));
+            throw new IllegalStateException("keyspace " + keyspaceName + " of the store in " + dir + " was dropped");
         }
-    }
-
-    static String droppedMessage(String keyspace, Path dir) {
-        return "keyspace " + keyspace + " of the store in " + dir + " was dropped";
     }
 
     /** The entries per level of {@code v} with the measured hit ratios: what a filter policy decides on. */
